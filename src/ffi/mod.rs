@@ -1,0 +1,840 @@
+//! The C ABI: the only module with `extern "C"` functions and `unsafe`.
+//!
+//! Owns: checking every pointer the caller hands in, turning C strings and
+//! spans into the core's safe types, and mapping core errors to `-MCP_E*`.
+//! Must not: contain protocol logic; each function converts and delegates.
+
+#![allow(unsafe_code)]
+
+pub mod types;
+
+use core::ffi::{CStr, c_char, c_int, c_void};
+
+use crate::call::{ArgError, Call, RequestInfo, ResultError, ToolResult};
+use crate::json::{ConvError, Kind, WriteError, Writer};
+use crate::limits::*;
+use crate::registry::{RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
+use crate::server::{HandleError, Server, ServerInfo};
+pub use types::*;
+
+/// What lives inside `mcp_server_t`.
+#[repr(C)]
+struct Slot {
+    magic: u32,
+    server: Server<'static>,
+}
+
+const MAGIC: u32 = 0x4D43_5031;
+
+const _: () = assert!(core::mem::size_of::<Slot>() <= core::mem::size_of::<mcp_server_t>());
+const _: () = assert!(core::mem::align_of::<Slot>() <= core::mem::align_of::<mcp_server_t>());
+
+#[cfg(not(any(test, feature = "std")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // No panic may unwind into C. The core is written not to panic; should one
+    // happen anyway, stop the firmware the way the C library would.
+    unsafe extern "C" {
+        fn abort() -> !;
+    }
+    // SAFETY: abort takes no arguments and never returns.
+    unsafe { abort() }
+}
+
+/// A NUL-terminated C string as UTF-8: `Ok(None)` for NULL, `Err` for invalid UTF-8.
+unsafe fn c_text<'a>(p: *const c_char) -> Result<Option<&'a str>, c_int> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller promises a NUL-terminated string that outlives 'a.
+    let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
+    core::str::from_utf8(bytes).map(Some).map_err(|_| -MCP_EILSEQ)
+}
+
+/// A (pointer, length) text as UTF-8.
+unsafe fn text_n<'a>(p: *const c_char, len: usize) -> Result<&'a str, c_int> {
+    if p.is_null() {
+        return if len == 0 { Ok("") } else { Err(-MCP_EINVAL) };
+    }
+    // SAFETY: the caller promises `len` readable bytes at `p`.
+    let bytes = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len) };
+    core::str::from_utf8(bytes).map_err(|_| -MCP_EILSEQ)
+}
+
+unsafe fn span<'a>(s: &mcp_str_t) -> Option<&'a [u8]> {
+    if s.ptr.is_null() {
+        None
+    } else {
+        // SAFETY: the caller promises `len` readable bytes at a non-NULL `ptr`.
+        Some(unsafe { core::slice::from_raw_parts(s.ptr.cast::<u8>(), s.len) })
+    }
+}
+
+unsafe fn slot<'a>(server: *const mcp_server_t) -> Option<&'a Slot> {
+    if server.is_null() {
+        return None;
+    }
+    let p = server.cast::<Slot>();
+    // SAFETY: `server` points to caller storage of at least MCP_SERVER_SIZE
+    // bytes (checked above to hold a Slot); the magic word is read through a
+    // raw pointer first, so a zeroed or foreign block is never taken for a Slot.
+    unsafe {
+        if core::ptr::addr_of!((*p).magic).read() != MAGIC {
+            return None;
+        }
+        Some(&*p)
+    }
+}
+
+fn register_errno(e: RegisterError) -> c_int {
+    match e {
+        RegisterError::BadDefinition | RegisterError::BadSchema => -MCP_EINVAL,
+        RegisterError::Duplicate => -MCP_EEXIST,
+        RegisterError::Full => -MCP_ENOSPC,
+    }
+}
+
+/// Initialises a server in caller-owned storage.
+///
+/// @param server Storage for the server, e.g. `static mcp_server_t server;`.
+/// @param config Identity and list policy; the struct is copied, its strings
+///               must outlive the server.
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL A pointer is NULL, or `name` or `version` is missing or empty.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+///
+/// # Safety
+/// `server` must point to writable `mcp_server_t` storage and `config` to a
+/// valid config whose strings are NUL-terminated and outlive the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_init(server: *mut mcp_server_t, config: *const mcp_server_config_t) -> c_int {
+    if server.is_null() || config.is_null() {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: checked non-NULL; the caller promises a valid config.
+    let c = unsafe { &*config };
+    // SAFETY: the caller promises NUL-terminated strings that outlive the server.
+    let texts = unsafe {
+        (
+            c_text(c.name),
+            c_text(c.version),
+            c_text(c.title),
+            c_text(c.instructions),
+        )
+    };
+    let (Ok(Some(name)), Ok(Some(version)), Ok(title), Ok(instructions)) = texts else {
+        let utf8 = [texts.0.err(), texts.1.err(), texts.2.err(), texts.3.err()];
+        return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
+    };
+    if name.is_empty() || version.is_empty() || c.cache_scope > MCP_CACHE_PUBLIC {
+        return -MCP_EINVAL;
+    }
+    let info = ServerInfo {
+        name,
+        version,
+        title,
+        instructions,
+        list_ttl_ms: c.list_ttl_ms,
+        cache_public: c.cache_scope == MCP_CACHE_PUBLIC,
+    };
+    let slot = Slot {
+        magic: MAGIC,
+        server: Server::new(info),
+    };
+    // SAFETY: `server` is non-NULL, writable, large and aligned enough for a
+    // Slot (compile-time checks above); any previous content is overwritten.
+    unsafe { server.cast::<Slot>().write(slot) };
+    0
+}
+
+/// Registers a tool. Tools are listed in registration order.
+///
+/// @param server An initialised server. Not while any `mcp_server_handle`
+///               call on it is running.
+/// @param tool   The definition; copied, but its strings must outlive the server.
+/// @param fn     The callback run for a valid `tools/call` of this tool.
+/// @param user   Passed back to `fn` unchanged.
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
+///         annotation bits, or a schema that is not one JSON object.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EEXIST A tool with this name is registered.
+/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered.
+///
+/// # Safety
+/// `server` must have been initialised with `mcp_server_init`; `tool` must
+/// point to a valid definition whose strings outlive the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_add_tool(
+    server: *mut mcp_server_t,
+    tool: *const mcp_tool_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    if tool.is_null() || unsafe { slot(server) }.is_none() {
+        return -MCP_EINVAL;
+    }
+    if r#fn.is_none() {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: checked non-NULL; the caller promises a valid definition.
+    let t = unsafe { &*tool };
+    // SAFETY: the caller promises NUL-terminated strings that outlive the server.
+    let texts = unsafe {
+        (
+            c_text(t.name),
+            c_text(t.title),
+            c_text(t.description),
+            c_text(t.input_schema),
+            c_text(t.output_schema),
+        )
+    };
+    let (Ok(Some(name)), Ok(title), Ok(description), Ok(Some(input_schema)), Ok(output_schema)) = texts else {
+        let utf8 = [texts.0.err(), texts.1.err(), texts.2.err(), texts.3.err(), texts.4.err()];
+        return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
+    };
+    let entry = Tool {
+        name,
+        title,
+        description,
+        input_schema,
+        output_schema,
+        annotations: t.annotations,
+        handler: r#fn,
+        user,
+    };
+    // SAFETY: the magic word was checked above; the caller promises no other
+    // reference to the server is live (no concurrent handle call).
+    let s = unsafe { &mut (*server.cast::<Slot>()).server };
+    match s.add_tool(entry) {
+        Ok(()) => 0,
+        Err(e) => register_errno(e),
+    }
+}
+
+/// Handles one complete JSON-RPC message and writes at most one response.
+///
+/// Nothing is allocated: the request is tokenized on this call's stack
+/// (`MCP_MAX_JSON_TOKENS` tokens) and the response is written straight into
+/// `response`. A response that does not fit is replaced by a JSON-RPC error
+/// that does (never a truncated message). Safe to call from several threads
+/// at once if the tool callbacks are.
+///
+/// @param server       An initialised server.
+/// @param ctx          What the transport knows about this exchange, or NULL.
+/// @param request      The message bytes (one JSON text, no framing).
+/// @param request_len  Its length.
+/// @param response     Where the response is written (not NUL-terminated).
+/// @param response_cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+/// @param info         Receives the error code and HTTP status, or NULL.
+/// @return The response length in bytes; 0 when no response is due (a
+///         notification).
+/// @retval -MCP_EINVAL   NULL pointer or uninitialised server.
+/// @retval -MCP_ENOBUFS  `response_cap` is below `MCP_MIN_RESPONSE_CAP`;
+///                       nothing was run.
+///
+/// # Safety
+/// Pointers must be valid for the given lengths; `ctx` and the spans in it
+/// must be valid for the duration of the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_handle(
+    server: *const mcp_server_t,
+    ctx: *const mcp_request_ctx_t,
+    request: *const u8,
+    request_len: usize,
+    response: *mut u8,
+    response_cap: usize,
+    info: *mut mcp_response_info_t,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    let Some(slot) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if response.is_null() || (request.is_null() && request_len != 0) {
+        return -MCP_EINVAL;
+    }
+    let req: &[u8] = if request.is_null() {
+        &[]
+    } else {
+        // SAFETY: the caller promises `request_len` readable bytes.
+        unsafe { core::slice::from_raw_parts(request, request_len) }
+    };
+    // Lengths are returned as int: never use more of the buffer than that can count.
+    let cap = response_cap.min(c_int::MAX as usize);
+    // SAFETY: the caller promises `response_cap` writable bytes.
+    let out = unsafe { core::slice::from_raw_parts_mut(response, cap) };
+    // SAFETY: ctx is either NULL or valid for the call, with valid spans.
+    let ri = match unsafe { ctx.as_ref() } {
+        None => RequestInfo::default(),
+        Some(c) => unsafe {
+            RequestInfo {
+                principal: span(&c.principal),
+                hdr_protocol_version: span(&c.protocol_version),
+                hdr_method: span(&c.method),
+                hdr_name: span(&c.name),
+                now_ms: c.now_ms,
+                origin: ctx.cast::<c_void>(),
+            }
+        },
+    };
+    match slot.server.handle(&ri, req, out) {
+        Ok(o) => {
+            // SAFETY: info is NULL or points to writable storage.
+            if let Some(i) = unsafe { info.as_mut() } {
+                *i = mcp_response_info_t {
+                    rpc_error: o.rpc_error,
+                    http_status: o.http_status,
+                    reserved: 0,
+                };
+            }
+            o.len as c_int
+        }
+        Err(HandleError::BufferTooSmall) => -MCP_ENOBUFS,
+    }
+}
+
+unsafe fn call_ref<'a>(call: *const mcp_call_t) -> Option<&'a Call<'a>> {
+    // SAFETY: a non-NULL mcp_call_t pointer is only ever handed out by the
+    // dispatcher, pointing to a live Call for the callback's duration.
+    unsafe { call.cast::<Call<'a>>().as_ref() }
+}
+
+unsafe fn result_mut<'a>(r: *mut mcp_result_t) -> Option<&'a mut ToolResult<'a, 'a>> {
+    // SAFETY: a non-NULL mcp_result_t pointer is only ever handed out by the
+    // dispatcher, pointing to a live ToolResult for the callback's duration.
+    unsafe { r.cast::<ToolResult<'a, 'a>>().as_mut() }
+}
+
+fn conv_errno(e: ConvError) -> c_int {
+    match e {
+        ConvError::Type | ConvError::NotInteger => -MCP_EDOM,
+        ConvError::Range => -MCP_ERANGE,
+        ConvError::NoSpace => -MCP_ENOBUFS,
+    }
+}
+
+fn arg_errno(e: ArgError) -> c_int {
+    match e {
+        ArgError::Missing => -MCP_ENOENT,
+        ArgError::BadPath => -MCP_EINVAL,
+        ArgError::Conv(c) => conv_errno(c),
+    }
+}
+
+fn result_errno(e: ResultError) -> c_int {
+    match e {
+        ResultError::Overflow => -MCP_ENOBUFS,
+        ResultError::Order => -MCP_EPERM,
+    }
+}
+
+fn write_errno(e: WriteError) -> c_int {
+    result_errno(e.into())
+}
+
+/// Finds the argument at `path` for the typed accessors.
+unsafe fn arg<'a>(call: *const mcp_call_t, path: *const c_char) -> Result<(&'a Call<'a>, usize), c_int> {
+    // SAFETY: see call_ref; path is NULL or NUL-terminated.
+    let c = unsafe { call_ref(call) }.ok_or(-MCP_EINVAL)?;
+    let p = unsafe { c_text(path) }.map_err(|_| -MCP_EINVAL)?.ok_or(-MCP_EINVAL)?;
+    let i = c.lookup(p).map_err(arg_errno)?;
+    Ok((c, i))
+}
+
+macro_rules! typed_arg {
+    ($(#[$doc:meta])* $name:ident, $ty:ty, $conv:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `call` must be the handle passed to the running callback; `path` a
+        /// NUL-terminated string; `out` writable.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name(call: *const mcp_call_t, path: *const c_char, out: *mut $ty) -> c_int {
+            // SAFETY: forwarded caller promises.
+            let (c, i) = match unsafe { arg(call, path) } {
+                Ok(v) => v,
+                Err(e) => return e,
+            };
+            if out.is_null() {
+                return -MCP_EINVAL;
+            }
+            match c.doc.$conv(i) {
+                Ok(v) => {
+                    // SAFETY: checked non-NULL; the caller promises it is writable.
+                    unsafe { out.write(v) };
+                    0
+                }
+                Err(e) => conv_errno(e),
+            }
+        }
+    };
+}
+
+typed_arg!(
+    /// Reads an integer argument. `path` is `key`, `key.sub` or `key[2]`.
+    /// Integral numbers written as `1.0` or `1e2` are accepted.
+    ///
+    /// @retval 0 Success; `*out` holds the value.
+    /// @retval -MCP_ENOENT No value at `path` (or no arguments were sent).
+    /// @retval -MCP_EDOM The value is not a number, or not an integer.
+    /// @retval -MCP_ERANGE The value does not fit `int64_t`.
+    /// @retval -MCP_EINVAL NULL pointer or malformed path.
+    mcp_arg_int, i64, as_i64
+);
+
+typed_arg!(
+    /// Reads a number argument.
+    ///
+    /// @retval 0 Success; `*out` holds the value.
+    /// @retval -MCP_ENOENT No value at `path`.
+    /// @retval -MCP_EDOM The value is not a number.
+    /// @retval -MCP_ERANGE The value is beyond the range of `double`.
+    /// @retval -MCP_EINVAL NULL pointer or malformed path.
+    mcp_arg_number, f64, as_f64
+);
+
+typed_arg!(
+    /// Reads a boolean argument.
+    ///
+    /// @retval 0 Success; `*out` holds the value.
+    /// @retval -MCP_ENOENT No value at `path`.
+    /// @retval -MCP_EDOM The value is not `true` or `false`.
+    /// @retval -MCP_EINVAL NULL pointer or malformed path.
+    mcp_arg_bool, bool, as_bool
+);
+
+/// Copies a string argument, unescaped and NUL-terminated, into `buf`.
+///
+/// @param len Receives the string's length in bytes (without the NUL), also
+///            when `buf` is too small; may be NULL.
+/// @retval 0 Success.
+/// @retval -MCP_ENOENT No value at `path`.
+/// @retval -MCP_EDOM The value is not a string.
+/// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `path`
+/// NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_string(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    len: *mut usize,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (c, i) = match unsafe { arg(call, path) } {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(need) = c.doc.unescaped_len(i) else {
+        return -MCP_EDOM;
+    };
+    // SAFETY: len is NULL or writable.
+    if let Some(l) = unsafe { len.as_mut() } {
+        *l = need;
+    }
+    if buf.is_null() || cap <= need {
+        return -MCP_ENOBUFS;
+    }
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    match c.doc.unescape_into(i, out) {
+        Ok(n) => match out.get_mut(n) {
+            Some(nul) => {
+                *nul = 0;
+                0
+            }
+            None => -MCP_ENOBUFS,
+        },
+        Err(e) => conv_errno(e),
+    }
+}
+
+/// The JSON type of the argument at `path`.
+///
+/// @return One of `MCP_JSON_OBJECT`, `_ARRAY`, `_STRING`, `_NUMBER`, `_BOOL`, `_NULL`.
+/// @retval -MCP_ENOENT No value at `path`.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `path` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_char) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { arg(call, path) } {
+        Ok((c, i)) => match c.doc.kind(i) {
+            Some(Kind::Object) => MCP_JSON_OBJECT,
+            Some(Kind::Array) => MCP_JSON_ARRAY,
+            Some(Kind::String) => MCP_JSON_STRING,
+            Some(Kind::Number) => MCP_JSON_NUMBER,
+            Some(Kind::True | Kind::False) => MCP_JSON_BOOL,
+            Some(Kind::Null) => MCP_JSON_NULL,
+            None => -MCP_ENOENT,
+        },
+        Err(e) => e,
+    }
+}
+
+/// The number of elements of an array argument, or of members of an object
+/// argument (`""` is the arguments object itself).
+///
+/// @return The count.
+/// @retval -MCP_ENOENT No value at `path`.
+/// @retval -MCP_EDOM The value is neither an array nor an object.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `path` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_char) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { arg(call, path) } {
+        Ok((c, i)) => match c.doc.kind(i) {
+            Some(Kind::Array) => c.doc.elements(i).count() as c_int,
+            Some(Kind::Object) => c.doc.members(i).count() as c_int,
+            _ => -MCP_EDOM,
+        },
+        Err(e) => e,
+    }
+}
+
+/// Writes the call's arguments as compact JSON (`{}` when none were sent),
+/// NUL-terminated, e.g. for an audit log.
+///
+/// @return The length written, without the NUL.
+/// @retval -MCP_ENOBUFS `cap` is too small.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `buf` writable
+/// for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_arguments(call: *const mcp_call_t, buf: *mut c_char, cap: usize) -> c_int {
+    // SAFETY: see call_ref.
+    let Some(c) = (unsafe { call_ref(call) }) else {
+        return -MCP_EINVAL;
+    };
+    if buf.is_null() || cap == 0 {
+        return -MCP_EINVAL;
+    }
+    let cap = cap.min(c_int::MAX as usize);
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    let (body, nul) = out.split_at_mut(cap - 1);
+    let mut w = Writer::new(body);
+    if let Err(e) = c.arguments_json(&mut w) {
+        return write_errno(e);
+    }
+    let n = w.len();
+    // `nul` is the last byte; when the JSON is shorter, terminate right after it.
+    match body.get_mut(n) {
+        Some(b) => *b = 0,
+        None => {
+            if let Some(b) = nul.first_mut() {
+                *b = 0;
+            }
+        }
+    }
+    n as c_int
+}
+
+/// The name of the tool being called (the registered, NUL-terminated string).
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c_char {
+    // SAFETY: see call_ref. The name came from a NUL-terminated C string.
+    match unsafe { call_ref(call) } {
+        Some(c) => c.tool.name.as_ptr().cast::<c_char>(),
+        None => core::ptr::null(),
+    }
+}
+
+/// The request context the transport passed to `mcp_server_handle` (NULL if it
+/// passed none), e.g. for the principal or `now_ms`.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_ctx(call: *const mcp_call_t) -> *const mcp_request_ctx_t {
+    // SAFETY: see call_ref.
+    match unsafe { call_ref(call) } {
+        Some(c) => c.info.origin.cast::<mcp_request_ctx_t>(),
+        None => core::ptr::null(),
+    }
+}
+
+/// Runs `f` on the result behind `r`, mapping errors to `-MCP_E*`.
+unsafe fn with_result(r: *mut mcp_result_t, f: impl FnOnce(&mut ToolResult<'_, '_>) -> Result<(), ResultError>) -> c_int {
+    // SAFETY: see result_mut.
+    match unsafe { result_mut(r) } {
+        Some(res) => f(res).map_or_else(result_errno, |()| 0),
+        None => -MCP_EINVAL,
+    }
+}
+
+/// Appends a text content block.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full (the request will fail
+///         with -32603 "Response exceeds the response buffer").
+/// @retval -MCP_EILSEQ `text` is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_text(r: *mut mcp_result_t, text: *const c_char, len: usize) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { text_n(text, len) } {
+        Ok(t) => unsafe { with_result(r, |res| res.text(t)) },
+        Err(e) => e,
+    }
+}
+
+/// Marks the result as a tool execution error (`isError: true`) and appends
+/// `text` as a text block. The call still succeeds at the JSON-RPC level.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ `text` is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_error(r: *mut mcp_result_t, text: *const c_char, len: usize) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { text_n(text, len) } {
+        Ok(t) => unsafe { with_result(r, |res| res.error(t)) },
+        Err(e) => e,
+    }
+}
+
+/// Sets or clears `isError` without adding content.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_set_error(r: *mut mcp_result_t, is_error: bool) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe {
+        with_result(r, |res| {
+            res.set_error(is_error);
+            Ok(())
+        })
+    }
+}
+
+/// Ends the content blocks and opens the `structuredContent` object; then
+/// write its members with `mcp_json_key` and the `mcp_json_*` value calls, and
+/// close it with `mcp_result_structured_end`.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Already called.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_structured_begin(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.structured_begin()) }
+}
+
+/// Closes the `structuredContent` object; every object and array opened inside
+/// it must be closed first.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Not inside structuredContent, or a container is still open.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_structured_end(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.structured_end()) }
+}
+
+/// Runs a writer call inside structuredContent.
+unsafe fn with_json(r: *mut mcp_result_t, f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| Ok(f(res.json()?)?)) }
+}
+
+/// Writes an object key inside structuredContent (NUL-terminated UTF-8).
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Not inside structuredContent, or not inside an object,
+///         or a key without its value; the request then fails with -32603.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ Not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `key` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_key(r: *mut mcp_result_t, key: *const c_char) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { c_text(key) } {
+        Ok(Some(k)) => unsafe { with_json(r, |w| w.key(k)) },
+        Ok(None) => -MCP_EINVAL,
+        Err(e) => e,
+    }
+}
+
+/// Writes a string value inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ Not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `s` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_string(r: *mut mcp_result_t, s: *const c_char, len: usize) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { text_n(s, len) } {
+        Ok(t) => unsafe { with_json(r, |w| w.string(t)) },
+        Err(e) => e,
+    }
+}
+
+/// Writes an integer value inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.int(v)) }
+}
+
+/// Writes a number value inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EDOM `v` is NaN or infinite (JSON has no such numbers).
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_number(r: *mut mcp_result_t, v: f64) -> c_int {
+    if !v.is_finite() {
+        return -MCP_EDOM;
+    }
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.number(v)) }
+}
+
+/// Writes `true` or `false` inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_bool(r: *mut mcp_result_t, v: bool) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.bool(v)) }
+}
+
+/// Writes `null` inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_null(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.null()) }
+}
+
+/// Opens a nested object inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_object_begin(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.begin_object()) }
+}
+
+/// Closes a nested object opened with `mcp_json_object_begin`.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM No nested object is open.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_object_end(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.json_close(true)) }
+}
+
+/// Opens an array inside structuredContent.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_array_begin(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(r, |w| w.begin_array()) }
+}
+
+/// Closes an array opened with `mcp_json_array_begin`.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM No array is open.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_array_end(r: *mut mcp_result_t) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.json_close(false)) }
+}

@@ -1,0 +1,119 @@
+//! The C ABI's data types: what `include/emcp.h` declares, with the layout C
+//! sees (`#[repr(C)]`). Conversion to the core's safe types is in `mod.rs`.
+
+use core::ffi::{c_char, c_void};
+
+use crate::limits::MCP_SERVER_WORDS;
+
+/// Caller-owned storage for one server, e.g. `static mcp_server_t server;`.
+/// Its contents are private to the library; size and alignment are checked at
+/// compile time against the library's own layout.
+#[repr(C)]
+pub struct mcp_server_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_SERVER_WORDS],
+}
+
+/// A byte span (not NUL-terminated). `ptr == NULL` means absent; a non-NULL
+/// `ptr` with `len == 0` is present and empty.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_str_t {
+    /// First byte, or NULL when absent.
+    pub ptr: *const c_char,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+/// One `Mcp-Param-{name}` HTTP header as received.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_header_param_t {
+    /// The part of the header name after `Mcp-Param-`.
+    pub name: mcp_str_t,
+    /// The header value as received.
+    pub value: mcp_str_t,
+}
+
+/// Sends one complete JSON-RPC notification on the transport of the current
+/// exchange (for example progress). Returns 0 or a negative `MCP_E*` value.
+pub type mcp_emit_fn =
+    Option<extern "C" fn(transport_context: *mut c_void, message: *const u8, len: usize) -> i32>;
+
+/// What a transport knows about one exchange. Zero-initialise it and fill what
+/// the transport has; every span is absent when its `ptr` is NULL. It is read
+/// only during the `mcp_server_handle` call it is passed to.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_request_ctx_t {
+    /// The transport's own state for this exchange (a socket, a CoAP session);
+    /// opaque to the library and valid only during the exchange.
+    pub transport_context: *mut c_void,
+    /// The identity the transport authenticated ("local" on stdio).
+    pub principal: mcp_str_t,
+    /// HTTP `MCP-Protocol-Version` header, as received.
+    pub protocol_version: mcp_str_t,
+    /// HTTP `Mcp-Method` header, as received.
+    pub method: mcp_str_t,
+    /// HTTP `Mcp-Name` header, as received.
+    pub name: mcp_str_t,
+    /// HTTP `Mcp-Param-*` headers, as received (`params_len` entries).
+    pub params: *const mcp_header_param_t,
+    /// Number of entries in `params`.
+    pub params_len: usize,
+    /// Sends a notification within this exchange; NULL when the transport cannot.
+    pub emit: mcp_emit_fn,
+    /// The caller's monotonic clock in milliseconds.
+    pub now_ms: u64,
+}
+
+/// Details of a handled request, for the transport.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct mcp_response_info_t {
+    /// 0 when the response is a result; otherwise the JSON-RPC error code sent.
+    pub rpc_error: i32,
+    /// The HTTP status to send: 200, 202 (notification: no body), 400 or 404.
+    pub http_status: u16,
+    /// Reserved; set to 0.
+    pub reserved: u16,
+}
+
+/// Server identity and list policy for `mcp_server_init`.
+/// The strings must stay valid (and unchanged) for the server's lifetime.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_server_config_t {
+    /// `serverInfo.name` (required, UTF-8).
+    pub name: *const c_char,
+    /// `serverInfo.version` (required, non-empty, UTF-8).
+    pub version: *const c_char,
+    /// `serverInfo.title`, or NULL.
+    pub title: *const c_char,
+    /// Guidance for the model (`instructions`), or NULL.
+    pub instructions: *const c_char,
+    /// `ttlMs` on `server/discover` and `tools/list` results (0 = always refetch).
+    pub list_ttl_ms: u32,
+    /// `MCP_CACHE_PRIVATE` or `MCP_CACHE_PUBLIC`.
+    pub cache_scope: u32,
+}
+
+/// A tool definition for `mcp_server_add_tool`. The struct is copied, but the
+/// strings it points to must stay valid (and unchanged) for the server's lifetime.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_tool_t {
+    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the tool does and when to use it, or NULL.
+    pub description: *const c_char,
+    /// JSON Schema of the arguments: one JSON object (required).
+    pub input_schema: *const c_char,
+    /// JSON Schema of `structuredContent`, or NULL.
+    pub output_schema: *const c_char,
+    /// `MCP_TOOL_*` flags; 0 lists no annotations, otherwise all four hints are
+    /// listed with the flags' values.
+    pub annotations: u32,
+}

@@ -1,0 +1,367 @@
+//! Read-only navigation over a tokenized JSON text.
+//!
+//! Owns: lookups by key and index, string comparison and unescaping, and
+//! number conversion, all over the spans the tokenizer produced.
+//! Must not: modify or copy the input; every result borrows from it.
+
+use super::tokenizer::{Kind, Token};
+
+/// A tokenized JSON text: the source bytes and their tokens.
+#[derive(Clone, Copy)]
+pub struct Doc<'a> {
+    src: &'a [u8],
+    toks: &'a [Token],
+}
+
+/// Why a value could not be converted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvError {
+    /// The value has another JSON type.
+    Type,
+    /// A number that is not an integer where one was asked for.
+    NotInteger,
+    /// A number outside the target type's range (or beyond f64).
+    Range,
+    /// The destination buffer is too small.
+    NoSpace,
+}
+
+impl<'a> Doc<'a> {
+    /// Wraps tokens produced by [`super::tokenize`] over `src`.
+    pub fn new(src: &'a [u8], toks: &'a [Token]) -> Self {
+        Doc { src, toks }
+    }
+
+    /// The token at `i`, if any.
+    pub fn token(&self, i: usize) -> Option<&'a Token> {
+        self.toks.get(i)
+    }
+
+    /// The JSON type at `i`.
+    pub fn kind(&self, i: usize) -> Option<Kind> {
+        self.token(i).map(|t| t.kind)
+    }
+
+    /// The exact bytes of the value at `i` (strings with their quotes).
+    pub fn raw(&self, i: usize) -> &'a [u8] {
+        self.token(i)
+            .and_then(|t| self.src.get(t.start as usize..t.end as usize))
+            .unwrap_or(&[])
+    }
+
+    /// The bytes between a string's quotes, still escaped.
+    pub fn str_inner(&self, i: usize) -> Option<&'a [u8]> {
+        let t = self.token(i).filter(|t| t.kind == Kind::String)?;
+        self.src.get(t.start as usize + 1..(t.end as usize).saturating_sub(1))
+    }
+
+    /// The value stored under `key` in the object at `obj` (first match wins).
+    pub fn get(&self, obj: usize, key: &str) -> Option<usize> {
+        self.members(obj)
+            .find(|&(k, _)| self.str_eq(k, key))
+            .map(|(_, v)| v)
+    }
+
+    /// Iterates the (key, value) token indices of the object at `obj`.
+    pub fn members(&self, obj: usize) -> Members<'a> {
+        let end = match self.token(obj) {
+            Some(t) if t.kind == Kind::Object => usize::from(t.next),
+            _ => 0,
+        };
+        Members {
+            doc: *self,
+            at: obj + 1,
+            end,
+        }
+    }
+
+    /// Iterates the element indices of the array at `arr`.
+    pub fn elements(&self, arr: usize) -> Elements<'a> {
+        let end = match self.token(arr) {
+            Some(t) if t.kind == Kind::Array => usize::from(t.next),
+            _ => 0,
+        };
+        Elements {
+            doc: *self,
+            at: arr + 1,
+            end,
+        }
+    }
+
+    /// Index of the token after the value at `i`.
+    pub fn skip(&self, i: usize) -> usize {
+        self.token(i).map_or(i + 1, |t| usize::from(t.next))
+    }
+
+    /// True when `i` is a string whose decoded text equals `lit`.
+    pub fn str_eq(&self, i: usize, lit: &str) -> bool {
+        self.str_eq_bytes(i, lit.as_bytes())
+    }
+
+    /// True when `i` is a string whose decoded bytes equal `lit`.
+    pub fn str_eq_bytes(&self, i: usize, lit: &[u8]) -> bool {
+        let Some(inner) = self.str_inner(i) else {
+            return false;
+        };
+        if !self.toks.get(i).is_some_and(|t| t.escaped) {
+            return inner == lit;
+        }
+        Unescape::new(inner).eq(lit.iter().copied())
+    }
+
+    /// Decodes the string at `i` into `out`; returns its length in bytes.
+    pub fn unescape_into(&self, i: usize, out: &mut [u8]) -> Result<usize, ConvError> {
+        let inner = self.str_inner(i).ok_or(ConvError::Type)?;
+        let mut n = 0;
+        for b in Unescape::new(inner) {
+            *out.get_mut(n).ok_or(ConvError::NoSpace)? = b;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Decoded length in bytes of the string at `i`.
+    pub fn unescaped_len(&self, i: usize) -> Option<usize> {
+        self.str_inner(i).map(|s| Unescape::new(s).count())
+    }
+
+    /// The number at `i` as an `i64`; integral forms like `1.0` or `1e2` count.
+    pub fn as_i64(&self, i: usize) -> Result<i64, ConvError> {
+        let raw = self.number_raw(i)?;
+        if let Some(v) = parse_plain_int(raw) {
+            return v;
+        }
+        let f = parse_f64(raw)?;
+        // Only values an f64 holds exactly are converted; no wrapping, no rounding.
+        const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
+        if !(-LIMIT..=LIMIT).contains(&f) {
+            // Beyond 2^53 an f64 has no fractional part to check; refuse it.
+            return Err(ConvError::Range);
+        }
+        let i = f as i64;
+        if i as f64 == f { Ok(i) } else { Err(ConvError::NotInteger) }
+    }
+
+    /// The number at `i` as an `f64`; values beyond f64's range are refused.
+    pub fn as_f64(&self, i: usize) -> Result<f64, ConvError> {
+        parse_f64(self.number_raw(i)?)
+    }
+
+    /// The boolean at `i`.
+    pub fn as_bool(&self, i: usize) -> Result<bool, ConvError> {
+        match self.kind(i) {
+            Some(Kind::True) => Ok(true),
+            Some(Kind::False) => Ok(false),
+            _ => Err(ConvError::Type),
+        }
+    }
+
+    fn number_raw(&self, i: usize) -> Result<&'a str, ConvError> {
+        if self.kind(i) != Some(Kind::Number) {
+            return Err(ConvError::Type);
+        }
+        core::str::from_utf8(self.raw(i)).map_err(|_| ConvError::Type)
+    }
+}
+
+/// `Some` when `raw` is a plain integer literal (no fraction or exponent).
+fn parse_plain_int(raw: &str) -> Option<Result<i64, ConvError>> {
+    let (neg, digits) = match raw.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, raw),
+    };
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for b in digits.bytes() {
+        let d = i64::from(b - b'0');
+        let next = v
+            .checked_mul(10)
+            .and_then(|v| if neg { v.checked_sub(d) } else { v.checked_add(d) });
+        match next {
+            Some(n) => v = n,
+            None => return Some(Err(ConvError::Range)),
+        }
+    }
+    Some(Ok(v))
+}
+
+fn parse_f64(raw: &str) -> Result<f64, ConvError> {
+    let f: f64 = raw.parse().map_err(|_| ConvError::Type)?;
+    if f.is_finite() {
+        Ok(f)
+    } else {
+        Err(ConvError::Range)
+    }
+}
+
+/// Iterator over an object's (key, value) token indices.
+pub struct Members<'a> {
+    doc: Doc<'a>,
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Members<'_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.at >= self.end {
+            return None;
+        }
+        let key = self.at;
+        let val = key + 1;
+        self.at = self.doc.skip(val);
+        Some((key, val))
+    }
+}
+
+/// Iterator over an array's element token indices.
+pub struct Elements<'a> {
+    doc: Doc<'a>,
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Elements<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.at >= self.end {
+            return None;
+        }
+        let el = self.at;
+        self.at = self.doc.skip(el);
+        Some(el)
+    }
+}
+
+/// Decodes the inside of a JSON string (already validated) into UTF-8 bytes.
+pub struct Unescape<'a> {
+    src: &'a [u8],
+    pos: usize,
+    pending: [u8; 4],
+    pending_len: u8,
+    pending_at: u8,
+}
+
+impl<'a> Unescape<'a> {
+    /// Starts decoding `inner`, the bytes between a string's quotes.
+    pub fn new(inner: &'a [u8]) -> Self {
+        Unescape {
+            src: inner,
+            pos: 0,
+            pending: [0; 4],
+            pending_len: 0,
+            pending_at: 0,
+        }
+    }
+
+    fn hex4(&mut self) -> u32 {
+        let mut v = 0;
+        for _ in 0..4 {
+            let d = match self.src.get(self.pos) {
+                Some(c @ b'0'..=b'9') => c - b'0',
+                Some(c @ b'a'..=b'f') => c - b'a' + 10,
+                Some(c @ b'A'..=b'F') => c - b'A' + 10,
+                _ => 0,
+            };
+            v = (v << 4) | u32::from(d);
+            self.pos += 1;
+        }
+        v
+    }
+}
+
+impl Iterator for Unescape<'_> {
+    type Item = u8;
+    fn next(&mut self) -> Option<u8> {
+        if self.pending_at < self.pending_len {
+            let b = self.pending.get(usize::from(self.pending_at)).copied();
+            self.pending_at += 1;
+            return b;
+        }
+        let b = *self.src.get(self.pos)?;
+        self.pos += 1;
+        if b != b'\\' {
+            return Some(b);
+        }
+        let e = *self.src.get(self.pos)?;
+        self.pos += 1;
+        let out = match e {
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let mut cp = self.hex4();
+                if (0xD800..0xDC00).contains(&cp) {
+                    self.pos += 2; // the tokenizer guaranteed "\u" follows
+                    let lo = self.hex4();
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF);
+                }
+                let ch = char::from_u32(cp).unwrap_or('\u{FFFD}');
+                let s = ch.encode_utf8(&mut self.pending);
+                self.pending_len = s.len() as u8;
+                self.pending_at = 1;
+                return self.pending.first().copied();
+            }
+            other => other, // '"', '\\', '/'
+        };
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokenizer::tokenize;
+    use super::*;
+
+    fn with_doc(src: &str, f: impl FnOnce(Doc<'_>)) {
+        let mut t = [Token::EMPTY; 64];
+        let n = tokenize(src.as_bytes(), &mut t, 16).unwrap();
+        f(Doc::new(src.as_bytes(), &t[..n]))
+    }
+
+    #[test]
+    fn lookup_and_compare() {
+        with_doc(
+            r#"{"a":{"x":[1,2]},"b\u0065":"caf\u00e9 \ud83d\ude00","n":12}"#,
+            |d| {
+                let a = d.get(0, "a").unwrap();
+                assert_eq!(d.kind(a), Some(Kind::Object));
+                let be = d.get(0, "be").unwrap();
+                assert!(d.str_eq(be, "café 😀"));
+                let mut buf = [0u8; 16];
+                let n = d.unescape_into(be, &mut buf).unwrap();
+                assert_eq!(&buf[..n], "café 😀".as_bytes());
+                assert_eq!(d.unescaped_len(be), Some(n));
+                assert_eq!(d.unescape_into(be, &mut [0u8; 3]), Err(ConvError::NoSpace));
+                assert_eq!(d.as_i64(d.get(0, "n").unwrap()), Ok(12));
+                assert!(d.get(0, "zz").is_none());
+                let x = d.get(a, "x").unwrap();
+                assert_eq!(d.elements(x).count(), 2);
+            },
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        with_doc(
+            "[9223372036854775807,-9223372036854775808,9223372036854775808,1.0,1e2,1.5,1e400,\"1\"]",
+            |d| {
+                let e: [usize; 8] = core::array::from_fn(|i| i + 1);
+                assert_eq!(d.as_i64(e[0]), Ok(i64::MAX));
+                assert_eq!(d.as_i64(e[1]), Ok(i64::MIN));
+                assert_eq!(d.as_i64(e[2]), Err(ConvError::Range));
+                assert_eq!(d.as_i64(e[3]), Ok(1));
+                assert_eq!(d.as_i64(e[4]), Ok(100));
+                assert_eq!(d.as_i64(e[5]), Err(ConvError::NotInteger));
+                assert_eq!(d.as_i64(e[6]), Err(ConvError::Range));
+                assert_eq!(d.as_f64(e[6]), Err(ConvError::Range));
+                assert_eq!(d.as_f64(e[5]), Ok(1.5));
+                assert_eq!(d.as_i64(e[7]), Err(ConvError::Type));
+            },
+        );
+    }
+}

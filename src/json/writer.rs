@@ -1,0 +1,492 @@
+//! Bounded JSON writer into a caller-owned buffer.
+//!
+//! Owns: byte output, comma and nesting bookkeeping, string escaping.
+//! Never truncates silently: once something does not fit, the writer stops
+//! writing and stays in the overflow state until rewound, so the caller can
+//! replace the whole message with a small error that fits.
+//! Must not: know anything about JSON-RPC or MCP.
+
+/// Deepest nesting the writer tracks (one bit per level).
+pub(crate) const WRITER_MAX_DEPTH: usize = 32;
+
+/// Why the writer stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The buffer is full.
+    Overflow,
+    /// A call out of order (a value without a key in an object, an unbalanced
+    /// close, a second root value, nesting beyond [`WRITER_MAX_DEPTH`]).
+    Misuse,
+}
+
+/// A position to rewind to, taken with [`Writer::mark`].
+#[derive(Clone, Copy)]
+pub struct Mark {
+    len: usize,
+    depth: u8,
+    stack: u32,
+    need_comma: bool,
+    after_key: bool,
+    done: bool,
+}
+
+/// Writes one JSON value into a byte slice.
+pub struct Writer<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    /// Bit `i` set: the container at depth `i + 1` is an object.
+    stack: u32,
+    depth: u8,
+    need_comma: bool,
+    after_key: bool,
+    done: bool,
+    error: Option<WriteError>,
+}
+
+impl<'b> Writer<'b> {
+    /// A writer that fills `buf` from the start.
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        Writer {
+            buf,
+            len: 0,
+            stack: 0,
+            depth: 0,
+            need_comma: false,
+            after_key: false,
+            done: false,
+            error: None,
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Open containers (0 at the root).
+    pub fn depth(&self) -> usize {
+        usize::from(self.depth)
+    }
+
+    /// Capacity of the buffer.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The first error, if any.
+    pub fn error(&self) -> Option<WriteError> {
+        self.error
+    }
+
+    /// `Ok` when every call so far succeeded.
+    pub fn status(&self) -> Result<(), WriteError> {
+        self.error.map_or(Ok(()), Err)
+    }
+
+    /// True when one complete root value has been written without error.
+    pub fn is_complete(&self) -> bool {
+        self.error.is_none() && self.done && self.depth == 0
+    }
+
+    /// The bytes written.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Current position and state.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            len: self.len,
+            depth: self.depth,
+            stack: self.stack,
+            need_comma: self.need_comma,
+            after_key: self.after_key,
+            done: self.done,
+        }
+    }
+
+    /// Empties the buffer and forgets every error, as if newly created.
+    pub fn reset(&mut self) {
+        self.rewind(Mark {
+            len: 0,
+            depth: 0,
+            stack: 0,
+            need_comma: false,
+            after_key: false,
+            done: false,
+        });
+    }
+
+    /// Returns to `m`, forgetting everything written after it and any error.
+    pub fn rewind(&mut self, m: Mark) {
+        self.len = m.len.min(self.len);
+        self.depth = m.depth;
+        self.stack = m.stack;
+        self.need_comma = m.need_comma;
+        self.after_key = m.after_key;
+        self.done = m.done;
+        self.error = None;
+    }
+
+    fn fail(&mut self, e: WriteError) -> Result<(), WriteError> {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        Err(e)
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        self.status()?;
+        let end = self.len + bytes.len();
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.len = end;
+                Ok(())
+            }
+            None => self.fail(WriteError::Overflow),
+        }
+    }
+
+    fn in_object(&self) -> bool {
+        self.depth > 0 && (self.stack >> (self.depth - 1)) & 1 == 1
+    }
+
+    /// Separator and checks before any value.
+    fn before_value(&mut self) -> Result<(), WriteError> {
+        self.status()?;
+        if self.depth == 0 {
+            if self.done {
+                return self.fail(WriteError::Misuse);
+            }
+        } else if self.in_object() {
+            if !self.after_key {
+                return self.fail(WriteError::Misuse);
+            }
+        } else if self.need_comma {
+            self.put(b",")?;
+        }
+        Ok(())
+    }
+
+    fn after_value(&mut self) {
+        self.after_key = false;
+        self.need_comma = true;
+        if self.depth == 0 {
+            self.done = true;
+        }
+    }
+
+    fn open(&mut self, object: bool, byte: u8) -> Result<(), WriteError> {
+        self.before_value()?;
+        if usize::from(self.depth) >= WRITER_MAX_DEPTH {
+            return self.fail(WriteError::Misuse);
+        }
+        self.put(&[byte])?;
+        if object {
+            self.stack |= 1 << self.depth;
+        } else {
+            self.stack &= !(1 << self.depth);
+        }
+        self.depth += 1;
+        self.need_comma = false;
+        self.after_key = false;
+        Ok(())
+    }
+
+    fn close(&mut self, object: bool, byte: u8) -> Result<(), WriteError> {
+        self.status()?;
+        if self.depth == 0 || self.in_object() != object || self.after_key {
+            return self.fail(WriteError::Misuse);
+        }
+        self.put(&[byte])?;
+        self.depth -= 1;
+        self.after_value();
+        Ok(())
+    }
+
+    /// `{`
+    pub fn begin_object(&mut self) -> Result<(), WriteError> {
+        self.open(true, b'{')
+    }
+
+    /// `}`
+    pub fn end_object(&mut self) -> Result<(), WriteError> {
+        self.close(true, b'}')
+    }
+
+    /// `[`
+    pub fn begin_array(&mut self) -> Result<(), WriteError> {
+        self.open(false, b'[')
+    }
+
+    /// `]`
+    pub fn end_array(&mut self) -> Result<(), WriteError> {
+        self.close(false, b']')
+    }
+
+    /// An object key (escaped as needed) and its colon.
+    pub fn key(&mut self, k: &str) -> Result<(), WriteError> {
+        self.status()?;
+        if !self.in_object() || self.after_key {
+            return self.fail(WriteError::Misuse);
+        }
+        if self.need_comma {
+            self.put(b",")?;
+        }
+        self.quoted(k)?;
+        self.put(b":")?;
+        self.after_key = true;
+        Ok(())
+    }
+
+    /// A string value, escaped.
+    pub fn string(&mut self, s: &str) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.quoted(s)?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A string value made of `prefix` (escaped here) followed by `raw_inner`,
+    /// the already-escaped inside of a validated JSON string.
+    pub fn string_with_raw_tail(&mut self, prefix: &str, raw_inner: &[u8]) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.put(b"\"")?;
+        self.escaped(prefix)?;
+        self.put(raw_inner)?;
+        self.put(b"\"")?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A value copied verbatim; the caller guarantees it is one valid JSON value.
+    pub fn raw_value(&mut self, json: &[u8]) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.put(json)?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A valid JSON value copied without the whitespace between its tokens.
+    pub fn minified_value(&mut self, json: &[u8]) -> Result<(), WriteError> {
+        self.before_value()?;
+        let mut in_string = false;
+        let mut escape = false;
+        let mut run_start = 0;
+        for (i, &b) in json.iter().enumerate() {
+            let drop = if in_string {
+                if escape {
+                    escape = false;
+                } else if b == b'\\' {
+                    escape = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                false
+            } else {
+                if b == b'"' {
+                    in_string = true;
+                }
+                matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+            };
+            if drop {
+                self.put(json.get(run_start..i).unwrap_or(&[]))?;
+                run_start = i + 1;
+            }
+        }
+        self.put(json.get(run_start..).unwrap_or(&[]))?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// An integer.
+    pub fn int(&mut self, v: i64) -> Result<(), WriteError> {
+        let mut tmp = [0u8; 20];
+        let mut i = tmp.len();
+        let mut u = v.unsigned_abs();
+        loop {
+            i -= 1;
+            if let Some(slot) = tmp.get_mut(i) {
+                *slot = b'0' + (u % 10) as u8;
+            }
+            u /= 10;
+            if u == 0 {
+                break;
+            }
+        }
+        self.before_value()?;
+        if v < 0 {
+            self.put(b"-")?;
+        }
+        self.put(tmp.get(i..).unwrap_or(&[]))?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A finite number in the shortest form that reads back to the same f64.
+    pub fn number(&mut self, v: f64) -> Result<(), WriteError> {
+        if !v.is_finite() {
+            return self.fail(WriteError::Misuse);
+        }
+        self.before_value()?;
+        // core's Debug for f64 prints the shortest round-trip form, using an
+        // exponent for very large or small magnitudes; both are valid JSON.
+        let mut tmp = FmtBuf { buf: [0; 40], len: 0 };
+        if core::fmt::write(&mut tmp, format_args!("{v:?}")).is_err() {
+            return self.fail(WriteError::Overflow);
+        }
+        self.put(tmp.as_bytes())?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, v: bool) -> Result<(), WriteError> {
+        self.raw_value(if v { b"true" } else { b"false" })
+    }
+
+    /// `null`.
+    pub fn null(&mut self) -> Result<(), WriteError> {
+        self.raw_value(b"null")
+    }
+
+    /// Shorthand: a key and a string value.
+    pub fn kv_str(&mut self, k: &str, v: &str) -> Result<(), WriteError> {
+        self.key(k)?;
+        self.string(v)
+    }
+
+    fn quoted(&mut self, s: &str) -> Result<(), WriteError> {
+        self.put(b"\"")?;
+        self.escaped(s)?;
+        self.put(b"\"")
+    }
+
+    fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
+        let bytes = s.as_bytes();
+        let mut run_start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let esc: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0C => b"\\f",
+                0..=0x1F => &[],
+                _ => continue,
+            };
+            self.put(bytes.get(run_start..i).unwrap_or(&[]))?;
+            if esc.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
+                let lo = HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0');
+                self.put(&[b'\\', b'u', b'0', b'0', hi, lo])?;
+            } else {
+                self.put(esc)?;
+            }
+            run_start = i + 1;
+        }
+        self.put(bytes.get(run_start..).unwrap_or(&[]))
+    }
+}
+
+/// A small stack buffer for `core::fmt` output of one number.
+struct FmtBuf {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl FmtBuf {
+    fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+}
+
+impl core::fmt::Write for FmtBuf {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(core::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>) -> Result<String, WriteError> {
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        f(&mut w)?;
+        assert!(w.is_complete());
+        Ok(String::from_utf8(w.as_bytes().to_vec()).unwrap())
+    }
+
+    #[test]
+    fn builds_nested_values() {
+        let s = out(|w| {
+            w.begin_object()?;
+            w.kv_str("a", "q\"\\\n\u{1}é")?;
+            w.key("b")?;
+            w.begin_array()?;
+            w.int(-42)?;
+            w.int(i64::MIN)?;
+            w.number(21.5)?;
+            w.number(1e300)?;
+            w.bool(true)?;
+            w.null()?;
+            w.begin_object()?;
+            w.end_object()?;
+            w.end_array()?;
+            w.key("m")?;
+            w.minified_value(b"{ \"x y\" : [1, 2] }")?;
+            w.key("s")?;
+            w.string_with_raw_tail("Unknown tool: ", b"a\\u0041")?;
+            w.end_object()
+        })
+        .unwrap();
+        assert_eq!(
+            s,
+            r#"{"a":"q\"\\\n\u0001é","b":[-42,-9223372036854775808,21.5,1e300,true,null,{}],"m":{"x y":[1,2]},"s":"Unknown tool: a\u0041"}"#
+        );
+    }
+
+    #[test]
+    fn refuses_misuse() {
+        let mut buf = [0u8; 64];
+        let mut w = Writer::new(&mut buf);
+        w.begin_object().unwrap();
+        assert_eq!(w.int(1), Err(WriteError::Misuse));
+        let mut w = Writer::new(&mut buf);
+        w.int(1).unwrap();
+        assert_eq!(w.int(2), Err(WriteError::Misuse));
+        let mut w = Writer::new(&mut buf);
+        w.begin_array().unwrap();
+        assert_eq!(w.end_object(), Err(WriteError::Misuse));
+        assert_eq!(Writer::new(&mut buf).number(f64::NAN), Err(WriteError::Misuse));
+    }
+
+    #[test]
+    fn overflow_is_sticky_and_rewindable() {
+        let mut buf = [0u8; 8];
+        let mut w = Writer::new(&mut buf);
+        let m = w.mark();
+        w.begin_array().unwrap();
+        assert_eq!(w.string("too long for this"), Err(WriteError::Overflow));
+        assert_eq!(w.int(1), Err(WriteError::Overflow));
+        assert!(w.as_bytes().starts_with(b"[") && w.len() <= 8);
+        w.rewind(m);
+        w.string("fits").unwrap();
+        assert_eq!(w.as_bytes(), b"\"fits\"");
+    }
+}

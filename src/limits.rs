@@ -1,0 +1,101 @@
+//! Every limit and return code of the library, as named constants.
+//!
+//! These are exported to `include/emcp.h` by cbindgen; the README's sizing
+//! table lists the same values. Change a limit here and regenerate the header.
+
+/// Tokens per request, held on the stack of `mcp_server_handle`
+/// (12 bytes each). A request needing more is answered with -32600.
+pub const MCP_MAX_JSON_TOKENS: usize = 128;
+
+/// Deepest JSON nesting accepted in a request; deeper is answered with -32600.
+pub const MCP_MAX_DEPTH: usize = 16;
+
+/// Tools a server can hold; registration beyond it returns `-MCP_ENOSPC`.
+pub const MCP_MAX_TOOLS: usize = 16;
+
+/// Longest tool name in bytes (the MCP recommendation: 1 to 128 characters of
+/// `[A-Za-z0-9_.-]`).
+pub const MCP_MAX_TOOL_NAME_LEN: usize = 128;
+
+/// Longest JSON-RPC id, in bytes as written (quotes included for strings).
+/// A longer id is answered with -32600 and id null.
+pub const MCP_MAX_ID_LEN: usize = 64;
+
+/// Smallest response buffer `mcp_server_handle` accepts. A buffer this large
+/// always holds an error response with an id of `MCP_MAX_ID_LEN` bytes, so a
+/// response that does not fit can always be replaced by an error that does.
+pub const MCP_MIN_RESPONSE_CAP: usize = 192;
+
+/// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
+/// Checked at compile time against the library's real layout.
+pub const MCP_SERVER_SIZE: usize = 256 + MCP_MAX_TOOLS * 112;
+
+/// `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
+pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
+
+/// Success.
+pub const MCP_OK: i32 = 0;
+/// Operation not allowed in the current state (for example a result call out
+/// of order, or registration while a request is being handled).
+pub const MCP_EPERM: i32 = 1;
+/// No such argument, tool or value.
+pub const MCP_ENOENT: i32 = 2;
+/// The object already exists (a tool name registered twice).
+pub const MCP_EEXIST: i32 = 17;
+/// An argument is invalid (NULL pointer, uninitialised server, bad name or
+/// malformed schema).
+pub const MCP_EINVAL: i32 = 22;
+/// A fixed table is full (`MCP_MAX_TOOLS`).
+pub const MCP_ENOSPC: i32 = 28;
+/// The value exists but has another type, or is not an integer.
+pub const MCP_EDOM: i32 = 33;
+/// The value does not fit the requested C type.
+pub const MCP_ERANGE: i32 = 34;
+/// Text is not valid UTF-8.
+pub const MCP_EILSEQ: i32 = 84;
+/// A buffer is too small (response buffer, string destination).
+pub const MCP_ENOBUFS: i32 = 105;
+
+/// JSON-RPC: the request is not valid JSON.
+pub const MCP_RPC_PARSE_ERROR: i32 = -32700;
+/// JSON-RPC: not a valid request object (batch, wrong `jsonrpc`, bad id).
+pub const MCP_RPC_INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC: unknown method, or one removed in the request's protocol era.
+pub const MCP_RPC_METHOD_NOT_FOUND: i32 = -32601;
+/// JSON-RPC: invalid parameters (missing `_meta` envelope, unknown tool, bad arguments).
+pub const MCP_RPC_INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC: internal error (a tool failed, or its result did not fit).
+pub const MCP_RPC_INTERNAL_ERROR: i32 = -32603;
+/// MCP 2026-07-28: an HTTP routing header disagrees with the body.
+pub const MCP_RPC_HEADER_MISMATCH: i32 = -32020;
+/// MCP 2026-07-28: the request needs a client capability it did not declare.
+pub const MCP_RPC_MISSING_CAPABILITY: i32 = -32021;
+/// MCP 2026-07-28: the requested protocol version is not served.
+pub const MCP_RPC_UNSUPPORTED_VERSION: i32 = -32022;
+
+/// Tool annotation flag: `readOnlyHint` (the tool does not change its environment).
+pub const MCP_TOOL_READ_ONLY: u32 = 1;
+/// Tool annotation flag: `destructiveHint` (the tool may destroy or overwrite state).
+pub const MCP_TOOL_DESTRUCTIVE: u32 = 2;
+/// Tool annotation flag: `idempotentHint` (repeating a call has no further effect).
+pub const MCP_TOOL_IDEMPOTENT: u32 = 4;
+/// Tool annotation flag: `openWorldHint` (the tool reaches beyond a closed domain).
+pub const MCP_TOOL_OPEN_WORLD: u32 = 8;
+
+/// `cacheScope: "private"`: list results may be cached only per authorization context.
+pub const MCP_CACHE_PRIVATE: u32 = 0;
+/// `cacheScope: "public"`: list results may be shared across clients.
+pub const MCP_CACHE_PUBLIC: u32 = 1;
+
+/// `mcp_arg_type`: a JSON object.
+pub const MCP_JSON_OBJECT: i32 = 1;
+/// `mcp_arg_type`: a JSON array.
+pub const MCP_JSON_ARRAY: i32 = 2;
+/// `mcp_arg_type`: a JSON string.
+pub const MCP_JSON_STRING: i32 = 3;
+/// `mcp_arg_type`: a JSON number.
+pub const MCP_JSON_NUMBER: i32 = 4;
+/// `mcp_arg_type`: `true` or `false`.
+pub const MCP_JSON_BOOL: i32 = 5;
+/// `mcp_arg_type`: `null`.
+pub const MCP_JSON_NULL: i32 = 6;

@@ -1,0 +1,58 @@
+//! 2026-07-28-only result bodies: `server/discover` and the members every
+//! modern result carries (`resultType`, cache hints, the serverInfo stamp).
+
+use super::MODERN_VERSION;
+use crate::json::{WriteError, Writer};
+use crate::server::ServerInfo;
+
+/// The members of a `server/discover` result.
+pub fn discover(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+    w.key("supportedVersions")?;
+    w.begin_array()?;
+    w.string(MODERN_VERSION)?;
+    w.end_array()?;
+    w.key("capabilities")?;
+    capabilities(w)?;
+    if let Some(text) = s.instructions {
+        w.kv_str("instructions", text)?;
+    }
+    cache_hints(w, s)
+}
+
+/// The server capabilities object, shared by both eras.
+pub fn capabilities(w: &mut Writer<'_>) -> Result<(), WriteError> {
+    w.begin_object()?;
+    w.key("tools")?;
+    w.begin_object()?;
+    w.key("listChanged")?;
+    w.bool(false)?;
+    w.end_object()?;
+    w.end_object()
+}
+
+/// `ttlMs` and `cacheScope` for cacheable results.
+pub fn cache_hints(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+    w.key("ttlMs")?;
+    w.int(i64::from(s.list_ttl_ms))?;
+    w.kv_str("cacheScope", if s.cache_public { "public" } else { "private" })
+}
+
+/// The Implementation object (`name`, `version`, optional `title`).
+pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+    w.begin_object()?;
+    w.kv_str("name", s.name)?;
+    w.kv_str("version", s.version)?;
+    if let Some(t) = s.title {
+        w.kv_str("title", t)?;
+    }
+    w.end_object()
+}
+
+/// The result `_meta` stamp that identifies the server.
+pub fn result_meta(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+    w.key("_meta")?;
+    w.begin_object()?;
+    w.key("io.modelcontextprotocol/serverInfo")?;
+    implementation(w, s)?;
+    w.end_object()
+}

@@ -1,0 +1,279 @@
+//! JSON-RPC 2.0: the request object, ids, error objects and their HTTP status.
+//!
+//! Owns: deciding whether a message is a request, a notification or invalid;
+//! echoing ids byte for byte; writing response frames and error objects; the
+//! one table that maps error codes to HTTP statuses for every binding.
+//! Must not: know MCP methods.
+
+use crate::json::{Doc, Kind, WriteError, Writer};
+use crate::limits::*;
+
+/// A well-formed JSON-RPC request or notification.
+#[derive(Clone, Copy)]
+pub struct Request<'r> {
+    /// The tokenized message.
+    pub doc: Doc<'r>,
+    /// The id exactly as written, or `None` for a notification.
+    pub id: Option<&'r [u8]>,
+    /// Token of the method string.
+    pub method: usize,
+    /// Token of `params`, if present (not yet checked to be an object).
+    pub params: Option<usize>,
+}
+
+impl Request<'_> {
+    /// True when the method equals `name`.
+    pub fn is(&self, name: &str) -> bool {
+        self.doc.str_eq(self.method, name)
+    }
+
+    /// The params member `key`, if params and the member exist.
+    pub fn param(&self, key: &str) -> Option<usize> {
+        // `Doc::get` finds nothing in a non-object, so a bad params never matches.
+        self.params.and_then(|p| self.doc.get(p, key))
+    }
+}
+
+/// The text of an error's `message`.
+#[derive(Clone, Copy, Debug)]
+pub enum Message<'r> {
+    /// A fixed text.
+    Static(&'static str),
+    /// A fixed prefix followed by the escaped inside of a request string.
+    WithRaw(&'static str, &'r [u8]),
+}
+
+/// The `data` member of an error.
+#[derive(Clone, Copy, Debug)]
+pub enum Data<'r> {
+    /// No data.
+    None,
+    /// A JSON value copied from the request (a method name string).
+    Raw(&'r [u8]),
+    /// -32022: `{"supported":[...],"requested":<raw>}`.
+    Unsupported {
+        /// The protocol versions served in the modern envelope.
+        supported: &'static [&'static str],
+        /// The requested version as written (a JSON string).
+        requested: &'r [u8],
+    },
+}
+
+/// A JSON-RPC error to send instead of a result.
+#[derive(Clone, Copy, Debug)]
+pub struct RpcError<'r> {
+    /// The error code.
+    pub code: i32,
+    /// The message.
+    pub message: Message<'r>,
+    /// Optional data.
+    pub data: Data<'r>,
+}
+
+impl<'r> RpcError<'r> {
+    /// An error with a fixed message and no data.
+    pub const fn new(code: i32, message: &'static str) -> Self {
+        RpcError {
+            code,
+            message: Message::Static(message),
+            data: Data::None,
+        }
+    }
+
+    /// The same error with `data`.
+    pub const fn with_data(mut self, data: Data<'r>) -> Self {
+        self.data = data;
+        self
+    }
+}
+
+/// The message used when an error must be shrunk to fit the buffer.
+pub fn short_message(code: i32) -> &'static str {
+    match code {
+        MCP_RPC_PARSE_ERROR => "Parse error",
+        MCP_RPC_INVALID_REQUEST => "Invalid Request",
+        MCP_RPC_METHOD_NOT_FOUND => "Method not found",
+        MCP_RPC_INVALID_PARAMS => "Invalid params",
+        MCP_RPC_HEADER_MISMATCH => "Header mismatch",
+        MCP_RPC_MISSING_CAPABILITY => "Missing required client capability",
+        MCP_RPC_UNSUPPORTED_VERSION => "Unsupported protocol version",
+        _ => "Internal error",
+    }
+}
+
+/// The HTTP status a binding should send with a response carrying `rpc_error`
+/// (0 = a result); `no_response` is a notification (202, empty body).
+pub fn http_status(rpc_error: i32, no_response: bool) -> u16 {
+    if no_response {
+        return 202;
+    }
+    match rpc_error {
+        MCP_RPC_PARSE_ERROR
+        | MCP_RPC_INVALID_REQUEST
+        | MCP_RPC_INVALID_PARAMS
+        | MCP_RPC_HEADER_MISMATCH
+        | MCP_RPC_MISSING_CAPABILITY
+        | MCP_RPC_UNSUPPORTED_VERSION => 400,
+        MCP_RPC_METHOD_NOT_FOUND => 404,
+        _ => 200,
+    }
+}
+
+/// Reads the envelope of a tokenized message. `Err` carries the error to send
+/// and the id to send it with (`None` = null).
+pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Option<&'r [u8]>)> {
+    if doc.kind(0) != Some(Kind::Object) {
+        return Err((
+            RpcError::new(
+                MCP_RPC_INVALID_REQUEST,
+                "Body must be a single JSON-RPC request or notification object",
+            ),
+            None,
+        ));
+    }
+    let id = match doc.get(0, "id") {
+        None => None,
+        Some(i) => match doc.kind(i) {
+            Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => Some(doc.raw(i)),
+            Some(Kind::String | Kind::Number) => {
+                return Err((RpcError::new(MCP_RPC_INVALID_REQUEST, "id is longer than MCP_MAX_ID_LEN"), None));
+            }
+            _ => {
+                return Err((RpcError::new(MCP_RPC_INVALID_REQUEST, "id must be a string or a number"), None));
+            }
+        },
+    };
+    let invalid = |msg| Err((RpcError::new(MCP_RPC_INVALID_REQUEST, msg), id));
+    if !doc.get(0, "jsonrpc").is_some_and(|v| doc.str_eq(v, "2.0")) {
+        return invalid("jsonrpc must be \"2.0\"");
+    }
+    let Some(method) = doc.get(0, "method").filter(|&m| doc.kind(m) == Some(Kind::String)) else {
+        return invalid("method must be a string");
+    };
+    // A params value that is not an object is refused by the dispatcher, so
+    // that a malformed notification still gets no response.
+    let params = doc.get(0, "params");
+    Ok(Request {
+        doc,
+        id,
+        method,
+        params,
+    })
+}
+
+/// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.
+pub fn begin_result(w: &mut Writer<'_>, id: &[u8]) -> Result<(), WriteError> {
+    frame_start(w, Some(id))?;
+    w.key("result")?;
+    w.begin_object()
+}
+
+/// Closes what [`begin_result`] opened.
+pub fn end_result(w: &mut Writer<'_>) -> Result<(), WriteError> {
+    w.end_object()?;
+    w.end_object()
+}
+
+fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> {
+    w.begin_object()?;
+    w.kv_str("jsonrpc", "2.0")?;
+    w.key("id")?;
+    match id {
+        Some(raw) => w.raw_value(raw),
+        None => w.null(),
+    }
+}
+
+/// Writes a whole error response; when it does not fit, writes the short form
+/// (same code, standard message, no data), which always fits a buffer of
+/// `MCP_MIN_RESPONSE_CAP` bytes.
+pub fn write_error(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) {
+    let start = w.mark();
+    if write_error_full(w, id, e).is_ok() {
+        return;
+    }
+    w.rewind(start);
+    let short = RpcError::new(e.code, short_message(e.code));
+    let _ = write_error_full(w, id, &short);
+}
+
+fn write_error_full(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) -> Result<(), WriteError> {
+    frame_start(w, id)?;
+    w.key("error")?;
+    w.begin_object()?;
+    w.key("code")?;
+    w.int(i64::from(e.code))?;
+    w.key("message")?;
+    match e.message {
+        Message::Static(s) => w.string(s)?,
+        Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
+    }
+    match e.data {
+        Data::None => {}
+        Data::Raw(raw) => {
+            w.key("data")?;
+            w.raw_value(raw)?;
+        }
+        Data::Unsupported {
+            supported,
+            requested,
+        } => {
+            w.key("data")?;
+            w.begin_object()?;
+            w.key("supported")?;
+            w.begin_array()?;
+            for v in supported {
+                w.string(v)?;
+            }
+            w.end_array()?;
+            w.key("requested")?;
+            w.raw_value(requested)?;
+            w.end_object()?;
+        }
+    }
+    w.end_object()?;
+    w.end_object()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Token, tokenize};
+
+    #[test]
+    fn short_errors_fit_the_minimum_buffer() {
+        let id = [b'9'; MCP_MAX_ID_LEN];
+        for code in [
+            MCP_RPC_PARSE_ERROR,
+            MCP_RPC_INVALID_REQUEST,
+            MCP_RPC_METHOD_NOT_FOUND,
+            MCP_RPC_INVALID_PARAMS,
+            MCP_RPC_INTERNAL_ERROR,
+            MCP_RPC_HEADER_MISMATCH,
+            MCP_RPC_MISSING_CAPABILITY,
+            MCP_RPC_UNSUPPORTED_VERSION,
+        ] {
+            let mut buf = [0u8; MCP_MIN_RESPONSE_CAP];
+            let mut w = Writer::new(&mut buf);
+            let long = [b'x'; 400];
+            let e = RpcError {
+                code,
+                message: Message::WithRaw("prefix ", &long),
+                data: Data::Raw(b"\"data\""),
+            };
+            write_error(&mut w, Some(&id), &e);
+            assert!(w.is_complete(), "code {code}");
+            let mut t = [Token::EMPTY; 16];
+            assert!(tokenize(w.as_bytes(), &mut t, 4).is_ok());
+        }
+    }
+
+    #[test]
+    fn status_table() {
+        assert_eq!(http_status(0, true), 202);
+        assert_eq!(http_status(0, false), 200);
+        assert_eq!(http_status(MCP_RPC_METHOD_NOT_FOUND, false), 404);
+        assert_eq!(http_status(MCP_RPC_UNSUPPORTED_VERSION, false), 400);
+        assert_eq!(http_status(MCP_RPC_INTERNAL_ERROR, false), 200);
+    }
+}
