@@ -316,9 +316,7 @@ typedef struct mcp_tool_t {
  * the request fail with -32603 (internal error). Report a failure the model
  * should see (a refused actuation) with `mcp_result_error` and return 0.
  */
-typedef int32_t (*mcp_tool_fn)(const struct mcp_call_t *call,
-                               struct mcp_result_t *result,
-                               void *user);
+typedef int (*mcp_tool_fn)(const struct mcp_call_t *call, struct mcp_result_t *result, void *user);
 
 /**
  * A byte span (not NUL-terminated). `ptr == NULL` means absent; a non-NULL
@@ -353,7 +351,7 @@ typedef struct mcp_header_param_t {
  * Sends one complete JSON-RPC notification on the transport of the current
  * exchange (for example progress). Returns 0 or a negative `MCP_E*` value.
  */
-typedef int32_t (*mcp_emit_fn)(void *transport_context, const uint8_t *message, size_t len);
+typedef int (*mcp_emit_fn)(void *transport_context, const uint8_t *message, size_t len);
 
 /**
  * What a transport knows about one exchange. Zero-initialise it and fill what
@@ -497,6 +495,49 @@ int mcp_server_handle(const struct mcp_server_t *server,
                       uint8_t *response,
                       size_t response_cap,
                       struct mcp_response_info_t *info);
+
+/**
+ * Reads an integer argument. `path` is `key`, `key.sub` or `key[2]`.
+ * Integral numbers written as `1.0` or `1e2` are accepted.
+ *
+ * @retval 0 Success; `*out` holds the value.
+ * @retval -MCP_ENOENT No value at `path` (or no arguments were sent).
+ * @retval -MCP_EDOM The value is not a number, or not an integer.
+ * @retval -MCP_ERANGE The value does not fit `int64_t`.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `path` a
+ * NUL-terminated string; `out` writable.
+ */
+int mcp_arg_int(const struct mcp_call_t *call, const char *path, int64_t *out);
+
+/**
+ * Reads a number argument.
+ *
+ * @retval 0 Success; `*out` holds the value.
+ * @retval -MCP_ENOENT No value at `path`.
+ * @retval -MCP_EDOM The value is not a number.
+ * @retval -MCP_ERANGE The value is beyond the range of `double`.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * As for `mcp_arg_int`.
+ */
+int mcp_arg_number(const struct mcp_call_t *call, const char *path, double *out);
+
+/**
+ * Reads a boolean argument.
+ *
+ * @retval 0 Success; `*out` holds the value.
+ * @retval -MCP_ENOENT No value at `path`.
+ * @retval -MCP_EDOM The value is not `true` or `false`.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * As for `mcp_arg_int`.
+ */
+int mcp_arg_bool(const struct mcp_call_t *call, const char *path, bool *out);
 
 /**
  * Copies a string argument, unescaped and NUL-terminated, into `buf`.

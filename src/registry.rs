@@ -5,7 +5,7 @@
 //! which is the `tools/list` order.
 //! Must not: run tools or write responses.
 
-use core::ffi::c_void;
+use core::ffi::{c_int, c_void};
 
 use crate::json::{self, Token};
 #[cfg(test)]
@@ -29,7 +29,7 @@ pub struct mcp_result_t {
 /// the request fail with -32603 (internal error). Report a failure the model
 /// should see (a refused actuation) with `mcp_result_error` and return 0.
 pub type mcp_tool_fn = Option<
-    extern "C" fn(call: *const mcp_call_t, result: *mut mcp_result_t, user: *mut c_void) -> i32,
+    extern "C" fn(call: *const mcp_call_t, result: *mut mcp_result_t, user: *mut c_void) -> c_int,
 >;
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.

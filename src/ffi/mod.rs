@@ -342,67 +342,79 @@ unsafe fn arg<'a>(call: *const mcp_call_t, path: *const c_char) -> Result<(&'a C
     Ok((c, i))
 }
 
-macro_rules! typed_arg {
-    ($(#[$doc:meta])* $name:ident, $ty:ty, $conv:ident) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        /// `call` must be the handle passed to the running callback; `path` a
-        /// NUL-terminated string; `out` writable.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name(call: *const mcp_call_t, path: *const c_char, out: *mut $ty) -> c_int {
-            // SAFETY: forwarded caller promises.
-            let (c, i) = match unsafe { arg(call, path) } {
-                Ok(v) => v,
-                Err(e) => return e,
-            };
-            if out.is_null() {
-                return -MCP_EINVAL;
-            }
-            match c.doc.$conv(i) {
-                Ok(v) => {
-                    // SAFETY: checked non-NULL; the caller promises it is writable.
-                    unsafe { out.write(v) };
-                    0
-                }
-                Err(e) => conv_errno(e),
-            }
-        }
+/// Reads the argument at `path` with `conv` and stores it in `out`.
+unsafe fn typed_arg<T>(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    out: *mut T,
+    conv: impl FnOnce(&crate::json::Doc<'_>, usize) -> Result<T, ConvError>,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (c, i) = match unsafe { arg(call, path) } {
+        Ok(v) => v,
+        Err(e) => return e,
     };
+    if out.is_null() {
+        return -MCP_EINVAL;
+    }
+    match conv(&c.doc, i) {
+        Ok(v) => {
+            // SAFETY: checked non-NULL; the caller promises it is writable.
+            unsafe { out.write(v) };
+            0
+        }
+        Err(e) => conv_errno(e),
+    }
 }
 
-typed_arg!(
-    /// Reads an integer argument. `path` is `key`, `key.sub` or `key[2]`.
-    /// Integral numbers written as `1.0` or `1e2` are accepted.
-    ///
-    /// @retval 0 Success; `*out` holds the value.
-    /// @retval -MCP_ENOENT No value at `path` (or no arguments were sent).
-    /// @retval -MCP_EDOM The value is not a number, or not an integer.
-    /// @retval -MCP_ERANGE The value does not fit `int64_t`.
-    /// @retval -MCP_EINVAL NULL pointer or malformed path.
-    mcp_arg_int, i64, as_i64
-);
+/// Reads an integer argument. `path` is `key`, `key.sub` or `key[2]`.
+/// Integral numbers written as `1.0` or `1e2` are accepted.
+///
+/// @retval 0 Success; `*out` holds the value.
+/// @retval -MCP_ENOENT No value at `path` (or no arguments were sent).
+/// @retval -MCP_EDOM The value is not a number, or not an integer.
+/// @retval -MCP_ERANGE The value does not fit `int64_t`.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `path` a
+/// NUL-terminated string; `out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_int(call: *const mcp_call_t, path: *const c_char, out: *mut i64) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { typed_arg(call, path, out, |d, i| d.as_i64(i)) }
+}
 
-typed_arg!(
-    /// Reads a number argument.
-    ///
-    /// @retval 0 Success; `*out` holds the value.
-    /// @retval -MCP_ENOENT No value at `path`.
-    /// @retval -MCP_EDOM The value is not a number.
-    /// @retval -MCP_ERANGE The value is beyond the range of `double`.
-    /// @retval -MCP_EINVAL NULL pointer or malformed path.
-    mcp_arg_number, f64, as_f64
-);
+/// Reads a number argument.
+///
+/// @retval 0 Success; `*out` holds the value.
+/// @retval -MCP_ENOENT No value at `path`.
+/// @retval -MCP_EDOM The value is not a number.
+/// @retval -MCP_ERANGE The value is beyond the range of `double`.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// As for `mcp_arg_int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_number(call: *const mcp_call_t, path: *const c_char, out: *mut f64) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { typed_arg(call, path, out, |d, i| d.as_f64(i)) }
+}
 
-typed_arg!(
-    /// Reads a boolean argument.
-    ///
-    /// @retval 0 Success; `*out` holds the value.
-    /// @retval -MCP_ENOENT No value at `path`.
-    /// @retval -MCP_EDOM The value is not `true` or `false`.
-    /// @retval -MCP_EINVAL NULL pointer or malformed path.
-    mcp_arg_bool, bool, as_bool
-);
+/// Reads a boolean argument.
+///
+/// @retval 0 Success; `*out` holds the value.
+/// @retval -MCP_ENOENT No value at `path`.
+/// @retval -MCP_EDOM The value is not `true` or `false`.
+/// @retval -MCP_EINVAL NULL pointer or malformed path.
+///
+/// # Safety
+/// As for `mcp_arg_int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_arg_bool(call: *const mcp_call_t, path: *const c_char, out: *mut bool) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { typed_arg(call, path, out, |d, i| d.as_bool(i)) }
+}
 
 /// Copies a string argument, unescaped and NUL-terminated, into `buf`.
 ///

@@ -1,7 +1,7 @@
 //! The C ABI's data types: what `include/emcp.h` declares, with the layout C
 //! sees (`#[repr(C)]`). Conversion to the core's safe types is in `mod.rs`.
 
-use core::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_int, c_void};
 
 use crate::limits::MCP_SERVER_WORDS;
 
@@ -38,7 +38,7 @@ pub struct mcp_header_param_t {
 /// Sends one complete JSON-RPC notification on the transport of the current
 /// exchange (for example progress). Returns 0 or a negative `MCP_E*` value.
 pub type mcp_emit_fn =
-    Option<extern "C" fn(transport_context: *mut c_void, message: *const u8, len: usize) -> i32>;
+    Option<extern "C" fn(transport_context: *mut c_void, message: *const u8, len: usize) -> c_int>;
 
 /// What a transport knows about one exchange. Zero-initialise it and fill what
 /// the transport has; every span is absent when its `ptr` is NULL. It is read
