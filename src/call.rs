@@ -77,7 +77,10 @@ impl Call<'_> {
         let mut first = true;
         while !rest.is_empty() {
             if let Some(tail) = rest.strip_prefix(b"[") {
-                let close = tail.iter().position(|&b| b == b']').ok_or(ArgError::BadPath)?;
+                let close = tail
+                    .iter()
+                    .position(|&b| b == b']')
+                    .ok_or(ArgError::BadPath)?;
                 let digits = tail.get(..close).ok_or(ArgError::BadPath)?;
                 let idx = parse_index(digits).ok_or(ArgError::BadPath)?;
                 if self.doc.kind(cur) != Some(Kind::Array) {
@@ -89,8 +92,14 @@ impl Call<'_> {
                 if !first {
                     rest = rest.strip_prefix(b".").ok_or(ArgError::BadPath)?;
                 }
-                let end = rest.iter().position(|&b| b == b'.' || b == b'[').unwrap_or(rest.len());
-                let key = rest.get(..end).filter(|k| !k.is_empty()).ok_or(ArgError::BadPath)?;
+                let end = rest
+                    .iter()
+                    .position(|&b| b == b'.' || b == b'[')
+                    .unwrap_or(rest.len());
+                let key = rest
+                    .get(..end)
+                    .filter(|k| !k.is_empty())
+                    .ok_or(ArgError::BadPath)?;
                 let key = core::str::from_utf8(key).map_err(|_| ArgError::BadPath)?;
                 cur = self.doc.get(cur, key).ok_or(ArgError::Missing)?;
                 rest = rest.get(end..).unwrap_or(&[]);
@@ -113,7 +122,11 @@ fn parse_index(digits: &[u8]) -> Option<usize> {
     if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(digits.iter().fold(0usize, |v, &d| v * 10 + usize::from(d - b'0')))
+    Some(
+        digits
+            .iter()
+            .fold(0usize, |v, &d| v * 10 + usize::from(d - b'0')),
+    )
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,10 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::json::{self, Token};
+use crate::call::{Call, ToolResult};
 #[cfg(test)]
 use crate::json::Kind;
+use crate::json::{self, Token};
 use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 
 /// Opaque handle a tool callback receives for reading its arguments.
@@ -42,6 +43,17 @@ pub mod hints {
     pub(crate) const ALL: u32 = READ_ONLY | DESTRUCTIVE | IDEMPOTENT | OPEN_WORLD;
 }
 
+/// What runs for a `tools/call`: a C callback with its user pointer, or a
+/// plain Rust function for firmware written in Rust.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// A C callback (registration refuses NULL) and the pointer passed back to it.
+    C(mcp_tool_fn, *mut c_void),
+    /// A Rust function: reads the call, writes the result, returns 0 or a
+    /// negative `MCP_E*` value.
+    Rust(fn(&Call<'_>, &mut ToolResult<'_, '_>) -> c_int),
+}
+
 /// One registered tool, with its text checked and its callback.
 #[derive(Clone, Copy)]
 pub struct Tool<'a> {
@@ -57,10 +69,8 @@ pub struct Tool<'a> {
     pub output_schema: Option<&'a str>,
     /// [`hints`] flags; 0 means no `annotations` object is listed.
     pub annotations: u32,
-    /// The callback (registration refuses NULL).
-    pub handler: mcp_tool_fn,
-    /// Passed back to the callback unchanged.
-    pub user: *mut c_void,
+    /// What runs when the tool is called.
+    pub handler: Handler,
 }
 
 /// Why a tool could not be registered.
@@ -94,7 +104,10 @@ impl<'a> Registry<'a> {
 
     /// Adds `tool` at the end of the list.
     pub fn add(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
-        if !valid_name(tool.name) || tool.annotations & !hints::ALL != 0 || tool.handler.is_none() {
+        if !valid_name(tool.name)
+            || tool.annotations & !hints::ALL != 0
+            || matches!(tool.handler, Handler::C(None, _))
+        {
             return Err(RegisterError::BadDefinition);
         }
         if !is_json_object(tool.input_schema)
@@ -147,7 +160,9 @@ fn valid_name(name: &str) -> bool {
 
 /// True when `text` is exactly one JSON object (any size, bounded depth).
 fn is_json_object(text: &str) -> bool {
-    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    let first = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     let mut none: [Token; 0] = [];
     first == Some(b'{') && json::tokenize(text.as_bytes(), &mut none, MCP_MAX_DEPTH).is_ok()
 }
@@ -177,8 +192,7 @@ mod tests {
             input_schema: schema,
             output_schema: None,
             annotations: 0,
-            handler: Some(nop),
-            user: core::ptr::null_mut(),
+            handler: Handler::C(Some(nop), core::ptr::null_mut()),
         }
     }
 
@@ -187,10 +201,16 @@ mod tests {
         let mut r = Registry::new();
         r.add(tool("b.tool-1", "{\"type\":\"object\"}")).unwrap();
         r.add(tool("a", " {} ")).unwrap();
-        assert_eq!(r.iter().map(|t| t.name).collect::<Vec<_>>(), ["b.tool-1", "a"]);
+        assert_eq!(
+            r.iter().map(|t| t.name).collect::<Vec<_>>(),
+            ["b.tool-1", "a"]
+        );
         assert_eq!(r.add(tool("a", "{}")), Err(RegisterError::Duplicate));
         assert_eq!(r.add(tool("", "{}")), Err(RegisterError::BadDefinition));
-        assert_eq!(r.add(tool("sp ace", "{}")), Err(RegisterError::BadDefinition));
+        assert_eq!(
+            r.add(tool("sp ace", "{}")),
+            Err(RegisterError::BadDefinition)
+        );
         assert_eq!(r.add(tool("x", "[]")), Err(RegisterError::BadSchema));
         assert_eq!(r.add(tool("x", "{\"a\":}")), Err(RegisterError::BadSchema));
         assert_eq!(root_kind("{}"), Some(Kind::Object));

@@ -134,12 +134,20 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     let id = match doc.get(0, "id") {
         None => None,
         Some(i) => match doc.kind(i) {
-            Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => Some(doc.raw(i)),
+            Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => {
+                Some(doc.raw(i))
+            }
             Some(Kind::String | Kind::Number) => {
-                return Err((RpcError::new(MCP_RPC_INVALID_REQUEST, "id is longer than MCP_MAX_ID_LEN"), None));
+                return Err((
+                    RpcError::new(MCP_RPC_INVALID_REQUEST, "id is longer than MCP_MAX_ID_LEN"),
+                    None,
+                ));
             }
             _ => {
-                return Err((RpcError::new(MCP_RPC_INVALID_REQUEST, "id must be a string or a number"), None));
+                return Err((
+                    RpcError::new(MCP_RPC_INVALID_REQUEST, "id must be a string or a number"),
+                    None,
+                ));
             }
         },
     };
@@ -147,7 +155,10 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     if !doc.get(0, "jsonrpc").is_some_and(|v| doc.str_eq(v, "2.0")) {
         return invalid("jsonrpc must be \"2.0\"");
     }
-    let Some(method) = doc.get(0, "method").filter(|&m| doc.kind(m) == Some(Kind::String)) else {
+    let Some(method) = doc
+        .get(0, "method")
+        .filter(|&m| doc.kind(m) == Some(Kind::String))
+    else {
         return invalid("method must be a string");
     };
     // A params value that is not an object is refused by the dispatcher, so
@@ -197,7 +208,11 @@ pub fn write_error(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) {
     let _ = write_error_full(w, id, &short);
 }
 
-fn write_error_full(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) -> Result<(), WriteError> {
+fn write_error_full(
+    w: &mut Writer<'_>,
+    id: Option<&[u8]>,
+    e: &RpcError<'_>,
+) -> Result<(), WriteError> {
     frame_start(w, id)?;
     w.key("error")?;
     w.begin_object()?;

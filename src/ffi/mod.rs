@@ -13,7 +13,7 @@ use core::ffi::{CStr, c_char, c_int, c_void};
 use crate::call::{ArgError, Call, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
-use crate::registry::{RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
+use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::server::{HandleError, Server, ServerInfo};
 pub use types::*;
 
@@ -48,7 +48,9 @@ unsafe fn c_text<'a>(p: *const c_char) -> Result<Option<&'a str>, c_int> {
     }
     // SAFETY: the caller promises a NUL-terminated string that outlives 'a.
     let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
-    core::str::from_utf8(bytes).map(Some).map_err(|_| -MCP_EILSEQ)
+    core::str::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| -MCP_EILSEQ)
 }
 
 /// A (pointer, length) text as UTF-8.
@@ -107,7 +109,10 @@ fn register_errno(e: RegisterError) -> c_int {
 /// `server` must point to writable `mcp_server_t` storage and `config` to a
 /// valid config whose strings are NUL-terminated and outlive the server.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_server_init(server: *mut mcp_server_t, config: *const mcp_server_config_t) -> c_int {
+pub unsafe extern "C" fn mcp_server_init(
+    server: *mut mcp_server_t,
+    config: *const mcp_server_config_t,
+) -> c_int {
     if server.is_null() || config.is_null() {
         return -MCP_EINVAL;
     }
@@ -190,8 +195,16 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             c_text(t.output_schema),
         )
     };
-    let (Ok(Some(name)), Ok(title), Ok(description), Ok(Some(input_schema)), Ok(output_schema)) = texts else {
-        let utf8 = [texts.0.err(), texts.1.err(), texts.2.err(), texts.3.err(), texts.4.err()];
+    let (Ok(Some(name)), Ok(title), Ok(description), Ok(Some(input_schema)), Ok(output_schema)) =
+        texts
+    else {
+        let utf8 = [
+            texts.0.err(),
+            texts.1.err(),
+            texts.2.err(),
+            texts.3.err(),
+            texts.4.err(),
+        ];
         return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
     };
     let entry = Tool {
@@ -201,8 +214,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         input_schema,
         output_schema,
         annotations: t.annotations,
-        handler: r#fn,
-        user,
+        handler: Handler::C(r#fn, user),
     };
     // SAFETY: the magic word was checked above; the caller promises no other
     // reference to the server is live (no concurrent handle call).
@@ -334,10 +346,15 @@ fn write_errno(e: WriteError) -> c_int {
 }
 
 /// Finds the argument at `path` for the typed accessors.
-unsafe fn arg<'a>(call: *const mcp_call_t, path: *const c_char) -> Result<(&'a Call<'a>, usize), c_int> {
+unsafe fn arg<'a>(
+    call: *const mcp_call_t,
+    path: *const c_char,
+) -> Result<(&'a Call<'a>, usize), c_int> {
     // SAFETY: see call_ref; path is NULL or NUL-terminated.
     let c = unsafe { call_ref(call) }.ok_or(-MCP_EINVAL)?;
-    let p = unsafe { c_text(path) }.map_err(|_| -MCP_EINVAL)?.ok_or(-MCP_EINVAL)?;
+    let p = unsafe { c_text(path) }
+        .map_err(|_| -MCP_EINVAL)?
+        .ok_or(-MCP_EINVAL)?;
     let i = c.lookup(p).map_err(arg_errno)?;
     Ok((c, i))
 }
@@ -380,7 +397,11 @@ unsafe fn typed_arg<T>(
 /// `call` must be the handle passed to the running callback; `path` a
 /// NUL-terminated string; `out` writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_arg_int(call: *const mcp_call_t, path: *const c_char, out: *mut i64) -> c_int {
+pub unsafe extern "C" fn mcp_arg_int(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    out: *mut i64,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_i64(i)) }
 }
@@ -396,7 +417,11 @@ pub unsafe extern "C" fn mcp_arg_int(call: *const mcp_call_t, path: *const c_cha
 /// # Safety
 /// As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_arg_number(call: *const mcp_call_t, path: *const c_char, out: *mut f64) -> c_int {
+pub unsafe extern "C" fn mcp_arg_number(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    out: *mut f64,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_f64(i)) }
 }
@@ -411,7 +436,11 @@ pub unsafe extern "C" fn mcp_arg_number(call: *const mcp_call_t, path: *const c_
 /// # Safety
 /// As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_arg_bool(call: *const mcp_call_t, path: *const c_char, out: *mut bool) -> c_int {
+pub unsafe extern "C" fn mcp_arg_bool(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    out: *mut bool,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_bool(i)) }
 }
@@ -525,7 +554,11 @@ pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_c
 /// `call` must be the handle passed to the running callback; `buf` writable
 /// for `cap` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_call_arguments(call: *const mcp_call_t, buf: *mut c_char, cap: usize) -> c_int {
+pub unsafe extern "C" fn mcp_call_arguments(
+    call: *const mcp_call_t,
+    buf: *mut c_char,
+    cap: usize,
+) -> c_int {
     // SAFETY: see call_ref.
     let Some(c) = (unsafe { call_ref(call) }) else {
         return -MCP_EINVAL;
@@ -582,7 +615,10 @@ pub unsafe extern "C" fn mcp_call_ctx(call: *const mcp_call_t) -> *const mcp_req
 }
 
 /// Runs `f` on the result behind `r`, mapping errors to `-MCP_E*`.
-unsafe fn with_result(r: *mut mcp_result_t, f: impl FnOnce(&mut ToolResult<'_, '_>) -> Result<(), ResultError>) -> c_int {
+unsafe fn with_result(
+    r: *mut mcp_result_t,
+    f: impl FnOnce(&mut ToolResult<'_, '_>) -> Result<(), ResultError>,
+) -> c_int {
     // SAFETY: see result_mut.
     match unsafe { result_mut(r) } {
         Some(res) => f(res).map_or_else(result_errno, |()| 0),
@@ -602,7 +638,11 @@ unsafe fn with_result(r: *mut mcp_result_t, f: impl FnOnce(&mut ToolResult<'_, '
 /// # Safety
 /// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_text(r: *mut mcp_result_t, text: *const c_char, len: usize) -> c_int {
+pub unsafe extern "C" fn mcp_result_text(
+    r: *mut mcp_result_t,
+    text: *const c_char,
+    len: usize,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(text, len) } {
         Ok(t) => unsafe { with_result(r, |res| res.text(t)) },
@@ -622,7 +662,11 @@ pub unsafe extern "C" fn mcp_result_text(r: *mut mcp_result_t, text: *const c_ch
 /// # Safety
 /// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_error(r: *mut mcp_result_t, text: *const c_char, len: usize) -> c_int {
+pub unsafe extern "C" fn mcp_result_error(
+    r: *mut mcp_result_t,
+    text: *const c_char,
+    len: usize,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(text, len) } {
         Ok(t) => unsafe { with_result(r, |res| res.error(t)) },
@@ -682,7 +726,10 @@ pub unsafe extern "C" fn mcp_result_structured_end(r: *mut mcp_result_t) -> c_in
 }
 
 /// Runs a writer call inside structuredContent.
-unsafe fn with_json(r: *mut mcp_result_t, f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>) -> c_int {
+unsafe fn with_json(
+    r: *mut mcp_result_t,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { with_result(r, |res| Ok(f(res.json()?)?)) }
 }
@@ -719,7 +766,11 @@ pub unsafe extern "C" fn mcp_json_key(r: *mut mcp_result_t, key: *const c_char) 
 /// # Safety
 /// `r` must be the handle passed to the running callback; `s` readable for `len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_string(r: *mut mcp_result_t, s: *const c_char, len: usize) -> c_int {
+pub unsafe extern "C" fn mcp_json_string(
+    r: *mut mcp_result_t,
+    s: *const c_char,
+    len: usize,
+) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(s, len) } {
         Ok(t) => unsafe { with_json(r, |w| w.string(t)) },

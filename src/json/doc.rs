@@ -52,7 +52,8 @@ impl<'a> Doc<'a> {
     /// The bytes between a string's quotes, still escaped.
     pub fn str_inner(&self, i: usize) -> Option<&'a [u8]> {
         let t = self.token(i).filter(|t| t.kind == Kind::String)?;
-        self.src.get(t.start as usize + 1..(t.end as usize).saturating_sub(1))
+        self.src
+            .get(t.start as usize + 1..(t.end as usize).saturating_sub(1))
     }
 
     /// The value stored under `key` in the object at `obj` (first match wins).
@@ -139,7 +140,11 @@ impl<'a> Doc<'a> {
             return Err(ConvError::Range);
         }
         let i = f as i64;
-        if i as f64 == f { Ok(i) } else { Err(ConvError::NotInteger) }
+        if i as f64 == f {
+            Ok(i)
+        } else {
+            Err(ConvError::NotInteger)
+        }
     }
 
     /// The number at `i` as an `f64`; values beyond f64's range are refused.
@@ -176,9 +181,13 @@ fn parse_plain_int(raw: &str) -> Option<Result<i64, ConvError>> {
     let mut v: i64 = 0;
     for b in digits.bytes() {
         let d = i64::from(b - b'0');
-        let next = v
-            .checked_mul(10)
-            .and_then(|v| if neg { v.checked_sub(d) } else { v.checked_add(d) });
+        let next = v.checked_mul(10).and_then(|v| {
+            if neg {
+                v.checked_sub(d)
+            } else {
+                v.checked_add(d)
+            }
+        });
         match next {
             Some(n) => v = n,
             None => return Some(Err(ConvError::Range)),

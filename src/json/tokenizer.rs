@@ -252,7 +252,15 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
                         *slot = (n as u16, is_obj);
                         depth += 1;
                         cur.pos += 1;
-                        push(tokens, &mut n, count_only, start, cur.pos, kind_of(is_obj), false)?;
+                        push(
+                            tokens,
+                            &mut n,
+                            count_only,
+                            start,
+                            cur.pos,
+                            kind_of(is_obj),
+                            false,
+                        )?;
                         state = if is_obj {
                             State::KeyOrEnd
                         } else {
@@ -294,7 +302,15 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
                 }
                 let start = cur.pos;
                 let escaped = cur.string()?;
-                push(tokens, &mut n, count_only, start, cur.pos, Kind::String, escaped)?;
+                push(
+                    tokens,
+                    &mut n,
+                    count_only,
+                    start,
+                    cur.pos,
+                    Kind::String,
+                    escaped,
+                )?;
                 cur.skip_ws();
                 if cur.peek() != Some(b':') {
                     return Err(Error::Invalid);
@@ -396,9 +412,28 @@ mod tests {
     #[test]
     fn rejects_bad_text() {
         for s in [
-            "", " ", "{", "}", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "1e", "tru",
-            "nul", "\"\\x\"", "\"\u{1}\"", "\"\\ud800\"", "\"\\udc00\"", "{1:2}", "[1 2]",
-            "{} {}", "\u{feff}{}", "\"\\ud800\\u0041\"",
+            "",
+            " ",
+            "{",
+            "}",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "tru",
+            "nul",
+            "\"\\x\"",
+            "\"\u{1}\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "{1:2}",
+            "[1 2]",
+            "{} {}",
+            "\u{feff}{}",
+            "\"\\ud800\\u0041\"",
         ] {
             assert_eq!(tok(s), Err(Error::Invalid), "{s:?}");
         }
@@ -425,7 +460,10 @@ mod tests {
         let mut t = [Token::EMPTY; 3];
         assert_eq!(tokenize(b"[1,2,3]", &mut t, 8), Err(Error::TooManyTokens));
         assert_eq!(tokenize(b"[1,2,3]", &mut [], 8), Ok(4));
-        assert_eq!(tok("[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]"), Err(Error::TooDeep));
+        assert_eq!(
+            tok("[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]"),
+            Err(Error::TooDeep)
+        );
         assert_eq!(tok("[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]"), Ok(17));
     }
 }

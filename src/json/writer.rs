@@ -255,7 +255,11 @@ impl<'b> Writer<'b> {
 
     /// A string value made of `prefix` (escaped here) followed by `raw_inner`,
     /// the already-escaped inside of a validated JSON string.
-    pub fn string_with_raw_tail(&mut self, prefix: &str, raw_inner: &[u8]) -> Result<(), WriteError> {
+    pub fn string_with_raw_tail(
+        &mut self,
+        prefix: &str,
+        raw_inner: &[u8],
+    ) -> Result<(), WriteError> {
         self.before_value()?;
         self.put(b"\"")?;
         self.escaped(prefix)?;
@@ -337,7 +341,10 @@ impl<'b> Writer<'b> {
         self.before_value()?;
         // core's Debug for f64 prints the shortest round-trip form, using an
         // exponent for very large or small magnitudes; both are valid JSON.
-        let mut tmp = FmtBuf { buf: [0; 40], len: 0 };
+        let mut tmp = FmtBuf {
+            buf: [0; 40],
+            len: 0,
+        };
         if core::fmt::write(&mut tmp, format_args!("{v:?}")).is_err() {
             return self.fail(WriteError::Overflow);
         }
@@ -424,7 +431,9 @@ impl core::fmt::Write for FmtBuf {
 mod tests {
     use super::*;
 
-    fn out(f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>) -> Result<String, WriteError> {
+    fn out(
+        f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,
+    ) -> Result<String, WriteError> {
         let mut buf = [0u8; 256];
         let mut w = Writer::new(&mut buf);
         f(&mut w)?;
@@ -473,7 +482,10 @@ mod tests {
         let mut w = Writer::new(&mut buf);
         w.begin_array().unwrap();
         assert_eq!(w.end_object(), Err(WriteError::Misuse));
-        assert_eq!(Writer::new(&mut buf).number(f64::NAN), Err(WriteError::Misuse));
+        assert_eq!(
+            Writer::new(&mut buf).number(f64::NAN),
+            Err(WriteError::Misuse)
+        );
     }
 
     #[test]

@@ -16,12 +16,19 @@ const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 /// when the transport saw a non-legacy `MCP-Protocol-Version` header.
 pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
     let doc = &req.doc;
-    let meta = req.param("_meta").filter(|&m| doc.kind(m) == Some(Kind::Object));
-    let keyed = meta.is_some_and(|m| doc.get(m, KEY_VERSION).is_some() || doc.get(m, KEY_CAPS).is_some());
+    let meta = req
+        .param("_meta")
+        .filter(|&m| doc.kind(m) == Some(Kind::Object));
+    let keyed =
+        meta.is_some_and(|m| doc.get(m, KEY_VERSION).is_some() || doc.get(m, KEY_CAPS).is_some());
     let header_modern = info
         .hdr_protocol_version
         .is_some_and(|h| !LEGACY_VERSIONS.iter().any(|v| trim_ows(h) == v.as_bytes()));
-    if keyed || header_modern { Era::Modern } else { Era::Legacy }
+    if keyed || header_modern {
+        Era::Modern
+    } else {
+        Era::Legacy
+    }
 }
 
 /// Validates a modern request's envelope and the transport's routing headers.
@@ -31,11 +38,17 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
         MCP_RPC_INVALID_PARAMS,
         "params._meta must be an object carrying the required 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' envelope keys",
     );
-    let meta = req.param("_meta").filter(|&m| doc.kind(m) == Some(Kind::Object)).ok_or(missing)?;
+    let meta = req
+        .param("_meta")
+        .filter(|&m| doc.kind(m) == Some(Kind::Object))
+        .ok_or(missing)?;
     let version = doc.get(meta, KEY_VERSION).ok_or(missing)?;
     let caps = doc.get(meta, KEY_CAPS).ok_or(missing)?;
     if doc.kind(caps) != Some(Kind::Object) {
-        return Err(RpcError::new(MCP_RPC_INVALID_PARAMS, "clientCapabilities must be an object"));
+        return Err(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "clientCapabilities must be an object",
+        ));
     }
     if let Some(h) = info.hdr_protocol_version {
         if !doc.str_eq_bytes(version, trim_ows(h)) {
@@ -54,7 +67,10 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
         }
     }
     if doc.kind(version) != Some(Kind::String) {
-        return Err(RpcError::new(MCP_RPC_INVALID_PARAMS, "protocolVersion must be a string"));
+        return Err(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "protocolVersion must be a string",
+        ));
     }
     if !doc.str_eq(version, MODERN_VERSION) {
         return Err(RpcError {

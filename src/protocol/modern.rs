@@ -34,7 +34,10 @@ pub fn capabilities(w: &mut Writer<'_>) -> Result<(), WriteError> {
 pub fn cache_hints(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
     w.key("ttlMs")?;
     w.int(i64::from(s.list_ttl_ms))?;
-    w.kv_str("cacheScope", if s.cache_public { "public" } else { "private" })
+    w.kv_str(
+        "cacheScope",
+        if s.cache_public { "public" } else { "private" },
+    )
 }
 
 /// The Implementation object (`name`, `version`, optional `title`).

@@ -6,15 +6,23 @@ use super::modern::cache_hints;
 use crate::call::{Call, RequestInfo, ToolResult};
 use crate::json::{Kind, WriteError, Writer};
 use crate::limits::*;
-use crate::registry::{Tool, hints, mcp_call_t, mcp_result_t};
+use crate::registry::{Handler, Tool, hints, mcp_call_t, mcp_result_t};
 use crate::rpc::{Message, Request, RpcError};
 use crate::server::{Fail, Server};
 
 /// The members of a `tools/list` result: every tool, in registration order.
-pub fn list<'r>(w: &mut Writer<'_>, s: &Server<'_>, req: &Request<'r>, era: Era) -> Result<(), Fail<'r>> {
+pub fn list<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    req: &Request<'r>,
+    era: Era,
+) -> Result<(), Fail<'r>> {
     if req.param("cursor").is_some() {
         // One page holds every tool, so no cursor was ever handed out.
-        return Err(Fail::Rpc(RpcError::new(MCP_RPC_INVALID_PARAMS, "Invalid cursor")));
+        return Err(Fail::Rpc(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "Invalid cursor",
+        )));
     }
     w.key("tools")?;
     w.begin_array()?;
@@ -73,10 +81,16 @@ pub fn call<'r>(
     let name = req
         .param("name")
         .filter(|&n| doc.kind(n) == Some(Kind::String))
-        .ok_or(Fail::Rpc(RpcError::new(MCP_RPC_INVALID_PARAMS, "params.name must be a string")))?;
+        .ok_or(Fail::Rpc(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "params.name must be a string",
+        )))?;
     let args = match req.param("arguments") {
         Some(a) if doc.kind(a) != Some(Kind::Object) => {
-            return Err(Fail::Rpc(RpcError::new(MCP_RPC_INVALID_PARAMS, "params.arguments must be an object")));
+            return Err(Fail::Rpc(RpcError::new(
+                MCP_RPC_INVALID_PARAMS,
+                "params.arguments must be an object",
+            )));
         }
         a => a,
     };
@@ -95,19 +109,24 @@ pub fn call<'r>(
         tool,
         info,
     };
-    let Some(handler) = tool.handler else {
-        return Err(Fail::Rpc(RpcError::new(MCP_RPC_INTERNAL_ERROR, "Tool has no callback")));
-    };
     let mut result = ToolResult::new(w);
-    let rc = handler(
-        &call as *const Call<'_> as *const mcp_call_t,
-        &mut result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
-        tool.user,
-    );
+    let rc = match tool.handler {
+        // The C side gets opaque handles; the ffi accessors turn them back.
+        Handler::C(Some(f), user) => f(
+            &call as *const Call<'_> as *const mcp_call_t,
+            &mut result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
+            user,
+        ),
+        Handler::C(None, _) => -MCP_EINVAL,
+        Handler::Rust(f) => f(&call, &mut result),
+    };
     let finished = result.finish();
     w.status()?;
     if rc < 0 {
-        return Err(Fail::Rpc(RpcError::new(MCP_RPC_INTERNAL_ERROR, "Tool callback failed")));
+        return Err(Fail::Rpc(RpcError::new(
+            MCP_RPC_INTERNAL_ERROR,
+            "Tool callback failed",
+        )));
     }
     if finished.is_err() {
         return Err(Fail::Rpc(RpcError::new(
