@@ -41,6 +41,15 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     unsafe { abort() }
 }
 
+/// On hosted targets the prebuilt `core` was compiled for unwinding, so its
+/// unwind tables name `rust_eh_personality` even though this library aborts on
+/// panic and never unwinds. Defining the symbol lets a plain C link succeed
+/// without `--gc-sections`; bare-metal targets (`target_os = "none"`) ship a
+/// panic=abort `core` and need nothing.
+#[cfg(all(not(any(test, feature = "std")), not(target_os = "none")))]
+#[unsafe(no_mangle)]
+pub extern "C" fn rust_eh_personality() {}
+
 /// A NUL-terminated C string as UTF-8: `Ok(None)` for NULL, `Err` for invalid UTF-8.
 unsafe fn c_text<'a>(p: *const c_char) -> Result<Option<&'a str>, c_int> {
     if p.is_null() {
@@ -901,3 +910,4 @@ pub unsafe extern "C" fn mcp_json_array_end(r: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { with_result(r, |res| res.json_close(false)) }
 }
+

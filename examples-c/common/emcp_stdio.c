@@ -1,0 +1,154 @@
+/*
+ * The MCP stdio binding: newline-delimited JSON-RPC on two FILE streams.
+ * Portable C11 plus clock_gettime(CLOCK_MONOTONIC) where POSIX provides it;
+ * no allocation.
+ */
+
+#include "emcp_stdio.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+_Static_assert(EMCP_STDIO_LINE_MAX > 0, "EMCP_STDIO_LINE_MAX must be positive");
+_Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
+               "EMCP_STDIO_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
+
+/* Static rather than on the stack: a UART task's stack is usually far smaller
+ * than these buffers. Hence one serve loop at a time. */
+static uint8_t line_buf[EMCP_STDIO_LINE_MAX];
+static uint8_t response_buf[EMCP_STDIO_RESPONSE_MAX];
+
+/* The answer to a line that did not fit: its id is unknown, hence null. */
+static const char overlong_response[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+    "\"message\":\"Request exceeds EMCP_STDIO_LINE_MAX\"}}";
+
+static const char principal_local[] = "local";
+
+/* Milliseconds of a monotonic clock (its origin is arbitrary). */
+static uint64_t monotonic_ms(void)
+{
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
+        return 0;
+    }
+#else
+    /* Not monotonic, but the best plain C11 offers. */
+    if (timespec_get(&ts, TIME_UTC) != TIME_UTC) {
+        return 0;
+    }
+#endif
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Writes one message and its newline, and flushes. */
+static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
+{
+    if (fwrite(msg, 1, len, out) != len || putc('\n', out) == EOF || fflush(out) != 0) {
+        if (log != NULL) {
+            fprintf(log, "emcp_stdio: cannot write a response; stopping\n");
+        }
+        return -EMCP_STDIO_EIO;
+    }
+    return 0;
+}
+
+/* Handles one complete line (line ending already removed). */
+static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t len)
+{
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.principal.ptr = principal_local;
+    ctx.principal.len = sizeof principal_local - 1;
+    ctx.now_ms = monotonic_ms();
+
+    int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
+                              NULL);
+    if (n < 0) {
+        if (log != NULL) {
+            fprintf(log, "emcp_stdio: mcp_server_handle failed (%d); message dropped\n", n);
+        }
+        return 0;
+    }
+    if (n == 0) {
+        return 0; /* a notification: no response */
+    }
+    return write_message(out, log, response_buf, (size_t)n);
+}
+
+/* The line being read. */
+struct line_state {
+    size_t len;      /* bytes stored in line_buf */
+    bool pending_cr; /* a "\r" was read but not stored yet: it may end the line */
+    bool overlong;   /* the line did not fit; discarding up to its newline */
+};
+
+/* Appends one byte to the current line, or starts discarding it. */
+static void line_append(struct line_state *st, FILE *log, uint8_t byte)
+{
+    if (st->overlong) {
+        return;
+    }
+    if (st->len < sizeof line_buf) {
+        line_buf[st->len++] = byte;
+        return;
+    }
+    st->overlong = true;
+    if (log != NULL) {
+        fprintf(log, "emcp_stdio: discarding a message longer than EMCP_STDIO_LINE_MAX (%lu bytes)\n",
+                (unsigned long)sizeof line_buf);
+    }
+}
+
+int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
+{
+    if (server == NULL || in == NULL || out == NULL) {
+        return -MCP_EINVAL;
+    }
+
+    struct line_state st = {0, false, false};
+    for (;;) {
+        int c = getc(in);
+        if (c == '\r') {
+            /* Held back until the next byte shows whether it ends the line. */
+            if (st.pending_cr) {
+                line_append(&st, log, '\r');
+            }
+            st.pending_cr = true;
+            continue;
+        }
+        if (c != EOF && c != '\n') {
+            if (st.pending_cr) {
+                line_append(&st, log, '\r');
+                st.pending_cr = false;
+            }
+            line_append(&st, log, (uint8_t)c);
+            continue;
+        }
+
+        if (c == EOF && ferror(in)) {
+            if (log != NULL) {
+                fprintf(log, "emcp_stdio: read error on input; stopping\n");
+            }
+            return -EMCP_STDIO_EIO;
+        }
+        /* End of line. A pending "\r" is its trailing CR and is dropped. At
+         * EOF, a last line without its newline is still a message. */
+        int rc = 0;
+        if (st.overlong) {
+            rc = write_message(out, log, overlong_response, sizeof overlong_response - 1);
+        } else if (st.len > 0) {
+            rc = handle_line(server, out, log, st.len);
+        }
+        if (rc < 0) {
+            return rc;
+        }
+        if (c == EOF) {
+            return 0;
+        }
+        st = (struct line_state){0, false, false};
+    }
+}

@@ -1,0 +1,66 @@
+/**
+ * @file emcp_stdio.h
+ * @brief The MCP stdio binding for emcp: one JSON-RPC message per line.
+ *
+ * Reads newline-delimited JSON-RPC messages from @p in, hands each one to
+ * mcp_server_handle() and writes each response as one line on @p out. The
+ * same framing serves a UART or any other byte stream that can be opened as
+ * a FILE (MCP 2026-07-28, section "stdio").
+ *
+ * - A trailing "\r" is stripped, so CRLF line endings work; empty lines are
+ *   skipped.
+ * - Nothing is allocated. The line and response buffers are static arrays of
+ *   EMCP_STDIO_LINE_MAX and EMCP_STDIO_RESPONSE_MAX bytes, so only one
+ *   emcp_stdio_serve() loop may run at a time.
+ * - A line longer than EMCP_STDIO_LINE_MAX bytes is discarded up to its
+ *   newline, logged once, and answered with a JSON-RPC -32600 error with
+ *   id null, so the client is not left waiting.
+ * - @p out carries only MCP messages; every diagnostic goes to @p log.
+ */
+
+#ifndef EMCP_STDIO_H
+#define EMCP_STDIO_H
+
+#include <stdio.h>
+
+#include "emcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Longest accepted message in bytes, without its line ending. */
+#ifndef EMCP_STDIO_LINE_MAX
+#define EMCP_STDIO_LINE_MAX 16384
+#endif
+
+/** Size of the response buffer passed to mcp_server_handle(). */
+#ifndef EMCP_STDIO_RESPONSE_MAX
+#define EMCP_STDIO_RESPONSE_MAX 16384
+#endif
+
+/** emcp_stdio_serve(): reading @p in or writing @p out failed (Linux EIO). */
+#define EMCP_STDIO_EIO 5
+
+/**
+ * Serves @p server on a line-delimited stream until end of input.
+ *
+ * Each request is handled with a zeroed mcp_request_ctx_t whose principal is
+ * "local" and whose now_ms is read from CLOCK_MONOTONIC. Each response is
+ * written with a "\n" and flushed at once.
+ *
+ * @param server An initialised server with its tools registered.
+ * @param in     The message source (e.g. stdin).
+ * @param out    Where responses go (e.g. stdout); nothing else is written.
+ * @param log    Diagnostics (e.g. stderr), or NULL for none.
+ * @retval 0 End of input on @p in (the client's shutdown signal).
+ * @retval -MCP_EINVAL @p server, @p in or @p out is NULL.
+ * @retval -EMCP_STDIO_EIO A read or write error (e.g. the client went away).
+ */
+int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMCP_STDIO_H */

@@ -1,0 +1,66 @@
+/*
+ * greenhouse-stdio: the greenhouse gateway as an MCP server on stdin/stdout.
+ *
+ *   greenhouse-stdio [--wind-lock]
+ *
+ * stdout carries only MCP messages; logs and audit lines go to stderr. The
+ * server exits 0 when the client closes stdin.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emcp.h"
+#include "emcp_stdio.h"
+#include "greenhouse.h"
+
+static mcp_server_t server;
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s [--wind-lock]\n"
+            "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line).\n"
+            "  --wind-lock  start with the wind lock on (set_vent above 0 is refused)\n",
+            prog);
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-stdio";
+    bool wind_lock = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--wind-lock") == 0) {
+            wind_lock = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(prog);
+            return 0;
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, argv[i]);
+            usage(prog);
+            return 2;
+        }
+    }
+
+#ifdef SIGPIPE
+    /* A client that goes away makes the next write fail with EPIPE, which
+     * emcp_stdio_serve reports, instead of killing the process. */
+    signal(SIGPIPE, SIG_IGN);
+#endif
+
+    int rc = greenhouse_register(&server, wind_lock);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
+        return 1;
+    }
+    fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
+
+    rc = emcp_stdio_serve(&server, stdin, stdout, stderr);
+    if (rc != 0) {
+        fprintf(stderr, "%s: stopped (%d)\n", prog, rc);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every test of the project: formatting and lints, Rust unit and
+# integration tests (tokenizer, JSONTestSuite, both protocol eras, header
+# drift), ABI checks (ctest + bindgen), C tests under ASan/UBSan (CTest), and
+# end-to-end tests against greenhouse-stdio with the real Python SDK client,
+# the MCP Inspector CLI and raw protocol lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "installing dependencies"
+scripts/install-deps.sh test
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (library as shipped, and with tests)"
+cargo clippy --quiet -- -D warnings
+cargo clippy --quiet --features std --all-targets -- -D warnings
+
+step "Rust tests (cargo test --features std)"
+cargo test --features std
+
+step "ABI checks (tests/abi: ctest + bindgen)"
+(cd tests/abi && cargo test)
+
+step "C build with -Wall -Wextra -Werror and ASan/UBSan"
+cmake -S . -B build -DEMCP_SANITIZE=ON
+cmake --build build -j"$(nproc)"
+
+step "C tests (CTest)"
+ctest --test-dir build --output-on-failure
+
+step "end-to-end tests (Python SDK, Inspector CLI, raw lines)"
+GREENHOUSE_STDIO="$PWD/build/examples-c/greenhouse/greenhouse-stdio" \
+  python3 -m pytest -v tests/e2e
+
+echo
+echo "all tests passed"
