@@ -77,8 +77,7 @@
 #define MCP_OK 0
 
 /**
- * Operation not allowed in the current state (for example a result call out
- * of order, or registration while a request is being handled).
+ * Operation not allowed in the current state (a result call out of order).
  */
 #define MCP_EPERM 1
 
@@ -421,6 +420,15 @@ typedef struct mcp_response_info_t {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * On hosted targets the prebuilt `core` was compiled for unwinding, so its
+ * unwind tables name `rust_eh_personality` even though this library aborts on
+ * panic and never unwinds. Defining the symbol lets a plain C link succeed
+ * without `--gc-sections`; bare-metal targets (`target_os = "none"`) ship a
+ * panic=abort `core` and need nothing.
+ */
+void rust_eh_personality(void);
 
 /**
  * Initialises a server in caller-owned storage.

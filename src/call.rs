@@ -177,6 +177,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Appends a text content block.
     pub fn text(&mut self, text: &str) -> Result<(), ResultError> {
+        // Once the buffer is full, every call reports that, not a follow-on error.
+        self.w.status()?;
         if self.phase != Phase::Content {
             return Err(ResultError::Order);
         }
@@ -201,6 +203,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Closes the content blocks and opens the structuredContent object.
     pub fn structured_begin(&mut self) -> Result<(), ResultError> {
+        // Once the buffer is full, every call reports that, not a follow-on error.
+        self.w.status()?;
         if self.phase != Phase::Content {
             return Err(ResultError::Order);
         }
@@ -214,6 +218,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Closes the structuredContent object; everything opened inside it must be closed.
     pub fn structured_end(&mut self) -> Result<(), ResultError> {
+        // Once the buffer is full, every call reports that, not a follow-on error.
+        self.w.status()?;
         if self.phase != Phase::Structured || self.w_depth() != self.structured_depth {
             return Err(ResultError::Order);
         }
@@ -224,6 +230,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// The writer for JSON inside structuredContent; `Err` outside it.
     pub fn json(&mut self) -> Result<&mut Writer<'b>, ResultError> {
+        // Once the buffer is full, every call reports that, not a follow-on error.
+        self.w.status()?;
         if self.phase != Phase::Structured {
             return Err(ResultError::Order);
         }
@@ -232,6 +240,8 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Closes a container inside structuredContent (never the root object).
     pub fn json_close(&mut self, object: bool) -> Result<(), ResultError> {
+        // Once the buffer is full, every call reports that, not a follow-on error.
+        self.w.status()?;
         if self.phase != Phase::Structured || self.w_depth() <= self.structured_depth {
             return Err(ResultError::Order);
         }

@@ -35,8 +35,7 @@ pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
 
 /// Success.
 pub const MCP_OK: i32 = 0;
-/// Operation not allowed in the current state (for example a result call out
-/// of order, or registration while a request is being handled).
+/// Operation not allowed in the current state (a result call out of order).
 pub const MCP_EPERM: i32 = 1;
 /// No such argument, tool or value.
 pub const MCP_ENOENT: i32 = 2;

@@ -519,6 +519,13 @@ mod tests {
             ..info
         };
         assert_eq!(run_with(&wrong_version, &req, 4096).1.rpc_error, -32020);
+        let call = modern("2", "tools/call", r#","name":"echo","arguments":{"n":1}"#);
+        let named = |n: &'static [u8]| RequestInfo {
+            hdr_name: Some(n),
+            ..RequestInfo::default()
+        };
+        assert_eq!(run_with(&named(b"echo"), &call, 4096).1.rpc_error, 0);
+        assert_eq!(run_with(&named(b"ECHO"), &call, 4096).1.rpc_error, -32020);
         // A modern header makes a request without envelope modern: -32602, not legacy.
         let bare = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
         assert_eq!(run_with(&info, bare, 4096).1.rpc_error, -32602);

@@ -910,4 +910,3 @@ pub unsafe extern "C" fn mcp_json_array_end(r: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { with_result(r, |res| res.json_close(false)) }
 }
-

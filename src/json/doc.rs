@@ -128,23 +128,7 @@ impl<'a> Doc<'a> {
 
     /// The number at `i` as an `i64`; integral forms like `1.0` or `1e2` count.
     pub fn as_i64(&self, i: usize) -> Result<i64, ConvError> {
-        let raw = self.number_raw(i)?;
-        if let Some(v) = parse_plain_int(raw) {
-            return v;
-        }
-        let f = parse_f64(raw)?;
-        // Only values an f64 holds exactly are converted; no wrapping, no rounding.
-        const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53
-        if !(-LIMIT..=LIMIT).contains(&f) {
-            // Beyond 2^53 an f64 has no fractional part to check; refuse it.
-            return Err(ConvError::Range);
-        }
-        let i = f as i64;
-        if i as f64 == f {
-            Ok(i)
-        } else {
-            Err(ConvError::NotInteger)
-        }
+        exact_int(self.number_raw(i)?.as_bytes())
     }
 
     /// The number at `i` as an `f64`; values beyond f64's range are refused.
@@ -169,31 +153,69 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// `Some` when `raw` is a plain integer literal (no fraction or exponent).
-fn parse_plain_int(raw: &str) -> Option<Result<i64, ConvError>> {
-    let (neg, digits) = match raw.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, raw),
+/// The exact integer value of a (validated) JSON number, computed in decimal
+/// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
+fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
+    let (neg, rest) = match raw.split_first() {
+        Some((b'-', r)) => (true, r),
+        _ => (false, raw),
     };
-    if !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
+    let mant_end = rest
+        .iter()
+        .position(|&b| b == b'e' || b == b'E')
+        .unwrap_or(rest.len());
+    let (mant, exp) = rest.split_at(mant_end);
+    let exp: i64 = match exp.get(1..) {
+        None => 0,
+        Some(e) => {
+            let (sign, digits) = match e.split_first() {
+                Some((b'-', d)) => (-1, d),
+                Some((b'+', d)) => (1, d),
+                _ => (1, e),
+            };
+            // Saturate: an exponent this large is out of range or all zeros anyway.
+            let mag = digits.iter().fold(0i64, |v, &d| {
+                v.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+            });
+            sign * mag
+        }
+    };
+    let (int_part, frac) = match mant.iter().position(|&b| b == b'.') {
+        Some(d) => (
+            mant.get(..d).unwrap_or(&[]),
+            mant.get(d + 1..).unwrap_or(&[]),
+        ),
+        None => (mant, &[][..]),
+    };
+    // The value is digits(int_part ++ frac) * 10^scale.
+    let scale = exp.saturating_sub(frac.len() as i64);
+    let total = int_part.len() + frac.len();
+    // Digits that a negative scale pushes behind the decimal point must be zero.
+    let dropped = usize::try_from(scale.min(0).unsigned_abs()).unwrap_or(usize::MAX);
+    let kept = total.saturating_sub(dropped);
     let mut v: i64 = 0;
-    for b in digits.bytes() {
-        let d = i64::from(b - b'0');
-        let next = v.checked_mul(10).and_then(|v| {
-            if neg {
-                v.checked_sub(d)
-            } else {
-                v.checked_add(d)
+    for (n, d) in int_part.iter().chain(frac.iter()).enumerate() {
+        let d = i64::from(d - b'0');
+        if n >= kept {
+            if d != 0 {
+                return Err(ConvError::NotInteger);
             }
-        });
-        match next {
-            Some(n) => v = n,
-            None => return Some(Err(ConvError::Range)),
+            continue;
+        }
+        v = v.checked_mul(10).ok_or(ConvError::Range)?;
+        v = if neg {
+            v.checked_sub(d)
+        } else {
+            v.checked_add(d)
+        }
+        .ok_or(ConvError::Range)?;
+    }
+    if v != 0 {
+        for _ in 0..scale.max(0) {
+            v = v.checked_mul(10).ok_or(ConvError::Range)?;
         }
     }
-    Some(Ok(v))
+    Ok(v)
 }
 
 fn parse_f64(raw: &str) -> Result<f64, ConvError> {
@@ -370,6 +392,29 @@ mod tests {
                 assert_eq!(d.as_f64(e[6]), Err(ConvError::Range));
                 assert_eq!(d.as_f64(e[5]), Ok(1.5));
                 assert_eq!(d.as_i64(e[7]), Err(ConvError::Type));
+            },
+        );
+        with_doc(
+            "[1e18,9007199254740993.0,100e-2,-0.0e5,0e400,1e19,12.30e1,1.5e1,123e-1,0.1e1,-9223372036854775808e0,1e-99999999999999999999]",
+            |d| {
+                let v: Vec<_> = d.elements(0).map(|i| d.as_i64(i)).collect();
+                assert_eq!(
+                    v,
+                    [
+                        Ok(1_000_000_000_000_000_000),
+                        Ok(9_007_199_254_740_993),
+                        Ok(1),
+                        Ok(0),
+                        Ok(0),
+                        Err(ConvError::Range),
+                        Ok(123),
+                        Ok(15),
+                        Err(ConvError::NotInteger),
+                        Ok(1),
+                        Ok(i64::MIN),
+                        Err(ConvError::NotInteger),
+                    ]
+                );
             },
         );
     }

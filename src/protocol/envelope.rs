@@ -66,6 +66,22 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
             ));
         }
     }
+    if let Some(h) = info.hdr_name {
+        // Mcp-Name mirrors the body for the methods that name a target.
+        let target = if req.is("tools/call") || req.is("prompts/get") {
+            req.param("name")
+        } else if req.is("resources/read") {
+            req.param("uri")
+        } else {
+            None
+        };
+        if target.is_some_and(|t| !doc.str_eq_bytes(t, trim_ows(h))) {
+            return Err(RpcError::new(
+                MCP_RPC_HEADER_MISMATCH,
+                "Mcp-Name header does not match the request body",
+            ));
+        }
+    }
     if doc.kind(version) != Some(Kind::String) {
         return Err(RpcError::new(
             MCP_RPC_INVALID_PARAMS,
