@@ -23,12 +23,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# The Python SDK client (and pytest for the tests), pinned.
-if ! python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null \
-   || { [ "$mode" = test ] && ! python3 -c 'import pytest' 2>/dev/null; }; then
-  echo "install-deps: pip install -r tests/e2e/requirements.txt"
-  python3 -m pip install -q --disable-pip-version-check -r tests/e2e/requirements.txt
-fi
+# The Python SDK client and the test runner, pinned (pip skips what is there).
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/e2e/requirements.txt
 
 if [ "$mode" = test ]; then
   # The MCP Inspector CLI, pinned by tests/e2e/package-lock.json.

@@ -1,0 +1,127 @@
+"""greenhouse-stdio against the official MCP Python SDK client (mcp 2.3.0).
+
+mode="auto" probes server/discover and must settle on 2026-07-28;
+mode="legacy" uses the initialize handshake and must settle on 2025-11-25.
+Run with `pytest -s` to read the exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import anyio
+import pytest
+from mcp import StdioServerParameters
+from mcp.client.client import Client
+
+from e2e_support import LEGACY, MODERN, READINGS, SERVER_NAME, SERVER_VERSION, TOOL_NAMES
+
+TIMEOUT_S = 30  # for one whole client session, start to shutdown
+
+
+def show(label: str, model: Any) -> None:
+    """Prints one step of the exchange for a human reading `pytest -s`."""
+    if hasattr(model, "model_dump"):
+        model = model.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    print(f"  {label}: {json.dumps(model, ensure_ascii=False)}")
+
+
+def run(session_fn, binary: str, mode: str, *args: str) -> None:
+    """Runs `session_fn(client)` inside one client session, bounded in time."""
+
+    async def main() -> None:
+        params = StdioServerParameters(command=binary, args=list(args), env=dict(os.environ))
+        with anyio.fail_after(TIMEOUT_S):
+            async with Client(params, mode=mode, read_timeout_seconds=10) as c:
+                print(f"\n== {os.path.basename(binary)} {' '.join(args)} mode={mode} -> protocol {c.protocol_version}")
+                await session_fn(c)
+
+    anyio.run(main)
+
+
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_negotiation(greenhouse_bin, mode, version):
+    async def session(c: Client) -> None:
+        assert c.protocol_version == version
+        assert c.server_info is not None
+        assert (c.server_info.name, c.server_info.version) == (SERVER_NAME, SERVER_VERSION)
+        assert c.server_capabilities.tools is not None
+        if mode == "auto":
+            d = c.session.discover_result
+            assert d is not None and c.session.initialize_result is None, "auto mode fell back to initialize"
+            show("server/discover", d)
+            assert d.supported_versions == [MODERN]
+            assert d.ttl_ms is not None and d.ttl_ms >= 0
+            assert d.cache_scope in ("public", "private")
+        else:
+            i = c.session.initialize_result
+            assert i is not None and c.session.discover_result is None
+            show("initialize", i)
+            assert i.protocol_version == LEGACY
+
+    run(session, greenhouse_bin, mode)
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_tools(greenhouse_bin, mode, version):
+    async def session(c: Client) -> None:
+        assert c.protocol_version == version
+        listed = await c.list_tools()
+        show("tools/list", listed)
+        assert [t.name for t in listed.tools] == TOOL_NAMES
+        assert listed.next_cursor is None
+        read_sensor, set_vent = listed.tools
+        assert read_sensor.input_schema["type"] == "object"
+        assert read_sensor.input_schema["required"] == ["sensor_id"]
+        assert read_sensor.input_schema["properties"]["sensor_id"] == {
+            "type": "string",
+            "enum": ["t1", "t2", "rh1", "soil1"],
+        }
+        assert set_vent.input_schema["required"] == ["percent"]
+        assert set_vent.input_schema["properties"]["percent"] == {"type": "integer", "minimum": 0, "maximum": 100}
+        assert read_sensor.description and set_vent.description
+
+        for sensor, (value, unit) in READINGS.items():
+            r = await c.call_tool("read_sensor", {"sensor_id": sensor})
+            show(f"tools/call read_sensor {sensor}", r)
+            assert r.is_error is False
+            assert r.structured_content is not None
+            assert r.structured_content["value"] == value
+            assert r.structured_content["unit"] == unit
+            assert isinstance(r.structured_content["age_s"], int) and r.structured_content["age_s"] >= 0
+            assert text_of(r)
+
+        r = await c.call_tool("read_sensor", {"sensor_id": "soil1"})
+        show("tools/call read_sensor soil1", r)
+        assert r.is_error is True
+        assert "no reading yet" in text_of(r)
+
+        r = await c.call_tool("set_vent", {"percent": 60})
+        show("tools/call set_vent 60", r)
+        assert r.is_error is False
+        assert r.structured_content == {"ok": True, "percent": 60}
+
+    run(session, greenhouse_bin, mode)
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_wind_lock(greenhouse_bin, mode, version):
+    async def session(c: Client) -> None:
+        assert c.protocol_version == version
+        r = await c.call_tool("set_vent", {"percent": 60})
+        show("tools/call set_vent 60 (wind lock)", r)
+        assert r.is_error is True
+        assert "refused: wind lock active" in text_of(r)
+
+        r = await c.call_tool("set_vent", {"percent": 0})
+        show("tools/call set_vent 0 (wind lock)", r)
+        assert r.is_error is False
+        assert r.structured_content == {"ok": True, "percent": 0}
+
+    run(session, greenhouse_bin, mode, "--wind-lock")
