@@ -6,10 +6,11 @@
 
 #include "emcp_stdio.h"
 
+#include "emcp_clock.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 _Static_assert(EMCP_STDIO_LINE_MAX > 0, "EMCP_STDIO_LINE_MAX must be positive");
 _Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
@@ -26,23 +27,6 @@ static const char overlong_response[] =
     "\"message\":\"Request exceeds EMCP_STDIO_LINE_MAX\"}}";
 
 static const char principal_local[] = "local";
-
-/* Milliseconds of a monotonic clock (its origin is arbitrary). */
-static uint64_t monotonic_ms(void)
-{
-    struct timespec ts;
-#if defined(CLOCK_MONOTONIC)
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
-        return 0;
-    }
-#else
-    /* Not monotonic, but the best plain C11 offers. */
-    if (timespec_get(&ts, TIME_UTC) != TIME_UTC) {
-        return 0;
-    }
-#endif
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Writes one message and its newline, and flushes. */
 static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
@@ -63,7 +47,7 @@ static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t 
     memset(&ctx, 0, sizeof ctx);
     ctx.principal.ptr = principal_local;
     ctx.principal.len = sizeof principal_local - 1;
-    ctx.now_ms = monotonic_ms();
+    ctx.now_ms = emcp_monotonic_ms();
 
     int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
                               NULL);

@@ -6,11 +6,12 @@
 
 #include "greenhouse.h"
 
+#include "emcp_clock.h"
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- Simulated controller ---------------------------------------------- */
 
@@ -33,21 +34,6 @@ static _Atomic uint64_t readings_taken_ms; /* monotonic ms of the readings */
 static atomic_bool wind_lock_on;
 static atomic_int vent_percent;
 
-static uint64_t monotonic_ms(void)
-{
-    struct timespec ts;
-#if defined(CLOCK_MONOTONIC)
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
-        return 0;
-    }
-#else
-    if (timespec_get(&ts, TIME_UTC) != TIME_UTC) {
-        return 0;
-    }
-#endif
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* The request's clock if the transport set one, else our own reading. */
 static uint64_t call_now_ms(const mcp_call_t *call)
 {
@@ -55,7 +41,7 @@ static uint64_t call_now_ms(const mcp_call_t *call)
     if (ctx != NULL && ctx->now_ms != 0) {
         return ctx->now_ms;
     }
-    return monotonic_ms();
+    return emcp_monotonic_ms();
 }
 
 void greenhouse_set_wind_lock(bool on)
@@ -267,7 +253,7 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
         .cache_scope = MCP_CACHE_PUBLIC,
     };
 
-    atomic_store(&readings_taken_ms, monotonic_ms());
+    atomic_store(&readings_taken_ms, emcp_monotonic_ms());
     atomic_store(&wind_lock_on, wind_lock);
     atomic_store(&vent_percent, 0);
 
