@@ -8,19 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-test}
 
-apt_pkgs=(cmake)
+. scripts/lib/apt.sh
 if [ "$mode" = test ]; then
-  apt_pkgs+=(libclang-dev)   # bindgen reads include/emcp.h back in tests/abi
-fi
-missing=()
-for p in "${apt_pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: apt-get install ${missing[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt_ensure cmake libclang-dev   # libclang: bindgen reads include/emcp.h back in tests/abi
+else
+  apt_ensure cmake
 fi
 
 # The Python SDK client and the test runner, pinned (pip skips what is there).

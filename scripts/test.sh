@@ -37,5 +37,13 @@ step "end-to-end tests (Python SDK, Inspector CLI, raw lines)"
 GREENHOUSE_STDIO="$PWD/build/examples-c/greenhouse/greenhouse-stdio" \
   python3 -m pytest -v tests/e2e
 
+# Each area (transports, firmware, fuzzing) adds its own step as
+# scripts/test.d/NN-name.sh; each installs what it needs and fails on error.
+for t in scripts/test.d/*.sh; do
+  [ -e "$t" ] || continue
+  step "$(basename "$t" .sh)"
+  bash "$t"
+done
+
 echo
 echo "all tests passed"
