@@ -26,6 +26,21 @@
  *  @{ */
 
 /**
+ * `elicitation` (form mode).
+ */
+#define ELICITATION 1
+
+/**
+ * `sampling`.
+ */
+#define SAMPLING 2
+
+/**
+ * `roots`.
+ */
+#define ROOTS 4
+
+/**
  * Tokens per request, held on the stack of `mcp_server_handle`
  * (12 bytes each). A request needing more is answered with -32600.
  */
@@ -63,8 +78,10 @@
 /**
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
  * Checked at compile time against the library's real layout.
+ * On 64-bit hosts a tool takes 128 bytes and schema nodes, properties and
+ * keywords 12, 20 and 12 bytes; 32-bit targets need less.
  */
-#define MCP_SERVER_SIZE (256 + (MCP_MAX_TOOLS * 112))
+#define MCP_SERVER_SIZE ((((336 + (MCP_MAX_TOOLS * 128)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -223,6 +240,162 @@
 #define MCP_JSON_NULL 6
 
 /**
+ * Try again later: `mcp_framer_poll` found no complete message buffered.
+ */
+#define MCP_EAGAIN 11
+
+/**
+ * Size of `mcp_framer_t` in pointer-sized words (32 bytes on a 32-bit MCU).
+ */
+#define MCP_FRAMER_WORDS 8
+
+/**
+ * `mcp_framer_next`: a complete message was taken from the receive buffer.
+ */
+#define MCP_FRAME_LINE 1
+
+/**
+ * `mcp_framer_next`: a line longer than the receive buffer was dropped up to
+ * its newline (reported once per dropped line); answer it with
+ * `mcp_framer_oversize_response`.
+ */
+#define MCP_FRAME_OVERSIZE 2
+
+/**
+ * Schema nodes (one per schema object) across all registered tools' input
+ * and output schemas; registration beyond it returns `-MCP_ENOSPC`.
+ */
+#define MCP_MAX_SCHEMA_NODES 48
+
+/**
+ * Declared properties across all registered schemas.
+ */
+#define MCP_MAX_SCHEMA_PROPS 32
+
+/**
+ * Constraint keywords (bounds, enum, const, default) across all schemas.
+ */
+#define MCP_MAX_SCHEMA_KEYWORDS 64
+
+/**
+ * JSON tokens of one schema text, on the stack of `mcp_server_add_tool` only.
+ */
+#define MCP_MAX_SCHEMA_TOKENS 256
+
+/**
+ * JSON tokens of a tool's structuredContent when it is checked against an
+ * outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
+ */
+#define MCP_MAX_OUTPUT_TOKENS 64
+
+/**
+ * Longest validation error message, in bytes; longer ones end in "...".
+ */
+#define MCP_MAX_ERROR_MESSAGE 160
+
+/**
+ * A schema uses a keyword (or keyword form) the validator does not implement.
+ */
+#define MCP_ENOTSUP 95
+
+/**
+ * Longest notification (progress, log message) a tool can send, in bytes;
+ * built on the callback's stack.
+ */
+#define MCP_MAX_NOTIFICATION 256
+
+/**
+ * Content annotation `audience`: the user.
+ */
+#define MCP_AUDIENCE_USER 1
+
+/**
+ * Content annotation `audience`: the assistant (the model).
+ */
+#define MCP_AUDIENCE_ASSISTANT 2
+
+/**
+ * `mcp_log` levels (`notifications/message`), lowest first.
+ */
+#define MCP_LOG_DEBUG 0
+
+/**
+ * `info`
+ */
+#define MCP_LOG_INFO 1
+
+/**
+ * `notice`
+ */
+#define MCP_LOG_NOTICE 2
+
+/**
+ * `warning`
+ */
+#define MCP_LOG_WARNING 3
+
+/**
+ * `error`
+ */
+#define MCP_LOG_ERROR 4
+
+/**
+ * `critical`
+ */
+#define MCP_LOG_CRITICAL 5
+
+/**
+ * `alert`
+ */
+#define MCP_LOG_ALERT 6
+
+/**
+ * `emergency`
+ */
+#define MCP_LOG_EMERGENCY 7
+
+/**
+ * Longest `requestState` payload a tool can set for a multi-round-trip
+ * call, in bytes (sent base64url-encoded with a 32-byte MAC).
+ */
+#define MCP_MAX_REQUEST_STATE 64
+
+/**
+ * The client did not declare the capability an input request needs (the
+ * request is answered with -32021 and `data.requiredCapabilities`).
+ */
+#define MCP_EACCES 13
+
+/**
+ * Length of a SHA-256 digest and of the MAC, in bytes.
+ */
+#define MAC_LEN 32
+
+/**
+ * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+ * absent from the context was absent on the wire. A modern request then
+ * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+ * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+ * answered with -32020 (HTTP 400).
+ */
+#define MCP_CTX_HTTP 1
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+ * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+ * with -32020 (HTTP 400).
+ */
+#define MCP_CTX_DUPLICATE_HEADER 2
+
+/**
+ * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+ * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+ * legacy era; any other request without the 2026-07-28 envelope gets -32600
+ * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+ */
+#define MCP_CTX_LEGACY_NO_SESSION 4
+
+/**
  * Opaque handle a tool callback receives for reading its arguments.
  */
 typedef struct mcp_call_t mcp_call_t;
@@ -273,6 +446,11 @@ typedef struct mcp_server_config_t {
    * `MCP_CACHE_PRIVATE` or `MCP_CACHE_PUBLIC`.
    */
   uint32_t cache_scope;
+  /**
+   * Most tools per `tools/list` page (0: as many as fit the response
+   * buffer). Further tools are reached with the `nextCursor` returned.
+   */
+  uint32_t list_page_size;
 } mcp_server_config_t;
 
 /**
@@ -302,9 +480,14 @@ typedef struct mcp_tool_t {
   const char *output_schema;
   /**
    * `MCP_TOOL_*` flags; 0 lists no annotations, otherwise all four hints are
-   * listed with the flags' values.
+   * listed with the flags' values (and `title`, when set).
    */
   uint32_t annotations;
+  /**
+   * Icons as a JSON array of Icon objects (`[{"src":"...","mimeType":"image/png"}]`),
+   * listed as written; NULL for none.
+   */
+  const char *icons;
 } mcp_tool_t;
 
 /**
@@ -395,6 +578,12 @@ typedef struct mcp_request_ctx_t {
    * The caller's monotonic clock in milliseconds.
    */
   uint64_t now_ms;
+  /**
+   * `MCP_CTX_*` flags: what the transport knows about the routing headers
+   * (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`) and the legacy session
+   * (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
+   */
+  uint32_t flags;
 } mcp_request_ctx_t;
 
 /**
@@ -414,6 +603,62 @@ typedef struct mcp_response_info_t {
    */
   uint16_t reserved;
 } mcp_response_info_t;
+
+/**
+ * Optional annotations of one content block.
+ */
+typedef struct mcp_annotations_t {
+  /**
+   * `MCP_AUDIENCE_USER` and/or `MCP_AUDIENCE_ASSISTANT`; 0 for no audience.
+   */
+  uint32_t audience;
+  /**
+   * Importance from 0 (least) to 1 (most); a negative value omits it.
+   */
+  double priority;
+  /**
+   * ISO 8601 time of the last change, or NULL.
+   */
+  const char *last_modified;
+} mcp_annotations_t;
+
+/**
+ * Caller-owned storage for one stream framer, e.g. `static mcp_framer_t rx;`
+ * (`MCP_FRAMER_WORDS` words: 32 bytes on a 32-bit MCU). Its contents are
+ * private to the library. The receive buffer is separate: you pass it to
+ * `mcp_framer_init`.
+ *
+ * A framer turns a byte stream into messages: one JSON-RPC message per line,
+ * `\n`-terminated (`\r\n` accepted; empty lines skipped). A line longer than
+ * the receive buffer is dropped up to its newline and reported once, when the
+ * newline arrives (`MCP_FRAME_OVERSIZE`; `mcp_framer_feed` and
+ * `mcp_framer_poll` answer it with -32600 and id null), and framing resumes
+ * after it. With a buffer of `cap` bytes the longest accepted message is
+ * `cap - 1` bytes plus `\n`.
+ *
+ * Two ways to receive:
+ * - copying, any chunk size: `mcp_framer_feed` (e.g. from a UART RX loop);
+ * - zero-copy: `mcp_framer_space` hands out the free tail of the buffer (for
+ *   a DMA transfer or a driver's read), `mcp_framer_commit` adds the bytes
+ *   that arrived, then `mcp_framer_poll` (or `mcp_framer_next`) takes the
+ *   complete messages.
+ *
+ * A framer is not locked: use it from one context at a time (an ISR that
+ * receives and a main loop that polls must not run its calls concurrently;
+ * let the ISR only signal, or mask it around the calls).
+ */
+typedef struct mcp_framer_t {
+  /**
+   * Opaque storage; pointer-aligned through its element type.
+   */
+  size_t opaque[MCP_FRAMER_WORDS];
+} mcp_framer_t;
+
+/**
+ * A MAC over `data[..len]` written to `out` (32 bytes); 0 on success or a
+ * negative `MCP_E*` value. Lets a device use its own crypto for `requestState`.
+ */
+typedef int (*mcp_mac_fn)(void *user, const uint8_t *data, size_t len, uint8_t *out);
 
 
 
@@ -455,11 +700,23 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * @param fn     The callback run for a valid `tools/call` of this tool.
  * @param user   Passed back to `fn` unchanged.
  * @retval 0 Success.
+ * The input schema (and output schema, if any) is compiled here into the
+ * server's constraint tables; every `tools/call` is validated against it
+ * before `fn` runs, and invalid arguments are answered with -32602 naming the
+ * argument and the rule. On a schema error, `mcp_server_schema_error` says
+ * which keyword or value was refused.
+ *
+ * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
- *         annotation bits, or a schema that is not one JSON object.
+ *         annotation bits, or a malformed schema (not JSON, root not
+ *         `"type":"object"`, a keyword with a wrong value, a `required` name
+ *         missing from `properties`).
+ * @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
+ *         implement (it is never ignored silently).
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
- * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered.
+ * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
+ *         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full.
  *
  * # Safety
  * `server` must have been initialised with `mcp_server_init`; `tool` must
@@ -469,6 +726,19 @@ int mcp_server_add_tool(struct mcp_server_t *server,
                         const struct mcp_tool_t *tool,
                         mcp_tool_fn fn,
                         void *user);
+
+/**
+ * Describes the last schema that `mcp_server_add_tool` refused, e.g.
+ * `inputSchema: unsupported keyword at "pattern"`, as NUL-terminated text.
+ *
+ * @return The length written (without the NUL); 0 when no schema was refused.
+ * @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.
+ * @retval -MCP_ENOBUFS `cap` is too small (the text is cut and terminated).
+ *
+ * # Safety
+ * `server` must have been initialised; `buf` writable for `cap` bytes.
+ */
+int mcp_server_schema_error(const struct mcp_server_t *server, char *buf, size_t cap);
 
 /**
  * Handles one complete JSON-RPC message and writes at most one response.
@@ -615,6 +885,44 @@ int mcp_call_arguments(const struct mcp_call_t *call, char *buf, size_t cap);
  * `call` must be the handle passed to the running callback.
  */
 const char *mcp_call_tool_name(const struct mcp_call_t *call);
+
+/**
+ * Copies the string `params._meta[key]` of the request (e.g. `"traceparent"`,
+ * `"tracestate"`, `"progressToken"` when it is a string), unescaped and
+ * NUL-terminated, into `buf`.
+ *
+ * @param len Receives the length in bytes (without the NUL), also when `buf`
+ *            is too small; may be NULL.
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT The request's `_meta` has no string under `key`.
+ * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `key`
+ * NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
+ */
+int mcp_call_meta_string(const struct mcp_call_t *call,
+                         const char *key,
+                         char *buf,
+                         size_t cap,
+                         size_t *len);
+
+/**
+ * Copies the 32-hex-digit trace id of the request's W3C `traceparent`
+ * (`params._meta.traceparent`), NUL-terminated, into `buf` (at least 33
+ * bytes), e.g. for an audit log.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT No `traceparent`, or one that is not a valid W3C value.
+ * @retval -MCP_ENOBUFS `cap` is below 33.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `buf` writable
+ * for `cap` bytes.
+ */
+int mcp_call_trace_id(const struct mcp_call_t *call, char *buf, size_t cap);
 
 /**
  * The request context the transport passed to `mcp_server_handle` (NULL if it
@@ -828,6 +1136,511 @@ int mcp_json_array_begin(struct mcp_result_t *r);
  * `r` must be the handle passed to the running callback.
  */
 int mcp_json_array_end(struct mcp_result_t *r);
+
+/**
+ * Appends a text block with annotations (see `mcp_result_text`).
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EILSEQ Text is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; `text` readable for
+ * `len` bytes; `ann` NULL or valid.
+ */
+int mcp_result_text_annotated(struct mcp_result_t *r,
+                              const char *text,
+                              size_t len,
+                              const struct mcp_annotations_t *ann);
+
+/**
+ * Appends an image block; `data` (the image file's bytes) is base64-encoded
+ * straight into the response.
+ *
+ * @param mime_type e.g. "image/png" (required).
+ * @param ann       Block annotations, or NULL.
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full (base64 needs 4/3 of `len`).
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; `data` readable for
+ * `len` bytes; strings NUL-terminated; `ann` NULL or valid.
+ */
+int mcp_result_image(struct mcp_result_t *r,
+                     const uint8_t *data,
+                     size_t len,
+                     const char *mime_type,
+                     const struct mcp_annotations_t *ann);
+
+/**
+ * Appends an audio block; `data` is base64-encoded straight into the response.
+ *
+ * @param mime_type e.g. "audio/wav" (required).
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * As for `mcp_result_image`.
+ */
+int mcp_result_audio(struct mcp_result_t *r,
+                     const uint8_t *data,
+                     size_t len,
+                     const char *mime_type,
+                     const struct mcp_annotations_t *ann);
+
+/**
+ * Appends a `resource_link` block pointing the client at a resource.
+ *
+ * @param uri         The resource URI (required).
+ * @param name        Its name (required).
+ * @param mime_type   Its MIME type, or NULL.
+ * @param description What it is, or NULL.
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; strings
+ * NUL-terminated; `ann` NULL or valid.
+ */
+int mcp_result_resource_link(struct mcp_result_t *r,
+                             const char *uri,
+                             const char *name,
+                             const char *mime_type,
+                             const char *description,
+                             const struct mcp_annotations_t *ann);
+
+/**
+ * Appends an embedded text resource (`{"type":"resource","resource":{"uri",…,"text"}}`).
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; `uri` and
+ * `mime_type` NUL-terminated (mime_type may be NULL); `text` readable for
+ * `len` bytes; `ann` NULL or valid.
+ */
+int mcp_result_resource_text(struct mcp_result_t *r,
+                             const char *uri,
+                             const char *mime_type,
+                             const char *text,
+                             size_t len,
+                             const struct mcp_annotations_t *ann);
+
+/**
+ * Appends an embedded binary resource; `data` is sent base64-encoded as `blob`.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EINVAL NULL pointer or invalid annotations.
+ *
+ * # Safety
+ * As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
+ */
+int mcp_result_resource_blob(struct mcp_result_t *r,
+                             const char *uri,
+                             const char *mime_type,
+                             const uint8_t *data,
+                             size_t len,
+                             const struct mcp_annotations_t *ann);
+
+/**
+ * Reports progress of the running tool. When the request carried
+ * `_meta.progressToken` and the transport set `emit`, a
+ * `notifications/progress` is sent before the result; otherwise nothing is.
+ *
+ * @param total   The total, or a negative value when unknown.
+ * @param message A short status text, or NULL.
+ * @return 1 when a notification was sent, 0 when none was requested.
+ * @retval -MCP_ENOBUFS The notification exceeds `MCP_MAX_NOTIFICATION`.
+ * @retval -MCP_EINVAL NULL call, or `progress` not finite.
+ * @retval -MCP_EILSEQ `message` is not valid UTF-8.
+ * @return Any negative value `emit` returned.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `message` NULL or
+ * NUL-terminated.
+ */
+int mcp_progress(const struct mcp_call_t *call, double progress, double total, const char *message);
+
+/**
+ * Sends a log message (`notifications/message`) within the running call, only
+ * when the request set `_meta["io.modelcontextprotocol/logLevel"]` to `level`
+ * or lower (the revision forbids log messages otherwise).
+ *
+ * @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
+ * @return 1 when a notification was sent, 0 when none was requested.
+ * @retval -MCP_ENOBUFS The notification exceeds `MCP_MAX_NOTIFICATION`.
+ * @retval -MCP_EINVAL NULL pointer or unknown level.
+ * @retval -MCP_EILSEQ `text` is not valid UTF-8.
+ * @return Any negative value `emit` returned.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `text` NUL-terminated.
+ */
+int mcp_log(const struct mcp_call_t *call, int level, const char *text);
+
+/**
+ * Initialises a framer over a receive buffer the caller owns.
+ *
+ * @param f   Storage for the framer, e.g. `static mcp_framer_t rx;`.
+ * @param buf The receive buffer, e.g. `static uint8_t rx_buf[1024];`; it
+ *            must stay valid, and be written only through the framer, for
+ *            as long as the framer is used.
+ * @param cap Its size in bytes: the longest message accepted is `cap - 1`
+ *            bytes plus its `\n`.
+ * @retval 0 Success; nothing is buffered.
+ * @retval -MCP_EINVAL `f` or `buf` is NULL, or `cap` is below 2.
+ *
+ * # Safety
+ * `f` must point to writable `mcp_framer_t` storage and `buf` to `cap`
+ * writable bytes that outlive every use of the framer.
+ */
+int mcp_framer_init(struct mcp_framer_t *f, uint8_t *buf, size_t cap);
+
+/**
+ * Forgets every buffered byte and any line being dropped, e.g. after the
+ * link was reset or the peer reconnected.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL `f` is NULL or not initialised.
+ *
+ * # Safety
+ * `f` must be NULL or point to `mcp_framer_t` storage.
+ */
+int mcp_framer_reset(struct mcp_framer_t *f);
+
+/**
+ * Zero-copy receive, step 1: the free tail of the receive buffer. Write up
+ * to the returned number of bytes at `*space` (a DMA transfer, a driver's
+ * read), then call `mcp_framer_commit` with the count.
+ *
+ * Moves an incomplete message to the front of the buffer first, so the free
+ * space is one contiguous block; a pointer from `mcp_framer_next` is invalid
+ * afterwards. A partial line that fills the whole buffer is dropped here
+ * (and reported later as `MCP_FRAME_OVERSIZE`), so the stream never wedges.
+ *
+ * @param f     An initialised framer.
+ * @param space Receives the start of the free tail.
+ * @return The free bytes at `*space` (at most INT_MAX). 0 only when the
+ *         buffer is full of complete messages: take them with
+ *         `mcp_framer_poll` or `mcp_framer_next` first.
+ * @retval -MCP_EINVAL `f` or `space` is NULL, or `f` is not initialised.
+ *
+ * # Safety
+ * `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
+ */
+int mcp_framer_space(struct mcp_framer_t *f, uint8_t **space);
+
+/**
+ * Zero-copy receive, step 2: adds `n` bytes written at the pointer the last
+ * `mcp_framer_space` returned. Then take the complete messages with
+ * `mcp_framer_poll` (or `mcp_framer_next`) until it reports none.
+ *
+ * @param f An initialised framer.
+ * @param n Bytes written; 0 is allowed.
+ * @retval 0 Success.
+ * @retval -MCP_ERANGE `n` is larger than the space `mcp_framer_space` returned;
+ *         nothing was added.
+ * @retval -MCP_EINVAL `f` is NULL or not initialised.
+ *
+ * # Safety
+ * `f` must be NULL or point to `mcp_framer_t` storage.
+ */
+int mcp_framer_commit(struct mcp_framer_t *f, size_t n);
+
+/**
+ * Takes the next complete message from the receive buffer, without handling
+ * it (for a caller that routes messages itself; `mcp_framer_poll` also
+ * answers them).
+ *
+ * @param f    An initialised framer.
+ * @param line Receives the message's first byte (for `MCP_FRAME_LINE`); it
+ *             stays valid until the next `mcp_framer_space`,
+ *             `mcp_framer_feed` or `mcp_framer_reset` on this framer.
+ * @param len  Receives its length, without the line ending (never 0).
+ * @retval MCP_FRAME_LINE A message was taken.
+ * @retval MCP_FRAME_OVERSIZE A line longer than the buffer was dropped;
+ *         answer with `mcp_framer_oversize_response`. `*line` is NULL, `*len` 0.
+ * @retval 0 No complete message is buffered yet.
+ * @retval -MCP_EINVAL A NULL pointer, or `f` is not initialised.
+ *
+ * # Safety
+ * `f` must be NULL or point to `mcp_framer_t` storage; `line` and `len` NULL
+ * or writable.
+ */
+int mcp_framer_next(struct mcp_framer_t *f, const uint8_t **line, size_t *len);
+
+/**
+ * Writes the answer to a dropped oversize line (`MCP_FRAME_OVERSIZE`): a
+ * JSON-RPC error -32600 "Request exceeds the receive buffer" with id null,
+ * without a line ending.
+ *
+ * @param out Where to write it.
+ * @param cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+ * @return Its length in bytes.
+ * @retval -MCP_ENOBUFS `cap` is below `MCP_MIN_RESPONSE_CAP`.
+ * @retval -MCP_EINVAL `out` is NULL.
+ *
+ * # Safety
+ * `out` must be writable for `cap` bytes.
+ */
+int mcp_framer_oversize_response(uint8_t *out, size_t cap);
+
+/**
+ * Handles the next complete message in the receive buffer and writes its
+ * response line into `out`: the response followed by `\n`, ready to send.
+ * Call it until it returns `-MCP_EAGAIN` after every `mcp_framer_commit`.
+ *
+ * @param f       An initialised framer.
+ * @param server  An initialised server.
+ * @param ctx     The request context for the message, or NULL.
+ * @param out     The response buffer (not NUL-terminated); must not overlap
+ *                the receive buffer.
+ * @param out_cap At least `MCP_MIN_RESPONSE_CAP + 1` bytes.
+ * @param info    Receives the error code and HTTP status, or NULL.
+ * @return The bytes to send, the `\n` included; 0 when the message needs no
+ *         response (a notification).
+ * @retval -MCP_EAGAIN No complete message is buffered.
+ * @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP + 1`; no
+ *         message was taken.
+ * @retval -MCP_EINVAL A NULL pointer, or `f` or `server` is not initialised.
+ *
+ * # Safety
+ * `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+ * valid for the call; `out` writable for `out_cap` bytes; `info` NULL or
+ * writable.
+ */
+int mcp_framer_poll(struct mcp_framer_t *f,
+                    const struct mcp_server_t *server,
+                    const struct mcp_request_ctx_t *ctx,
+                    uint8_t *out,
+                    size_t out_cap,
+                    struct mcp_response_info_t *info);
+
+/**
+ * Copies a received chunk of any size (1 byte from a UART interrupt, 64 from
+ * a USB packet) into the receive buffer, handles every message it completes
+ * in order, and sends each response line (the response followed by `\n`)
+ * through `emit`.
+ *
+ * @param f        An initialised framer.
+ * @param server   An initialised server.
+ * @param ctx      The request context for every message of the chunk, or NULL.
+ * @param bytes    The chunk; may be NULL when `n` is 0. Must not point into
+ *                 the receive buffer.
+ * @param n        Its length.
+ * @param out      The response buffer; must not overlap the receive buffer.
+ * @param out_cap  At least `MCP_MIN_RESPONSE_CAP + 1` bytes.
+ * @param emit     Called once per response with (`transport_context`, the
+ *                 line, its length including the `\n`); the line is valid
+ *                 only during the call. Return 0, or a negative value to
+ *                 report a send failure.
+ * @param transport_context Passed to `emit` unchanged.
+ * @return The number of responses emitted (notifications have none).
+ * @retval <0 The first negative value `emit` returned; every message of the
+ *         chunk was still handled.
+ * @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP + 1`; nothing
+ *         was consumed.
+ * @retval -MCP_EINVAL A NULL pointer (`emit` included), or `f` or `server`
+ *         is not initialised; nothing was consumed.
+ *
+ * # Safety
+ * `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+ * valid for the call; `bytes` readable for `n` bytes; `out` writable for
+ * `out_cap` bytes; neither inside the receive buffer.
+ */
+int mcp_framer_feed(struct mcp_framer_t *f,
+                    const struct mcp_server_t *server,
+                    const struct mcp_request_ctx_t *ctx,
+                    const uint8_t *bytes,
+                    size_t n,
+                    uint8_t *out,
+                    size_t out_cap,
+                    mcp_emit_fn emit,
+                    void *transport_context);
+
+/**
+ * Sets the key of the built-in HMAC-SHA256 that protects `requestState`
+ * (copied). Without a key (or a MAC hook), tools cannot set a request state.
+ * Use a random per-device secret from the firmware's TRNG.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer, uninitialised server, or a key shorter
+ *         than 16 or longer than 64 bytes.
+ *
+ * # Safety
+ * As for `mcp_server_add_tool`; `key` readable for `len` bytes.
+ */
+int mcp_server_set_state_key(struct mcp_server_t *server, const uint8_t *key, size_t len);
+
+/**
+ * Replaces the built-in MAC of `requestState` with the firmware's own (for
+ * example a hardware HMAC engine); NULL `fn` removes it.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer or uninitialised server.
+ *
+ * # Safety
+ * As for `mcp_server_add_tool`; `fn` must be callable from any thread that
+ * calls `mcp_server_handle`.
+ */
+int mcp_server_set_state_mac(struct mcp_server_t *server, mcp_mac_fn fn, void *user);
+
+/**
+ * Asks the user for input through the client (`elicitation/create`, form
+ * mode) instead of returning a result: the response becomes
+ * `resultType: "input_required"` and the client retries the call with the
+ * answer under `inputResponses[key]`, read with `mcp_input_*`. Call it before
+ * any content block; several requests (distinct keys) may be made.
+ *
+ * @param key              Names this request in `inputRequests`.
+ * @param message          What the user is asked.
+ * @param requested_schema JSON Schema of the answer: one JSON object.
+ * @retval 0 Success.
+ * @retval -MCP_EACCES The client did not declare `elicitation` in this
+ *         request; the request will be answered with -32021.
+ * @retval -MCP_ENOTSUP A legacy-era request (no input_required there).
+ * @retval -MCP_EPERM Called after a content block or structuredContent.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EINVAL NULL pointer, empty key, or a schema that is not a JSON object.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; strings
+ * NUL-terminated and valid until the callback returns.
+ */
+int mcp_result_elicit(struct mcp_result_t *r,
+                      const char *key,
+                      const char *message,
+                      const char *requested_schema);
+
+/**
+ * Asks the client's model for a completion (`sampling/createMessage`); see
+ * `mcp_result_elicit` for the flow.
+ *
+ * @param params_json The request params (`messages`, `maxTokens`, …): one JSON object.
+ * @retval 0 Success.
+ * @retval -MCP_EACCES The client did not declare `sampling` (answered with -32021).
+ * @retval -MCP_ENOTSUP A legacy-era request.
+ * @retval -MCP_EPERM Called after a content block.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EINVAL NULL pointer, empty key, or params not a JSON object.
+ *
+ * # Safety
+ * As for `mcp_result_elicit`.
+ */
+int mcp_result_sample(struct mcp_result_t *r, const char *key, const char *params_json);
+
+/**
+ * Asks the client for its roots (`roots/list`); see `mcp_result_elicit`.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EACCES The client did not declare `roots` (answered with -32021).
+ * @retval -MCP_ENOTSUP A legacy-era request.
+ * @retval -MCP_EPERM Called after a content block.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EINVAL NULL pointer or empty key.
+ *
+ * # Safety
+ * As for `mcp_result_elicit`.
+ */
+int mcp_result_list_roots(struct mcp_result_t *r, const char *key);
+
+/**
+ * Sets the state the client must send back as `requestState` with its retry
+ * of an input_required call (for example what was asked about). The core
+ * protects it with a MAC bound to this tool; on the retry the callback reads
+ * it with `mcp_call_request_state`, and a tampered or foreign state is
+ * refused with -32602 before any callback runs.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOTSUP No state key or MAC hook is set on the server.
+ * @retval -MCP_ENOBUFS `len` exceeds `MCP_MAX_REQUEST_STATE`.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * # Safety
+ * `r` must be the handle passed to the running callback; `state` readable for `len` bytes.
+ */
+int mcp_result_request_state(struct mcp_result_t *r, const uint8_t *state, size_t len);
+
+/**
+ * Copies the verified `requestState` of a retried call into `buf`.
+ *
+ * @return Its length in bytes.
+ * @retval -MCP_ENOENT The request carried no `requestState`.
+ * @retval -MCP_ENOBUFS `cap` is too small.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `buf` writable for `cap` bytes.
+ */
+int mcp_call_request_state(const struct mcp_call_t *call, uint8_t *buf, size_t cap);
+
+/**
+ * Reads a string from the answers of a retried input_required call;
+ * `path` is rooted at `inputResponses`, e.g. `"confirm.action"` (`accept`,
+ * `decline` or `cancel`) or `"confirm.content.reason"`.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT No answer at `path` (or no answers were sent).
+ * @retval -MCP_EDOM The value is not a string.
+ * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * As for `mcp_arg_string`.
+ */
+int mcp_input_string(const struct mcp_call_t *call,
+                     const char *path,
+                     char *buf,
+                     size_t cap,
+                     size_t *len);
+
+/**
+ * Reads a boolean from the answers of a retried input_required call, e.g.
+ * `"confirm.content.ok"`. The answers come from the client: check them as you
+ * would any input.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT No answer at `path`.
+ * @retval -MCP_EDOM The value is not a boolean.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * As for `mcp_arg_bool`.
+ */
+int mcp_input_bool(const struct mcp_call_t *call, const char *path, bool *out);
+
+/**
+ * Reads an integer from the answers of a retried input_required call.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT No answer at `path`.
+ * @retval -MCP_EDOM Not an integer.
+ * @retval -MCP_ERANGE Does not fit `int64_t`.
+ * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * # Safety
+ * As for `mcp_arg_int`.
+ */
+int mcp_input_int(const struct mcp_call_t *call, const char *path, int64_t *out);
 
 #ifdef __cplusplus
 }  // extern "C"

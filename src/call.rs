@@ -5,10 +5,15 @@
 //! result is written (content blocks, then structuredContent).
 //! Must not: decide protocol-level errors; the dispatcher does that.
 
-use core::ffi::c_void;
+use core::ffi::{c_int, c_void};
 
-use crate::json::{ConvError, Doc, Kind, WriteError, Writer};
+use crate::json::{ConvError, Doc, Kind, Mark, Token, WriteError, Writer, tokenize};
+use crate::limits::{
+    MCP_AUDIENCE_ASSISTANT, MCP_AUDIENCE_USER, MCP_MAX_DEPTH, MCP_MAX_NOTIFICATION,
+    MCP_MAX_REQUEST_STATE,
+};
 use crate::registry::Tool;
+use crate::schema::{self, Tables};
 
 /// What the transport knows about one exchange, as the core sees it.
 #[derive(Clone, Copy)]
@@ -25,6 +30,50 @@ pub struct RequestInfo<'a> {
     pub now_ms: u64,
     /// The caller's own context object, handed back to tool callbacks.
     pub origin: *const c_void,
+    /// `MCP_CTX_*` flags from the transport (HTTP rules, duplicate routing
+    /// headers, legacy session state); 0 for none.
+    pub flags: u32,
+    /// Sends a notification within this exchange (progress, log messages).
+    pub emit: Option<EmitFn>,
+    /// Passed to `emit` unchanged.
+    pub transport_context: *mut c_void,
+}
+
+/// Sends one complete JSON-RPC notification within the current exchange;
+/// returns 0 or a negative `MCP_E*` value.
+pub type EmitFn =
+    extern "C" fn(transport_context: *mut c_void, message: *const u8, len: usize) -> c_int;
+
+/// Log levels of `notifications/message`, lowest first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// Why a notification could not be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotifyError {
+    /// The notification does not fit `MCP_MAX_NOTIFICATION` bytes.
+    TooLarge,
+    /// The transport's emit hook failed with this (negative) code.
+    Transport(c_int),
+}
+
+/// Optional annotations of a content block.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Annotations<'a> {
+    /// `MCP_AUDIENCE_USER` and/or `MCP_AUDIENCE_ASSISTANT` bits; 0 for none.
+    pub audience: u32,
+    /// Importance from 0 to 1, if given.
+    pub priority: Option<f64>,
+    /// ISO 8601 time of the last change, if given.
+    pub last_modified: Option<&'a str>,
 }
 
 impl Default for RequestInfo<'_> {
@@ -36,6 +85,9 @@ impl Default for RequestInfo<'_> {
             hdr_name: None,
             now_ms: 0,
             origin: core::ptr::null(),
+            flags: 0,
+            emit: None,
+            transport_context: core::ptr::null_mut(),
         }
     }
 }
@@ -65,48 +117,196 @@ pub struct Call<'r> {
     pub args: Option<usize>,
     /// The tool being called.
     pub tool: &'r Tool<'r>,
+    /// The server's schema tables (for `default` values).
+    pub tables: &'r Tables,
+    /// Token of the request's `params._meta` object, if sent.
+    pub meta: Option<usize>,
+    /// Token of `params.inputResponses` (the answers of a retried
+    /// input_required call), if sent.
+    pub inputs: Option<usize>,
+    /// The verified `requestState` this server issued, on a retry.
+    pub state: Option<&'r [u8]>,
     /// The exchange.
     pub info: &'r RequestInfo<'r>,
 }
 
-impl Call<'_> {
+impl<'r> Call<'r> {
     /// Token index of the value at `path` ("" is the arguments object itself).
     pub fn lookup(&self, path: &str) -> Result<usize, ArgError> {
-        let mut cur = self.args.ok_or(ArgError::Missing)?;
-        let mut rest = path.as_bytes();
-        let mut first = true;
-        while !rest.is_empty() {
-            if let Some(tail) = rest.strip_prefix(b"[") {
-                let close = tail
-                    .iter()
-                    .position(|&b| b == b']')
-                    .ok_or(ArgError::BadPath)?;
-                let digits = tail.get(..close).ok_or(ArgError::BadPath)?;
-                let idx = parse_index(digits).ok_or(ArgError::BadPath)?;
-                if self.doc.kind(cur) != Some(Kind::Array) {
-                    return Err(ArgError::Missing);
+        self.lookup_in(self.args, path)
+    }
+
+    /// Runs `f` on the value at `path` in `inputResponses`, e.g.
+    /// `confirm.action` or `confirm.content.ok` (no defaults apply).
+    pub fn with_input<T>(
+        &self,
+        path: &str,
+        f: impl FnOnce(&Doc<'_>, usize) -> Result<T, ArgError>,
+    ) -> Result<T, ArgError> {
+        f(&self.doc, self.lookup_in(self.inputs, path)?)
+    }
+
+    fn lookup_in(&self, root: Option<usize>, path: &str) -> Result<usize, ArgError> {
+        self.locate(root, path).map_err(|(e, _)| e)
+    }
+
+    /// Like `lookup_in`; a `Missing` error also says whether the first absent
+    /// step was an object member (true) or an array element (false). The
+    /// whole path is checked for syntax first.
+    fn locate(&self, root: Option<usize>, path: &str) -> Result<usize, (ArgError, bool)> {
+        if segments(path).any(|s| s.is_err()) {
+            return Err((ArgError::BadPath, false));
+        }
+        let mut cur = root.ok_or((ArgError::Missing, true))?;
+        for seg in segments(path).flatten() {
+            cur = match seg {
+                Seg::Key(key) => self.doc.get(cur, key).ok_or((ArgError::Missing, true))?,
+                Seg::Index(i) => {
+                    let miss = (ArgError::Missing, false);
+                    if self.doc.kind(cur) != Some(Kind::Array) {
+                        return Err(miss);
+                    }
+                    self.doc.elements(cur).nth(i).ok_or(miss)?
                 }
-                cur = self.doc.elements(cur).nth(idx).ok_or(ArgError::Missing)?;
-                rest = tail.get(close + 1..).unwrap_or(&[]);
-            } else {
-                if !first {
-                    rest = rest.strip_prefix(b".").ok_or(ArgError::BadPath)?;
-                }
-                let end = rest
-                    .iter()
-                    .position(|&b| b == b'.' || b == b'[')
-                    .unwrap_or(rest.len());
-                let key = rest
-                    .get(..end)
-                    .filter(|k| !k.is_empty())
-                    .ok_or(ArgError::BadPath)?;
-                let key = core::str::from_utf8(key).map_err(|_| ArgError::BadPath)?;
-                cur = self.doc.get(cur, key).ok_or(ArgError::Missing)?;
-                rest = rest.get(end..).unwrap_or(&[]);
-            }
-            first = false;
+            };
         }
         Ok(cur)
+    }
+
+    /// Runs `f` on the value at `path`: the argument sent, or, when it is
+    /// absent, the `default` its schema declares (arguments were validated
+    /// before the callback runs, so either is schema-conforming).
+    pub fn with_value<T>(
+        &self,
+        path: &str,
+        f: impl FnOnce(&Doc<'_>, usize) -> Result<T, ArgError>,
+    ) -> Result<T, ArgError> {
+        match self.locate(self.args, path) {
+            Ok(i) => f(&self.doc, i),
+            // A default stands in for an absent member, never for an element
+            // past the end of an array.
+            Err((ArgError::Missing, true)) => {
+                let text = self.tool.input_schema;
+                let segs = segments(path).flatten();
+                let span = schema::default_for(self.tables, text, self.tool.input_root, segs)
+                    .ok_or(ArgError::Missing)?;
+                let raw = span.of(text);
+                let mut toks = [Token::EMPTY; DEFAULT_TOKENS];
+                let n = tokenize(raw, &mut toks, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
+                f(&Doc::new(raw, toks.get(..n).unwrap_or(&[])), 0)
+            }
+            Err((e, _)) => Err(e),
+        }
+    }
+
+    /// Token of the string `params._meta[key]` (e.g. `traceparent`), if sent.
+    pub fn meta_string(&self, key: &str) -> Option<usize> {
+        self.meta
+            .and_then(|m| self.doc.get(m, key))
+            .filter(|&v| self.doc.kind(v) == Some(Kind::String))
+    }
+
+    /// The 32 lowercase hex digits of the trace id in a valid W3C
+    /// `traceparent` (`00-<trace id>-<parent id>-<flags>`), if sent.
+    pub fn trace_id(&self) -> Option<&'r [u8]> {
+        let tp = self
+            .meta_string("traceparent")
+            .and_then(|t| self.doc.str_inner(t))?;
+        let hex = |s: &[u8]| {
+            s.iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        };
+        let ok = tp.len() == 55
+            && tp.get(2) == Some(&b'-')
+            && tp.get(35) == Some(&b'-')
+            && tp.get(52) == Some(&b'-')
+            && [0..2, 3..35, 36..52, 53..55]
+                .iter()
+                .all(|r| tp.get(r.clone()).is_some_and(hex))
+            && tp.get(0..2) != Some(b"ff")
+            && tp
+                .get(3..35)
+                .is_some_and(|id| id.iter().any(|&b| b != b'0'));
+        if ok { tp.get(3..35) } else { None }
+    }
+
+    /// Sends `notifications/progress` when the request asked for it with
+    /// `_meta.progressToken`; `Ok(false)` when it did not (nothing is sent).
+    pub fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<bool, NotifyError> {
+        let Some(token) = self.meta.and_then(|m| self.doc.get(m, "progressToken")) else {
+            return Ok(false);
+        };
+        if !matches!(self.doc.kind(token), Some(Kind::String | Kind::Number)) {
+            return Ok(false);
+        }
+        self.notify("notifications/progress", |w| {
+            w.key("progressToken")?;
+            w.raw_value(self.doc.raw(token))?;
+            w.key("progress")?;
+            w.number(progress)?;
+            if let Some(t) = total {
+                w.key("total")?;
+                w.number(t)?;
+            }
+            if let Some(m) = message {
+                w.kv_str("message", m)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Sends `notifications/message` when the request set
+    /// `_meta["io.modelcontextprotocol/logLevel"]` at or below `level` (an
+    /// index into [`LOG_LEVELS`]); `Ok(false)` otherwise (nothing is sent).
+    pub fn log(&self, level: usize, text: &str) -> Result<bool, NotifyError> {
+        let Some(name) = LOG_LEVELS.get(level) else {
+            return Ok(false);
+        };
+        let wanted = self
+            .meta_string("io.modelcontextprotocol/logLevel")
+            .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)));
+        if wanted.is_none_or(|w| level < w) {
+            return Ok(false);
+        }
+        self.notify("notifications/message", |w| {
+            w.kv_str("level", name)?;
+            w.kv_str("data", text)
+        })
+    }
+
+    fn notify(
+        &self,
+        method: &str,
+        params: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,
+    ) -> Result<bool, NotifyError> {
+        let Some(emit) = self.info.emit else {
+            return Ok(false);
+        };
+        let mut buf = [0u8; MCP_MAX_NOTIFICATION];
+        let mut w = Writer::new(&mut buf);
+        let written = (|| {
+            w.begin_object()?;
+            w.kv_str("jsonrpc", "2.0")?;
+            w.kv_str("method", method)?;
+            w.key("params")?;
+            w.begin_object()?;
+            params(&mut w)?;
+            w.end_object()?;
+            w.end_object()
+        })();
+        if written.is_err() {
+            return Err(NotifyError::TooLarge);
+        }
+        let msg = w.as_bytes();
+        match emit(self.info.transport_context, msg.as_ptr(), msg.len()) {
+            rc if rc < 0 => Err(NotifyError::Transport(rc)),
+            _ => Ok(true),
+        }
     }
 
     /// Writes the arguments as compact JSON (`{}` when none were sent).
@@ -116,6 +316,56 @@ impl Call<'_> {
             None => w.raw_value(b"{}"),
         }
     }
+}
+
+/// Tokens available for a `default` value read by an accessor.
+const DEFAULT_TOKENS: usize = 16;
+
+/// One step of an argument path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seg<'p> {
+    /// An object member.
+    Key(&'p str),
+    /// An array element.
+    Index(usize),
+}
+
+/// Parses `a.b[2].c` into segments; a malformed path yields `Err(BadPath)`.
+pub fn segments(path: &str) -> impl Iterator<Item = Result<Seg<'_>, ArgError>> {
+    let mut rest = path;
+    let mut first = true;
+    let mut failed = false;
+    core::iter::from_fn(move || {
+        if rest.is_empty() || failed {
+            return None;
+        }
+        let r = next_segment(&mut rest, first);
+        first = false;
+        failed = r.is_err();
+        Some(r)
+    })
+}
+
+fn next_segment<'p>(rest: &mut &'p str, first: bool) -> Result<Seg<'p>, ArgError> {
+    if let Some(tail) = rest.strip_prefix('[') {
+        let close = tail.find(']').ok_or(ArgError::BadPath)?;
+        let idx =
+            parse_index(tail.get(..close).unwrap_or("").as_bytes()).ok_or(ArgError::BadPath)?;
+        *rest = tail.get(close + 1..).unwrap_or("");
+        return Ok(Seg::Index(idx));
+    }
+    let body = if first {
+        *rest
+    } else {
+        rest.strip_prefix('.').ok_or(ArgError::BadPath)?
+    };
+    let end = body.find(['.', '[']).unwrap_or(body.len());
+    let key = body
+        .get(..end)
+        .filter(|k| !k.is_empty())
+        .ok_or(ArgError::BadPath)?;
+    *rest = body.get(end..).unwrap_or("");
+    Ok(Seg::Key(key))
 }
 
 fn parse_index(digits: &[u8]) -> Option<usize> {
@@ -129,11 +379,60 @@ fn parse_index(digits: &[u8]) -> Option<usize> {
     )
 }
 
+/// The contents of an embedded resource.
+#[derive(Clone, Copy, Debug)]
+pub enum Contents<'a> {
+    /// UTF-8 text.
+    Text(&'a str),
+    /// Binary data, sent base64-encoded.
+    Blob(&'a [u8]),
+}
+
+fn write_annotations(w: &mut Writer<'_>, a: &Annotations<'_>) -> Result<(), WriteError> {
+    w.key("annotations")?;
+    w.begin_object()?;
+    if a.audience != 0 {
+        w.key("audience")?;
+        w.begin_array()?;
+        if a.audience & MCP_AUDIENCE_USER != 0 {
+            w.string("user")?;
+        }
+        if a.audience & MCP_AUDIENCE_ASSISTANT != 0 {
+            w.string("assistant")?;
+        }
+        w.end_array()?;
+    }
+    if let Some(p) = a.priority {
+        w.key("priority")?;
+        w.number(p)?;
+    }
+    if let Some(t) = a.last_modified {
+        w.kv_str("lastModified", t)?;
+    }
+    w.end_object()
+}
+
+/// The `params` of one input request.
+#[derive(Clone, Copy, Debug)]
+pub enum InputParams<'a> {
+    /// `elicitation/create` in form mode: a message and the requested schema
+    /// (one JSON object, written minified).
+    Elicit {
+        /// What the user is asked.
+        message: &'a str,
+        /// JSON Schema of the answer.
+        schema: &'a str,
+    },
+    /// Params given as one JSON object (sampling, roots), written minified.
+    Raw(&'a str),
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Content,
     Structured,
     Done,
+    Input,
 }
 
 /// Why a result call was refused.
@@ -141,8 +440,15 @@ enum Phase {
 pub enum ResultError {
     /// The response buffer is full; the request will fail with -32603.
     Overflow,
-    /// Out of order (content after structuredContent, unbalanced JSON).
+    /// Out of order (content after structuredContent, unbalanced JSON, an
+    /// input request after content).
     Order,
+    /// Not possible for this request: input requests outside the 2026-07-28
+    /// era, or a request state without a state key.
+    Unsupported,
+    /// The client did not declare the capability an input request needs; the
+    /// request will be answered with -32021.
+    Capability,
 }
 
 impl From<WriteError> for ResultError {
@@ -162,31 +468,244 @@ pub struct ToolResult<'w, 'b> {
     is_error: bool,
     /// Writer depth inside the structuredContent object.
     structured_depth: usize,
+    /// Where structuredContent starts and ends in the buffer.
+    structured: (usize, usize),
+    opts: ResultOpts,
+    /// Content blocks written so far.
+    blocks: usize,
+    /// The first capability an input request needed but the client lacks.
+    missing: u8,
+    /// State to send back as `requestState` with an input_required result.
+    state: [u8; MCP_MAX_REQUEST_STATE],
+    state_len: Option<usize>,
+}
+
+/// What the dispatcher tells a result about the request it answers.
+#[derive(Clone, Copy)]
+pub struct ResultOpts {
+    /// Where the result's members start (before `"content"`), so an
+    /// input_required result can replace them.
+    pub start: Mark,
+    /// The request is in the 2026-07-28 era (input_required exists there only).
+    pub modern: bool,
+    /// The client capabilities this request declared ([`caps`] bits).
+    pub caps: u8,
+    /// The server can protect a `requestState` (a state key or MAC hook is set).
+    pub state_enabled: bool,
+}
+
+/// Client capabilities an input request can need.
+pub mod caps {
+    /// `elicitation` (form mode).
+    pub const ELICITATION: u8 = 1;
+    /// `sampling`.
+    pub const SAMPLING: u8 = 2;
+    /// `roots`.
+    pub const ROOTS: u8 = 4;
+    /// The capability's name in `clientCapabilities`.
+    pub fn name(bit: u8) -> &'static str {
+        match bit {
+            ELICITATION => "elicitation",
+            SAMPLING => "sampling",
+            _ => "roots",
+        }
+    }
+}
+
+/// What a finished result contains, for the checks after the callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// The callback asked the client for input: an input_required result
+    /// whose `inputRequests` object is still open.
+    pub input: bool,
+    /// The `requestState` to send with it, if the callback set one.
+    pub state: Option<([u8; MCP_MAX_REQUEST_STATE], usize)>,
+    /// A capability an input request needed that the client did not declare.
+    pub missing: u8,
+    /// `isError` was set.
+    pub is_error: bool,
+    /// Byte range of the structuredContent value in the response, if written.
+    pub structured: Option<(usize, usize)>,
 }
 
 impl<'w, 'b> ToolResult<'w, 'b> {
     /// Wraps a writer positioned inside the `content` array.
-    pub fn new(w: &'w mut Writer<'b>) -> Self {
+    pub fn new(w: &'w mut Writer<'b>, opts: ResultOpts) -> Self {
         ToolResult {
             w,
             phase: Phase::Content,
             is_error: false,
             structured_depth: 0,
+            structured: (0, 0),
+            opts,
+            blocks: 0,
+            missing: 0,
+            state: [0; MCP_MAX_REQUEST_STATE],
+            state_len: None,
         }
     }
 
-    /// Appends a text content block.
-    pub fn text(&mut self, text: &str) -> Result<(), ResultError> {
-        // Once the buffer is full, every call reports that, not a follow-on error.
+    /// Asks the client for input (`resultType: "input_required"`): the result
+    /// then carries `inputRequests` instead of content. Allowed only before
+    /// any content block, in the 2026-07-28 era, and for a capability the
+    /// client declared in this request.
+    pub fn input_request(
+        &mut self,
+        key: &str,
+        method: &str,
+        cap: u8,
+        params: InputParams<'_>,
+    ) -> Result<(), ResultError> {
+        self.w.status()?;
+        if !self.opts.modern {
+            return Err(ResultError::Unsupported);
+        }
+        if self.opts.caps & cap == 0 {
+            if self.missing == 0 {
+                self.missing = cap;
+            }
+            return Err(ResultError::Capability);
+        }
+        match self.phase {
+            Phase::Content if self.blocks == 0 => {
+                self.w.rewind(self.opts.start);
+                self.w.key("inputRequests")?;
+                self.w.begin_object()?;
+                self.phase = Phase::Input;
+            }
+            Phase::Input => {}
+            _ => return Err(ResultError::Order),
+        }
+        self.w.key(key)?;
+        self.w.begin_object()?;
+        self.w.kv_str("method", method)?;
+        self.w.key("params")?;
+        match params {
+            InputParams::Elicit { message, schema } => {
+                self.w.begin_object()?;
+                self.w.kv_str("mode", "form")?;
+                self.w.kv_str("message", message)?;
+                self.w.key("requestedSchema")?;
+                self.w.minified_value(schema.as_bytes())?;
+                self.w.end_object()?;
+            }
+            InputParams::Raw(json) => self.w.minified_value(json.as_bytes())?,
+        }
+        self.w.end_object()?;
+        Ok(())
+    }
+
+    /// Sets the state the client must echo as `requestState` on its retry;
+    /// the core protects it with a MAC bound to this tool.
+    pub fn set_request_state(&mut self, state: &[u8]) -> Result<(), ResultError> {
+        if !self.opts.state_enabled {
+            return Err(ResultError::Unsupported);
+        }
+        let dst = self
+            .state
+            .get_mut(..state.len())
+            .ok_or(ResultError::Overflow)?;
+        dst.copy_from_slice(state);
+        self.state_len = Some(state.len());
+        Ok(())
+    }
+
+    fn block(
+        &mut self,
+        ty: &str,
+        ann: Option<&Annotations<'_>>,
+        body: impl FnOnce(&mut Writer<'b>) -> Result<(), WriteError>,
+    ) -> Result<(), ResultError> {
         self.w.status()?;
         if self.phase != Phase::Content {
             return Err(ResultError::Order);
         }
         self.w.begin_object()?;
-        self.w.kv_str("type", "text")?;
-        self.w.kv_str("text", text)?;
+        self.w.kv_str("type", ty)?;
+        body(self.w)?;
+        if let Some(a) = ann {
+            write_annotations(self.w, a)?;
+        }
         self.w.end_object()?;
+        self.blocks += 1;
         Ok(())
+    }
+
+    /// Appends a text block with annotations.
+    pub fn text_annotated(
+        &mut self,
+        text: &str,
+        ann: Option<&Annotations<'_>>,
+    ) -> Result<(), ResultError> {
+        self.block("text", ann, |w| w.kv_str("text", text))
+    }
+
+    /// Appends an `image` or `audio` block: `data` is base64-encoded here.
+    pub fn media(
+        &mut self,
+        audio: bool,
+        data: &[u8],
+        mime: &str,
+        ann: Option<&Annotations<'_>>,
+    ) -> Result<(), ResultError> {
+        self.block(if audio { "audio" } else { "image" }, ann, |w| {
+            w.key("data")?;
+            w.base64(data)?;
+            w.kv_str("mimeType", mime)
+        })
+    }
+
+    /// Appends a `resource_link` block.
+    pub fn resource_link(
+        &mut self,
+        uri: &str,
+        name: &str,
+        mime: Option<&str>,
+        description: Option<&str>,
+        ann: Option<&Annotations<'_>>,
+    ) -> Result<(), ResultError> {
+        self.block("resource_link", ann, |w| {
+            w.kv_str("uri", uri)?;
+            w.kv_str("name", name)?;
+            if let Some(m) = mime {
+                w.kv_str("mimeType", m)?;
+            }
+            if let Some(d) = description {
+                w.kv_str("description", d)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Appends an embedded `resource` block with text or (base64) binary contents.
+    pub fn resource(
+        &mut self,
+        uri: &str,
+        mime: Option<&str>,
+        contents: Contents<'_>,
+        ann: Option<&Annotations<'_>>,
+    ) -> Result<(), ResultError> {
+        self.block("resource", ann, |w| {
+            w.key("resource")?;
+            w.begin_object()?;
+            w.kv_str("uri", uri)?;
+            if let Some(m) = mime {
+                w.kv_str("mimeType", m)?;
+            }
+            match contents {
+                Contents::Text(t) => w.kv_str("text", t)?,
+                Contents::Blob(b) => {
+                    w.key("blob")?;
+                    w.base64(b)?;
+                }
+            }
+            w.end_object()
+        })
+    }
+
+    /// Appends a text content block.
+    pub fn text(&mut self, text: &str) -> Result<(), ResultError> {
+        self.block("text", None, |w| w.kv_str("text", text))
     }
 
     /// Marks the result as a tool execution error and appends `text`.
@@ -210,6 +729,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         }
         self.w.end_array()?;
         self.w.key("structuredContent")?;
+        self.structured.0 = self.w.len();
         self.w.begin_object()?;
         self.phase = Phase::Structured;
         self.structured_depth = self.w_depth();
@@ -224,6 +744,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             return Err(ResultError::Order);
         }
         self.w.end_object()?;
+        self.structured.1 = self.w.len();
         self.phase = Phase::Done;
         Ok(())
     }
@@ -258,14 +779,26 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     }
 
     /// Completes the result members after the callback returned.
-    pub fn finish(self) -> Result<(), ResultError> {
+    pub fn finish(self) -> Result<Finished, ResultError> {
+        let state = self.state_len.map(|n| (self.state, n));
+        let mut done = Finished {
+            input: false,
+            state,
+            missing: self.missing,
+            is_error: self.is_error,
+            structured: None,
+        };
         match self.phase {
+            Phase::Input => {
+                done.input = true;
+                return Ok(done);
+            }
             Phase::Content => self.w.end_array()?,
             Phase::Structured => return Err(ResultError::Order),
-            Phase::Done => {}
+            Phase::Done => done.structured = Some(self.structured),
         }
         self.w.key("isError")?;
         self.w.bool(self.is_error)?;
-        Ok(())
+        Ok(done)
     }
 }

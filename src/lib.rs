@@ -45,10 +45,13 @@
 pub mod call;
 #[allow(non_camel_case_types)]
 pub mod ffi;
+pub mod framer;
 pub mod json;
 pub mod limits;
+pub mod mac;
 pub mod protocol;
 #[allow(non_camel_case_types)]
 pub mod registry;
 pub mod rpc;
+pub mod schema;
 pub mod server;

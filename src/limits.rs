@@ -28,7 +28,13 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
 /// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
 /// Checked at compile time against the library's real layout.
-pub const MCP_SERVER_SIZE: usize = 256 + MCP_MAX_TOOLS * 112;
+/// On 64-bit hosts a tool takes 128 bytes and schema nodes, properties and
+/// keywords 12, 20 and 12 bytes; 32-bit targets need less.
+pub const MCP_SERVER_SIZE: usize = 336
+    + MCP_MAX_TOOLS * 128
+    + MCP_MAX_SCHEMA_NODES * 12
+    + MCP_MAX_SCHEMA_PROPS * 20
+    + MCP_MAX_SCHEMA_KEYWORDS * 12;
 
 /// `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
 pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
@@ -98,3 +104,68 @@ pub const MCP_JSON_NUMBER: i32 = 4;
 pub const MCP_JSON_BOOL: i32 = 5;
 /// `mcp_arg_type`: `null`.
 pub const MCP_JSON_NULL: i32 = 6;
+
+/// Try again later: `mcp_framer_poll` found no complete message buffered.
+pub const MCP_EAGAIN: i32 = 11;
+
+/// Size of `mcp_framer_t` in pointer-sized words (32 bytes on a 32-bit MCU).
+pub const MCP_FRAMER_WORDS: usize = 8;
+
+/// `mcp_framer_next`: a complete message was taken from the receive buffer.
+pub const MCP_FRAME_LINE: i32 = 1;
+/// `mcp_framer_next`: a line longer than the receive buffer was dropped up to
+/// its newline (reported once per dropped line); answer it with
+/// `mcp_framer_oversize_response`.
+pub const MCP_FRAME_OVERSIZE: i32 = 2;
+
+/// Schema nodes (one per schema object) across all registered tools' input
+/// and output schemas; registration beyond it returns `-MCP_ENOSPC`.
+pub const MCP_MAX_SCHEMA_NODES: usize = 48;
+/// Declared properties across all registered schemas.
+pub const MCP_MAX_SCHEMA_PROPS: usize = 32;
+/// Constraint keywords (bounds, enum, const, default) across all schemas.
+pub const MCP_MAX_SCHEMA_KEYWORDS: usize = 64;
+/// JSON tokens of one schema text, on the stack of `mcp_server_add_tool` only.
+pub const MCP_MAX_SCHEMA_TOKENS: usize = 256;
+/// JSON tokens of a tool's structuredContent when it is checked against an
+/// outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
+pub const MCP_MAX_OUTPUT_TOKENS: usize = 64;
+/// Longest validation error message, in bytes; longer ones end in "...".
+pub const MCP_MAX_ERROR_MESSAGE: usize = 160;
+
+/// A schema uses a keyword (or keyword form) the validator does not implement.
+pub const MCP_ENOTSUP: i32 = 95;
+
+/// Longest notification (progress, log message) a tool can send, in bytes;
+/// built on the callback's stack.
+pub const MCP_MAX_NOTIFICATION: usize = 256;
+
+/// Content annotation `audience`: the user.
+pub const MCP_AUDIENCE_USER: u32 = 1;
+/// Content annotation `audience`: the assistant (the model).
+pub const MCP_AUDIENCE_ASSISTANT: u32 = 2;
+
+/// `mcp_log` levels (`notifications/message`), lowest first.
+pub const MCP_LOG_DEBUG: i32 = 0;
+/// `info`
+pub const MCP_LOG_INFO: i32 = 1;
+/// `notice`
+pub const MCP_LOG_NOTICE: i32 = 2;
+/// `warning`
+pub const MCP_LOG_WARNING: i32 = 3;
+/// `error`
+pub const MCP_LOG_ERROR: i32 = 4;
+/// `critical`
+pub const MCP_LOG_CRITICAL: i32 = 5;
+/// `alert`
+pub const MCP_LOG_ALERT: i32 = 6;
+/// `emergency`
+pub const MCP_LOG_EMERGENCY: i32 = 7;
+
+/// Longest `requestState` payload a tool can set for a multi-round-trip
+/// call, in bytes (sent base64url-encoded with a 32-byte MAC).
+pub const MCP_MAX_REQUEST_STATE: usize = 64;
+
+/// The client did not declare the capability an input request needs (the
+/// request is answered with -32021 and `data.requiredCapabilities`).
+pub const MCP_EACCES: i32 = 13;

@@ -8,10 +8,8 @@
 use core::ffi::{c_int, c_void};
 
 use crate::call::{Call, ToolResult};
-#[cfg(test)]
-use crate::json::Kind;
-use crate::json::{self, Token};
-use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
+use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
+use crate::schema::{self, NONE, SchemaError, SchemaErrorKind, Tables};
 
 /// Opaque handle a tool callback receives for reading its arguments.
 pub struct mcp_call_t {
@@ -69,8 +67,32 @@ pub struct Tool<'a> {
     pub output_schema: Option<&'a str>,
     /// [`hints`] flags; 0 means no `annotations` object is listed.
     pub annotations: u32,
+    /// A JSON array of Icon objects, listed as written.
+    pub icons: Option<&'a str>,
     /// What runs when the tool is called.
     pub handler: Handler,
+    /// Root of the compiled `input_schema` (set by registration).
+    pub input_root: u16,
+    /// Root of the compiled `output_schema`, or `schema::NONE` (set by registration).
+    pub output_root: u16,
+}
+
+impl<'a> Tool<'a> {
+    /// A tool with only the required parts; set the other fields as needed.
+    pub const fn new(name: &'a str, input_schema: &'a str, handler: Handler) -> Self {
+        Tool {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: 0,
+            icons: None,
+            handler,
+            input_root: NONE,
+            output_root: NONE,
+        }
+    }
 }
 
 /// Why a tool could not be registered.
@@ -79,18 +101,36 @@ pub enum RegisterError {
     /// Name empty, too long or with characters outside `[A-Za-z0-9_.-]`;
     /// unknown annotation bits.
     BadDefinition,
-    /// A schema is not one JSON object.
-    BadSchema,
+    /// A schema is malformed, uses an unsupported keyword, or does not fit
+    /// the schema tables; [`Registry::last_error`] says which and where.
+    Schema(SchemaErrorKind),
     /// The name is taken.
     Duplicate,
     /// `MCP_MAX_TOOLS` tools are registered.
     Full,
 }
 
-/// The fixed-capacity table.
+/// The last schema refused by registration: what, where, and in which text.
+#[derive(Clone, Copy, Debug)]
+pub struct LastSchemaError<'a> {
+    /// The problem.
+    pub error: SchemaError,
+    /// True for the output schema, false for the input schema.
+    pub output: bool,
+    /// The schema text `error.at` points into.
+    pub text: &'a str,
+}
+
+/// The fixed-capacity table, with the compiled schemas.
 pub struct Registry<'a> {
     tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
     len: usize,
+    /// Constraint tables of every registered schema.
+    pub tables: Tables,
+    /// The last schema registration refused, for diagnostics.
+    pub last_error: Option<LastSchemaError<'a>>,
+    /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
+    pub page_size: u32,
 }
 
 impl<'a> Registry<'a> {
@@ -99,29 +139,56 @@ impl<'a> Registry<'a> {
         Registry {
             tools: [None; MCP_MAX_TOOLS],
             len: 0,
+            tables: Tables::new(),
+            last_error: None,
+            page_size: 0,
         }
     }
 
     /// Adds `tool` at the end of the list.
-    pub fn add(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
+    pub fn add(&mut self, mut tool: Tool<'a>) -> Result<(), RegisterError> {
         if !valid_name(tool.name)
             || tool.annotations & !hints::ALL != 0
             || matches!(tool.handler, Handler::C(None, _))
         {
             return Err(RegisterError::BadDefinition);
         }
-        if !is_json_object(tool.input_schema)
-            || tool.output_schema.is_some_and(|s| !is_json_object(s))
-        {
-            return Err(RegisterError::BadSchema);
+        if tool.icons.is_some_and(|i| !is_json_array(i)) {
+            return Err(RegisterError::BadDefinition);
         }
         if self.find_by(|n| n == tool.name).is_some() {
             return Err(RegisterError::Duplicate);
         }
+        if self.len >= MCP_MAX_TOOLS {
+            return Err(RegisterError::Full);
+        }
+        let mark = self.tables.usage();
+        tool.input_root = self.compile(tool.input_schema, false)?;
+        tool.output_root = match tool.output_schema {
+            Some(text) => match self.compile(text, true) {
+                Ok(root) => root,
+                Err(e) => {
+                    self.tables.truncate(mark);
+                    return Err(e);
+                }
+            },
+            None => NONE,
+        };
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
         *slot = Some(tool);
         self.len += 1;
         Ok(())
+    }
+
+    fn compile(&mut self, text: &'a str, output: bool) -> Result<u16, RegisterError> {
+        schema::compile(text, &mut self.tables).map_err(|error| {
+            self.last_error = Some(LastSchemaError {
+                error,
+                output,
+                text,
+            });
+            RegisterError::Schema(error.kind)
+        })
     }
 
     /// Tools in registration order.
@@ -151,29 +218,16 @@ impl Default for Registry<'_> {
     }
 }
 
+/// True when `text` is one JSON array (any size, bounded depth).
+fn is_json_array(text: &str) -> bool {
+    crate::json::is_container(text, b'[', crate::limits::MCP_MAX_DEPTH)
+}
+
 fn valid_name(name: &str) -> bool {
     (1..=MCP_MAX_TOOL_NAME_LEN).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
-
-/// True when `text` is exactly one JSON object (any size, bounded depth).
-fn is_json_object(text: &str) -> bool {
-    let first = text
-        .bytes()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    let mut none: [Token; 0] = [];
-    first == Some(b'{') && json::tokenize(text.as_bytes(), &mut none, MCP_MAX_DEPTH).is_ok()
-}
-
-/// The kind of the root of a schema, for tests and diagnostics.
-#[cfg(test)]
-fn root_kind(text: &str) -> Option<Kind> {
-    let mut t = [Token::EMPTY; 1];
-    json::tokenize(text.as_bytes(), &mut t, MCP_MAX_DEPTH)
-        .ok()
-        .map(|_| t[0].kind)
 }
 
 #[cfg(test)]
@@ -185,22 +239,14 @@ mod tests {
     }
 
     fn tool(name: &'static str, schema: &'static str) -> Tool<'static> {
-        Tool {
-            name,
-            title: None,
-            description: None,
-            input_schema: schema,
-            output_schema: None,
-            annotations: 0,
-            handler: Handler::C(Some(nop), core::ptr::null_mut()),
-        }
+        Tool::new(name, schema, Handler::C(Some(nop), core::ptr::null_mut()))
     }
 
     #[test]
     fn registers_in_order_and_checks() {
         let mut r = Registry::new();
         r.add(tool("b.tool-1", "{\"type\":\"object\"}")).unwrap();
-        r.add(tool("a", " {} ")).unwrap();
+        r.add(tool("a", " {\"type\":\"object\"} ")).unwrap();
         assert_eq!(
             r.iter().map(|t| t.name).collect::<Vec<_>>(),
             ["b.tool-1", "a"]
@@ -211,13 +257,26 @@ mod tests {
             r.add(tool("sp ace", "{}")),
             Err(RegisterError::BadDefinition)
         );
-        assert_eq!(r.add(tool("x", "[]")), Err(RegisterError::BadSchema));
-        assert_eq!(r.add(tool("x", "{\"a\":}")), Err(RegisterError::BadSchema));
-        assert_eq!(root_kind("{}"), Some(Kind::Object));
+        assert_eq!(
+            r.add(tool("x", "[]")),
+            Err(RegisterError::Schema(SchemaErrorKind::Invalid))
+        );
+        assert_eq!(
+            r.add(tool("x", "{\"a\":}")),
+            Err(RegisterError::Schema(SchemaErrorKind::Malformed))
+        );
+        let bad = r#"{"type":"object","properties":{"p":{"pattern":"x"}}}"#;
+        assert_eq!(
+            r.add(tool("x", bad)),
+            Err(RegisterError::Schema(SchemaErrorKind::Unsupported))
+        );
+        let last = r.last_error.unwrap();
+        assert_eq!(last.error.at.of(last.text), b"\"pattern\"");
+        assert_eq!(r.len(), 2);
         let names: Vec<String> = (0..MCP_MAX_TOOLS).map(|i| format!("t{i}")).collect();
         let leaked: Vec<&'static str> = names.into_iter().map(|s| &*s.leak()).collect();
         for n in &leaked[2..] {
-            r.add(tool(n, "{}")).unwrap();
+            r.add(tool(n, "{\"type\":\"object\"}")).unwrap();
         }
         assert_eq!(r.add(tool("one_more", "{}")), Err(RegisterError::Full));
     }

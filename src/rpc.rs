@@ -41,6 +41,9 @@ pub enum Message<'r> {
     Static(&'static str),
     /// A fixed prefix followed by the escaped inside of a request string.
     WithRaw(&'static str, &'r [u8]),
+    /// A fixed prefix followed by the text the request built in its message
+    /// buffer (a validation message); see [`write_error_with`].
+    Built(&'static str),
 }
 
 /// The `data` member of an error.
@@ -50,6 +53,8 @@ pub enum Data<'r> {
     None,
     /// A JSON value copied from the request (a method name string).
     Raw(&'r [u8]),
+    /// -32021: `{"requiredCapabilities":{"<name>":{}}}`.
+    Capability(&'static str),
     /// -32022: `{"supported":[...],"requested":<raw>}`.
     Unsupported {
         /// The protocol versions served in the modern envelope.
@@ -199,19 +204,25 @@ fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> 
 /// (same code, standard message, no data), which always fits a buffer of
 /// `MCP_MIN_RESPONSE_CAP` bytes.
 pub fn write_error(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) {
+    write_error_with(w, id, e, "");
+}
+
+/// [`write_error`] where a [`Message::Built`] message ends with `built`.
+pub fn write_error_with(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &str) {
     let start = w.mark();
-    if write_error_full(w, id, e).is_ok() {
+    if write_error_full(w, id, e, built).is_ok() {
         return;
     }
     w.rewind(start);
     let short = RpcError::new(e.code, short_message(e.code));
-    let _ = write_error_full(w, id, &short);
+    let _ = write_error_full(w, id, &short, "");
 }
 
 fn write_error_full(
     w: &mut Writer<'_>,
     id: Option<&[u8]>,
     e: &RpcError<'_>,
+    built: &str,
 ) -> Result<(), WriteError> {
     frame_start(w, id)?;
     w.key("error")?;
@@ -222,12 +233,24 @@ fn write_error_full(
     match e.message {
         Message::Static(s) => w.string(s)?,
         Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
+        Message::Built(prefix) => w.string_parts(&[prefix, built])?,
     }
     match e.data {
         Data::None => {}
         Data::Raw(raw) => {
             w.key("data")?;
             w.raw_value(raw)?;
+        }
+        Data::Capability(name) => {
+            w.key("data")?;
+            w.begin_object()?;
+            w.key("requiredCapabilities")?;
+            w.begin_object()?;
+            w.key(name)?;
+            w.begin_object()?;
+            w.end_object()?;
+            w.end_object()?;
+            w.end_object()?;
         }
         Data::Unsupported {
             supported,

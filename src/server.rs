@@ -10,9 +10,11 @@
 use crate::call::RequestInfo;
 use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
 use crate::limits::*;
+use crate::protocol::mrtr::StateMac;
 use crate::protocol::{Era, envelope, legacy, modern, tools};
 use crate::registry::{RegisterError, Registry, Tool};
 use crate::rpc::{self, Data, RpcError};
+use crate::schema::MsgBuf;
 
 /// Identity and list policy, fixed at initialisation.
 #[derive(Clone, Copy)]
@@ -37,6 +39,8 @@ pub struct Server<'a> {
     pub info: ServerInfo<'a>,
     /// Registered tools.
     pub tools: Registry<'a>,
+    /// How `requestState` of input_required results is protected.
+    pub state_mac: StateMac,
 }
 
 /// What `handle` produced.
@@ -87,6 +91,7 @@ impl<'a> Server<'a> {
         Server {
             info,
             tools: Registry::new(),
+            state_mac: StateMac::None,
         }
     }
 
@@ -125,13 +130,13 @@ impl<'a> Server<'a> {
                         RpcError::new(MCP_RPC_INVALID_REQUEST, "Request too long")
                     }
                 };
-                return Ok(error_outcome(&mut w, None, &err));
+                return Ok(error_outcome(&mut w, None, &err, ""));
             }
         };
         let doc = Doc::new(request, toks.get(..n).unwrap_or(&[]));
         let req = match rpc::parse_request(doc) {
             Ok(r) => r,
-            Err((e, id)) => return Ok(error_outcome(&mut w, id, &e)),
+            Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, "")),
         };
         // A notification is never executed and never answered, whatever its method.
         let Some(id) = req.id else {
@@ -141,7 +146,10 @@ impl<'a> Server<'a> {
                 http_status: rpc::http_status(0, true),
             });
         };
-        match self.dispatch(&req, id, info, &mut w) {
+        // Room for a message built while handling (a validation error), kept
+        // here so errors stay small as they travel back up.
+        let mut scratch = MsgBuf::new();
+        match self.dispatch(&req, id, info, &mut w, &mut scratch) {
             Ok(()) if w.is_complete() => Ok(Outcome {
                 len: w.len(),
                 rpc_error: 0,
@@ -153,6 +161,7 @@ impl<'a> Server<'a> {
                     &mut w,
                     Some(id),
                     &RpcError::new(MCP_RPC_INTERNAL_ERROR, "Internal error"),
+                    "",
                 ))
             }
             Err(Fail::Write(WriteError::Overflow)) => {
@@ -161,11 +170,11 @@ impl<'a> Server<'a> {
                     MCP_RPC_INTERNAL_ERROR,
                     "Response exceeds the response buffer",
                 );
-                Ok(error_outcome(&mut w, Some(id), &e))
+                Ok(error_outcome(&mut w, Some(id), &e, ""))
             }
             Err(Fail::Rpc(e)) => {
                 w.reset();
-                Ok(error_outcome(&mut w, Some(id), &e))
+                Ok(error_outcome(&mut w, Some(id), &e, scratch.as_str()))
             }
         }
     }
@@ -176,6 +185,7 @@ impl<'a> Server<'a> {
         id: &[u8],
         info: &RequestInfo<'_>,
         w: &mut Writer<'_>,
+        scratch: &mut MsgBuf,
     ) -> Result<(), Fail<'r>> {
         if req
             .params
@@ -210,13 +220,14 @@ impl<'a> Server<'a> {
             (_, Era::Legacy) => Era::Legacy,
         };
         rpc::begin_result(w, id)?;
-        if era == Era::Modern {
+        // tools/call decides between "complete" and "input_required" itself.
+        if era == Era::Modern && !matches!(method, Method::ToolsCall) {
             w.kv_str("resultType", "complete")?;
         }
         match method {
             Method::Discover => modern::discover(w, &self.info)?,
             Method::ToolsList => tools::list(w, self, req, era)?,
-            Method::ToolsCall => tools::call(w, self, req, info)?,
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch)?,
             Method::Initialize => {
                 legacy::initialize(w, &self.info, &req.doc, req.param("protocolVersion"))?
             }
@@ -244,8 +255,8 @@ fn not_found<'r>(req: &rpc::Request<'r>) -> Fail<'r> {
     )
 }
 
-fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) -> Outcome {
-    rpc::write_error(w, id, e);
+fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &str) -> Outcome {
+    rpc::write_error_with(w, id, e, built);
     Outcome {
         len: w.len(),
         rpc_error: e.code,
@@ -257,6 +268,7 @@ fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) -> Out
 mod tests {
     use super::*;
     use crate::call::{Call, ToolResult};
+    use crate::protocol::mrtr::StateMac;
     use crate::registry::Handler;
     use core::ffi::c_int;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -266,9 +278,7 @@ mod tests {
     fn echo(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
         CALLS.fetch_add(1, Ordering::SeqCst);
         let n = call
-            .lookup("n")
-            .ok()
-            .and_then(|i| call.doc.as_i64(i).ok())
+            .with_value("n", |d, i| d.as_i64(i).map_err(crate::call::ArgError::Conv))
             .unwrap_or(-1);
         if n == 7 {
             return -5;
@@ -286,6 +296,10 @@ mod tests {
         0
     }
 
+    const VENT_SCHEMA: &str = r#"{"type":"object","required":["percent"],"properties":{"percent":{"type":"integer","minimum":0,"maximum":100},"n":{"type":"integer","default":9}}}"#;
+    const OUT_SCHEMA: &str =
+        r#"{"type":"object","required":["n"],"properties":{"n":{"type":"integer","maximum":10}}}"#;
+
     const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     const STAMP: &str =
         r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t","version":"1"}}"#;
@@ -300,13 +314,16 @@ mod tests {
             cache_public: true,
         });
         s.add_tool(Tool {
-            name: "echo",
-            title: None,
             description: Some("Echo n"),
-            input_schema: "{ \"type\": \"object\" }",
-            output_schema: None,
             annotations: crate::limits::MCP_TOOL_READ_ONLY,
-            handler: Handler::Rust(echo),
+            ..Tool::new("echo", "{ \"type\": \"object\" }", Handler::Rust(echo))
+        })
+        .unwrap();
+        s.add_tool(Tool::new("vent", VENT_SCHEMA, Handler::Rust(echo)))
+            .unwrap();
+        s.add_tool(Tool {
+            output_schema: Some(OUT_SCHEMA),
+            ..Tool::new("typed", "{\"type\":\"object\"}", Handler::Rust(echo))
         })
         .unwrap();
         s
@@ -338,10 +355,18 @@ mod tests {
         );
         assert_eq!((o.rpc_error, o.http_status), (0, 200));
         let (r, _) = run(&modern("\"a\"", "tools/list", ""));
+        let tools = concat!(
+            r#"{"name":"echo","description":"Echo n","inputSchema":{"type":"object"},"#,
+            r#""annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}},"#,
+            r#"{"name":"vent","inputSchema":{"type":"object","required":["percent"],"properties":{"percent":"#,
+            r#"{"type":"integer","minimum":0,"maximum":100},"n":{"type":"integer","default":9}}}},"#,
+            r#"{"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object","required":["n"],"#,
+            r#""properties":{"n":{"type":"integer","maximum":10}}}}"#
+        );
         assert_eq!(
             r,
             format!(
-                r#"{{"jsonrpc":"2.0","id":"a","result":{{"resultType":"complete","tools":[{{"name":"echo","description":"Echo n","inputSchema":{{"type":"object"}},"annotations":{{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false}}}}],"ttlMs":5,"cacheScope":"public",{STAMP}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":"a","result":{{"resultType":"complete","tools":[{tools}],"ttlMs":5,"cacheScope":"public",{STAMP}}}}}"#
             )
         );
     }
@@ -356,7 +381,7 @@ mod tests {
         assert_eq!(
             r,
             format!(
-                r#"{{"jsonrpc":"2.0","id":12345678901234567890,"result":{{"resultType":"complete","content":[{{"type":"text","text":"hi"}}],"structuredContent":{{"n":3}},"isError":false,{STAMP}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":12345678901234567890,"result":{{"content":[{{"type":"text","text":"hi"}}],"structuredContent":{{"n":3}},"isError":false,"resultType":"complete",{STAMP}}}}}"#
             )
         );
         let (r, _) = run(
@@ -486,6 +511,300 @@ mod tests {
             .1,
             -32603
         );
+    }
+
+    #[test]
+    fn arguments_are_validated_before_the_callback() {
+        let before = CALLS.load(Ordering::SeqCst);
+        for (args, msg) in [
+            (r#"{"percent":120}"#, "percent: 120 is above maximum 100"),
+            (
+                r#"{"percent":"60"}"#,
+                "percent: expected integer, got string",
+            ),
+            (
+                r#"{"percent":60.5}"#,
+                "percent: expected integer, got number",
+            ),
+            (r#"{}"#, "percent: required"),
+        ] {
+            let (r, o) = run(&modern(
+                "1",
+                "tools/call",
+                &format!(r#","name":"vent","arguments":{args}"#),
+            ));
+            assert_eq!((o.rpc_error, o.http_status), (-32602, 400), "{args}");
+            assert!(r.contains(&format!(r#""message":"{msg}""#)), "{r}");
+        }
+        let (r, _) =
+            run(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vent"}}"#);
+        assert!(r.contains(r#""message":"percent: required""#), "{r}");
+        assert_eq!(
+            CALLS.load(Ordering::SeqCst),
+            before,
+            "a callback ran on invalid arguments"
+        );
+        // A valid call runs, and an absent argument reads its schema default.
+        let (r, _) = run(&modern(
+            "2",
+            "tools/call",
+            r#","name":"vent","arguments":{"percent":50}"#,
+        ));
+        assert!(r.contains(r#""structuredContent":{"n":9}"#), "{r}");
+    }
+
+    #[test]
+    fn structured_content_is_checked_against_the_output_schema() {
+        let (r, o) = run(&modern(
+            "1",
+            "tools/call",
+            r#","name":"typed","arguments":{"n":4}"#,
+        ));
+        assert_eq!(o.rpc_error, 0, "{r}");
+        let (r, o) = run(&modern(
+            "1",
+            "tools/call",
+            r#","name":"typed","arguments":{"n":11}"#,
+        ));
+        assert_eq!(o.rpc_error, -32603);
+        assert!(
+            r.contains(r#""message":"structuredContent does not match outputSchema: n: 11 is above maximum 10""#),
+            "{r}"
+        );
+    }
+
+    fn traced(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+        let id = call
+            .trace_id()
+            .map(|b| String::from_utf8(b.to_vec()).unwrap());
+        res.text(id.as_deref().unwrap_or("-")).map_or(-1, |_| 0)
+    }
+
+    fn paged(page_size: u32) -> Server<'static> {
+        let mut s = server();
+        s.tools.page_size = page_size;
+        s.add_tool(Tool {
+            title: Some("Trace"),
+            icons: Some(r#"[ {"src":"data:image/png;base64,AA==","mimeType":"image/png"} ]"#),
+            annotations: crate::limits::MCP_TOOL_IDEMPOTENT,
+            ..Tool::new("trace", "{\"type\":\"object\"}", Handler::Rust(traced))
+        })
+        .unwrap();
+        s
+    }
+
+    fn list_page(s: &Server<'_>, cursor: Option<&str>, cap: usize) -> serde_json::Value {
+        let c = cursor.map_or(String::new(), |c| format!(r#","cursor":"{c}""#));
+        let mut out = vec![0u8; cap];
+        let o = s
+            .handle(
+                &RequestInfo::default(),
+                modern("1", "tools/list", &c).as_bytes(),
+                &mut out,
+            )
+            .unwrap();
+        serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    #[test]
+    fn tools_list_pages() {
+        let s = paged(3);
+        let p1 = list_page(&s, None, 4096);
+        let names: Vec<_> = p1["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect();
+        assert_eq!(names, ["echo", "vent", "typed"]);
+        assert_eq!(p1["result"]["nextCursor"], "3");
+        let p2 = list_page(&s, Some("3"), 4096);
+        let t = &p2["result"]["tools"][0];
+        assert_eq!(t["name"], "trace");
+        assert_eq!(t["icons"][0]["mimeType"], "image/png");
+        assert_eq!(t["annotations"]["title"], "Trace");
+        assert!(p2["result"].get("nextCursor").is_none());
+        assert_eq!(p2["result"]["cacheScope"], p1["result"]["cacheScope"]);
+        for bad in ["0", "4", "x", "", "99999999999"] {
+            assert_eq!(
+                list_page(&s, Some(bad), 4096)["error"]["code"],
+                -32602,
+                "{bad}"
+            );
+        }
+        // Every buffer size gives a valid response; following nextCursor visits
+        // each tool once, in order, whenever one tool fits.
+        let all = paged(0);
+        for cap in MCP_MIN_RESPONSE_CAP..1400 {
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let page = list_page(&all, cursor.as_deref(), cap);
+                let Some(r) = page.get("result") else {
+                    assert_eq!(page["error"]["code"], -32603, "cap {cap}");
+                    break;
+                };
+                seen.extend(
+                    r["tools"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| t["name"].as_str().unwrap().to_string()),
+                );
+                match r.get("nextCursor") {
+                    Some(c) => cursor = Some(c.as_str().unwrap().to_string()),
+                    None => {
+                        assert_eq!(seen, ["echo", "vent", "typed", "trace"], "cap {cap}");
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn trace_context_reaches_the_callback() {
+        let s = paged(0);
+        let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        for (meta, want) in [
+            (format!(r#","_meta":{{"traceparent":"{tp}"}}"#), "4bf92f3577b34da6a3ce929d0e0e4736"),
+            (r#","_meta":{"traceparent":"00-00000000000000000000000000000000-00f067aa0ba902b7-01"}"#.into(), "-"),
+            (r#","_meta":{"traceparent":"junk"}"#.into(), "-"),
+            (String::new(), "-"),
+        ] {
+            let req = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"trace"{meta}}}}}"#);
+            let mut out = [0u8; 1024];
+            let o = s.handle(&RequestInfo::default(), req.as_bytes(), &mut out).unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+            assert_eq!(v["result"]["content"][0]["text"], want, "{meta}");
+        }
+    }
+
+    fn ask(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        let ok = call.with_input("confirm.content.ok", |d, i| {
+            d.as_bool(i).map_err(crate::call::ArgError::Conv)
+        });
+        if call.state == Some(&b"v=90"[..]) && ok == Ok(true) {
+            return r.text("done").map_or(-1, |_| 0);
+        }
+        let schema =
+            r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+        let asked = r.input_request(
+            "confirm",
+            "elicitation/create",
+            crate::call::caps::ELICITATION,
+            crate::call::InputParams::Elicit {
+                message: "Open to 90%?",
+                schema,
+            },
+        );
+        match asked {
+            Ok(()) => r.set_request_state(b"v=90").map_or(-1, |_| 0),
+            Err(crate::call::ResultError::Unsupported) => {
+                r.error("needs confirmation").map_or(-1, |_| 0)
+            }
+            Err(_) => 0,
+        }
+    }
+
+    fn mrtr_server() -> Server<'static> {
+        let mut s = server();
+        s.state_mac = StateMac::Key([7; 64], 32);
+        s.add_tool(Tool::new(
+            "ask",
+            "{\"type\":\"object\"}",
+            Handler::Rust(ask),
+        ))
+        .unwrap();
+        s.add_tool(Tool::new(
+            "ask2",
+            "{\"type\":\"object\"}",
+            Handler::Rust(ask),
+        ))
+        .unwrap();
+        s
+    }
+
+    fn mrtr_call(s: &Server<'_>, tool: &str, caps: &str, extra: &str) -> serde_json::Value {
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}},"name":"{tool}"{extra}}}}}"#
+        );
+        let mut out = [0u8; 2048];
+        let o = s
+            .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+            .unwrap();
+        serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    #[test]
+    fn input_required_round_trip() {
+        let s = mrtr_server();
+        let caps = r#"{"elicitation":{}}"#;
+        let first = mrtr_call(&s, "ask", caps, "");
+        let r = &first["result"];
+        assert_eq!(r["resultType"], "input_required", "{first}");
+        assert_eq!(
+            r["inputRequests"]["confirm"]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(r["inputRequests"]["confirm"]["params"]["mode"], "form");
+        assert_eq!(
+            r["inputRequests"]["confirm"]["params"]["requestedSchema"]["required"][0],
+            "ok"
+        );
+        assert!(
+            r.get("content").is_none() && r.get("isError").is_none(),
+            "{first}"
+        );
+        let state = r["requestState"].as_str().unwrap().to_string();
+        let answer = r#","inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}"#;
+        let retry = mrtr_call(
+            &s,
+            "ask",
+            caps,
+            &format!(r#"{answer},"requestState":"{state}""#),
+        );
+        assert_eq!(retry["result"]["resultType"], "complete", "{retry}");
+        assert_eq!(retry["result"]["content"][0]["text"], "done");
+        // Tampered, or replayed against another tool: refused before the callback.
+        let before = CALLS.load(Ordering::SeqCst);
+        let mut bad = state.clone().into_bytes();
+        bad[4] = if bad[4] == b'A' { b'B' } else { b'A' };
+        let bad = String::from_utf8(bad).unwrap();
+        for (tool, st) in [
+            ("ask", bad.as_str()),
+            ("ask2", state.as_str()),
+            ("ask", "bm90IGEgc3RhdGU="),
+        ] {
+            let v = mrtr_call(
+                &s,
+                tool,
+                caps,
+                &format!(r#"{answer},"requestState":"{st}""#),
+            );
+            assert_eq!(v["error"]["code"], -32602, "{tool} {st}: {v}");
+            assert_eq!(v["error"]["message"], "Invalid requestState");
+        }
+        assert_eq!(CALLS.load(Ordering::SeqCst), before);
+    }
+
+    #[test]
+    fn input_requests_need_the_declared_capability() {
+        let s = mrtr_server();
+        let v = mrtr_call(&s, "ask", "{}", "");
+        assert_eq!(v["error"]["code"], -32021, "{v}");
+        assert_eq!(
+            v["error"]["data"],
+            serde_json::json!({"requiredCapabilities":{"elicitation":{}}})
+        );
+        // Legacy era: no input_required; the tool decides what to answer.
+        let mut out = [0u8; 1024];
+        let req = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#;
+        let o = s.handle(&RequestInfo::default(), req, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+        assert_eq!(v["result"]["isError"], true, "{v}");
+        assert!(v["result"].get("resultType").is_none());
     }
 
     #[test]

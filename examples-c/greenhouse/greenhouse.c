@@ -156,6 +156,54 @@ static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     return rc;
 }
 
+/* Above this opening a person must confirm through the client first. */
+#define GREENHOUSE_CONFIRM_ABOVE 80
+/* A tool body's return value: it asked the client for input instead of acting. */
+#define BODY_ASKED 1
+
+static const char confirm_schema[] =
+    "{\"type\":\"object\",\"required\":[\"confirm\"],"
+    "\"properties\":{\"confirm\":{\"type\":\"boolean\",\"title\":\"Open the vent that far\"}}}";
+
+/* 0 when this retry carries a confirmation of exactly this opening;
+ * BODY_ASKED after asking for one (input_required); otherwise a refusal
+ * result was written or an error code is returned. */
+static int confirm_opening(const mcp_call_t *call, mcp_result_t *r, bool *is_error, int64_t percent)
+{
+    char want[8];
+    int wn = snprintf(want, sizeof want, "%d", (int)percent);
+    uint8_t state[8];
+    int sn = mcp_call_request_state(call, state, sizeof state);
+    char action[16];
+    if (sn == wn && memcmp(state, want, (size_t)wn) == 0 &&
+        mcp_input_string(call, "confirm.action", action, sizeof action, NULL) == 0) {
+        bool yes = false;
+        if (strcmp(action, "accept") == 0 && mcp_input_bool(call, "confirm.content.confirm", &yes) == 0 &&
+            yes) {
+            return 0;
+        }
+        return result_refused(r, is_error, "not confirmed: vent unchanged");
+    }
+    char message[96];
+    snprintf(message, sizeof message,
+             "Open the roof vent to %d%%? Above %d%% wind and rain can get in.", (int)percent,
+             GREENHOUSE_CONFIRM_ABOVE);
+    int rc = mcp_result_elicit(r, "confirm", message, confirm_schema);
+    if (rc == -MCP_ENOTSUP) {
+        return result_refused(r, is_error,
+                              "refused: opening above 80% needs a confirmation this client cannot give");
+    }
+    if (rc == -MCP_EACCES) {
+        *is_error = true; /* the core answers -32021: the client must declare elicitation */
+        return 0;
+    }
+    if (rc == 0) {
+        /* The retry must confirm this very opening, not another one. */
+        rc = mcp_result_request_state(r, (const uint8_t *)want, (size_t)wn);
+    }
+    return rc == 0 ? BODY_ASKED : rc;
+}
+
 static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 {
     /* Schema validation is not in the core yet: check the argument here. */
@@ -170,6 +218,12 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     }
     if (percent > 0 && atomic_load(&wind_lock_on)) {
         return result_refused(r, is_error, "refused: wind lock active");
+    }
+    if (percent > GREENHOUSE_CONFIRM_ABOVE) {
+        rc = confirm_opening(call, r, is_error, percent);
+        if (rc != 0 || *is_error) {
+            return rc;
+        }
     }
 
     /* A real gateway commands the actuator here and waits for its ack. */
@@ -208,16 +262,20 @@ struct greenhouse_tool {
 
 /* Registered in this order; a fixed order helps client and prompt caches. */
 static const struct greenhouse_tool tools[] = {
-    {{"read_sensor", NULL, "Latest reading of one sensor: value, unit, age_s.",
-      "{\"type\":\"object\",\"required\":[\"sensor_id\"],\"properties\":{\"sensor_id\":"
-      "{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]}}}",
-      NULL, MCP_TOOL_READ_ONLY},
-     read_sensor},
-    {{"set_vent", NULL, "Open the roof vent to 0-100 percent. Refused while the wind lock is on.",
-      "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
-      "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
-      NULL, MCP_TOOL_IDEMPOTENT},
-     set_vent},
+    {.def = {.name = "read_sensor",
+             .description = "Latest reading of one sensor: value, unit, age_s.",
+             .input_schema = "{\"type\":\"object\",\"required\":[\"sensor_id\"],"
+                             "\"additionalProperties\":false,\"properties\":{\"sensor_id\":"
+                             "{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]}}}",
+             .annotations = MCP_TOOL_READ_ONLY},
+     .body = read_sensor},
+    {.def = {.name = "set_vent",
+             .description = "Open the roof vent to 0-100 percent. Refused while the wind lock is on.",
+             .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],"
+                             "\"additionalProperties\":false,\"properties\":{\"percent\":"
+                             "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
+             .annotations = MCP_TOOL_IDEMPOTENT},
+     .body = set_vent},
 };
 
 /* The callback of every tool: runs its body, then writes the audit line. */
@@ -229,7 +287,10 @@ static int tool_audited(const mcp_call_t *call, mcp_result_t *r, void *user)
 
     char args[GREENHOUSE_AUDIT_ARGS_MAX];
     int n = mcp_call_arguments(call, args, sizeof args);
-    const char *outcome = (rc < 0 || is_error) ? "error" : "ok";
+    const char *outcome = rc == BODY_ASKED ? "input_required" : (rc < 0 || is_error) ? "error" : "ok";
+    if (rc == BODY_ASKED) {
+        rc = 0;
+    }
     if (n >= 0) {
         fprintf(stderr, "audit: tool=%s args=%s outcome=%s\n", tool->def.name, args, outcome);
     } else if (n == -MCP_ENOBUFS) {
@@ -240,6 +301,19 @@ static int tool_audited(const mcp_call_t *call, mcp_result_t *r, void *user)
                 outcome);
     }
     return rc;
+}
+
+/* Fills buf from the host's entropy source. */
+static int random_bytes(uint8_t *buf, size_t len)
+{
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f == NULL) {
+        fprintf(stderr, "greenhouse: cannot open /dev/urandom for the state key\n");
+        return -1;
+    }
+    size_t got = fread(buf, 1, len, f);
+    fclose(f);
+    return got == len ? 0 : -1;
 }
 
 int greenhouse_register(mcp_server_t *server, bool wind_lock)
@@ -261,9 +335,23 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
     if (rc != 0) {
         return rc;
     }
+    /* requestState of the vent confirmation is MAC-protected under a key
+     * that lives as long as this process; firmware uses its TRNG. */
+    uint8_t key[32];
+    if (random_bytes(key, sizeof key) != 0) {
+        return -MCP_EINVAL;
+    }
+    rc = mcp_server_set_state_key(server, key, sizeof key);
+    if (rc != 0) {
+        return rc;
+    }
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         rc = mcp_server_add_tool(server, &tools[i].def, tool_audited, (void *)&tools[i]);
         if (rc != 0) {
+            char why[160];
+            if (mcp_server_schema_error(server, why, sizeof why) > 0) {
+                fprintf(stderr, "greenhouse: %s: %s\n", tools[i].def.name, why);
+            }
             return rc;
         }
     }

@@ -6,6 +6,9 @@
 
 #![allow(unsafe_code)]
 
+pub mod content;
+pub mod framer;
+pub mod input;
 pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
@@ -14,7 +17,11 @@ use crate::call::{ArgError, Call, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
+use crate::schema::SchemaErrorKind;
 use crate::server::{HandleError, Server, ServerInfo};
+pub use content::mcp_annotations_t;
+pub use framer::*;
+pub use input::mcp_mac_fn;
 pub use types::*;
 
 /// What lives inside `mcp_server_t`.
@@ -99,7 +106,10 @@ unsafe fn slot<'a>(server: *const mcp_server_t) -> Option<&'a Slot> {
 
 fn register_errno(e: RegisterError) -> c_int {
     match e {
-        RegisterError::BadDefinition | RegisterError::BadSchema => -MCP_EINVAL,
+        RegisterError::BadDefinition => -MCP_EINVAL,
+        RegisterError::Schema(SchemaErrorKind::Unsupported) => -MCP_ENOTSUP,
+        RegisterError::Schema(SchemaErrorKind::Full) => -MCP_ENOSPC,
+        RegisterError::Schema(_) => -MCP_EINVAL,
         RegisterError::Duplicate => -MCP_EEXIST,
         RegisterError::Full => -MCP_ENOSPC,
     }
@@ -151,9 +161,11 @@ pub unsafe extern "C" fn mcp_server_init(
         list_ttl_ms: c.list_ttl_ms,
         cache_public: c.cache_scope == MCP_CACHE_PUBLIC,
     };
+    let mut server_value = Server::new(info);
+    server_value.tools.page_size = c.list_page_size;
     let slot = Slot {
         magic: MAGIC,
-        server: Server::new(info),
+        server: server_value,
     };
     // SAFETY: `server` is non-NULL, writable, large and aligned enough for a
     // Slot (compile-time checks above); any previous content is overwritten.
@@ -169,11 +181,23 @@ pub unsafe extern "C" fn mcp_server_init(
 /// @param fn     The callback run for a valid `tools/call` of this tool.
 /// @param user   Passed back to `fn` unchanged.
 /// @retval 0 Success.
+/// The input schema (and output schema, if any) is compiled here into the
+/// server's constraint tables; every `tools/call` is validated against it
+/// before `fn` runs, and invalid arguments are answered with -32602 naming the
+/// argument and the rule. On a schema error, `mcp_server_schema_error` says
+/// which keyword or value was refused.
+///
+/// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
-///         annotation bits, or a schema that is not one JSON object.
+///         annotation bits, or a malformed schema (not JSON, root not
+///         `"type":"object"`, a keyword with a wrong value, a `required` name
+///         missing from `properties`).
+/// @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
+///         implement (it is never ignored silently).
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
-/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered.
+/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
+///         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full.
 ///
 /// # Safety
 /// `server` must have been initialised with `mcp_server_init`; `tool` must
@@ -216,14 +240,18 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         ];
         return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
     };
+    // SAFETY: the caller promises a NUL-terminated string (or NULL).
+    let icons = match unsafe { c_text(t.icons) } {
+        Ok(i) => i,
+        Err(e) => return e,
+    };
     let entry = Tool {
-        name,
         title,
         description,
-        input_schema,
         output_schema,
         annotations: t.annotations,
-        handler: Handler::C(r#fn, user),
+        icons,
+        ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other
     // reference to the server is live (no concurrent handle call).
@@ -231,6 +259,57 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     match s.add_tool(entry) {
         Ok(()) => 0,
         Err(e) => register_errno(e),
+    }
+}
+
+/// Describes the last schema that `mcp_server_add_tool` refused, e.g.
+/// `inputSchema: unsupported keyword at "pattern"`, as NUL-terminated text.
+///
+/// @return The length written (without the NUL); 0 when no schema was refused.
+/// @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.
+/// @retval -MCP_ENOBUFS `cap` is too small (the text is cut and terminated).
+///
+/// # Safety
+/// `server` must have been initialised; `buf` writable for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_schema_error(
+    server: *const mcp_server_t,
+    buf: *mut c_char,
+    cap: usize,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    let Some(slot) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if buf.is_null() || cap == 0 {
+        return -MCP_EINVAL;
+    }
+    let cap = cap.min(c_int::MAX as usize);
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    let mut m = crate::schema::MsgBuf::new();
+    if let Some(e) = slot.server.tools.last_error {
+        m.push(if e.output {
+            "outputSchema: "
+        } else {
+            "inputSchema: "
+        });
+        m.push(e.error.reason);
+        m.push(" at ");
+        m.push_value(e.error.at.of(e.text), 60);
+    }
+    let text = m.as_str().as_bytes();
+    let n = text.len().min(cap - 1);
+    if let (Some(dst), Some(src)) = (out.get_mut(..n), text.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    if let Some(nul) = out.get_mut(n) {
+        *nul = 0;
+    }
+    if n < text.len() {
+        -MCP_ENOBUFS
+    } else {
+        n as c_int
     }
 }
 
@@ -296,6 +375,9 @@ pub unsafe extern "C" fn mcp_server_handle(
                 hdr_name: span(&c.name),
                 now_ms: c.now_ms,
                 origin: ctx.cast::<c_void>(),
+                flags: c.flags,
+                emit: c.emit,
+                transport_context: c.transport_context,
             }
         },
     };
@@ -347,6 +429,8 @@ fn result_errno(e: ResultError) -> c_int {
     match e {
         ResultError::Overflow => -MCP_ENOBUFS,
         ResultError::Order => -MCP_EPERM,
+        ResultError::Unsupported => -MCP_ENOTSUP,
+        ResultError::Capability => -MCP_EACCES,
     }
 }
 
@@ -354,18 +438,71 @@ fn write_errno(e: WriteError) -> c_int {
     result_errno(e.into())
 }
 
-/// Finds the argument at `path` for the typed accessors.
-unsafe fn arg<'a>(
+/// Runs `f` on the argument at `path` (or the schema's `default` for it when
+/// absent) and returns its result, or the lookup's error code.
+unsafe fn with_arg(
     call: *const mcp_call_t,
     path: *const c_char,
-) -> Result<(&'a Call<'a>, usize), c_int> {
+    f: impl FnOnce(&crate::json::Doc<'_>, usize) -> c_int,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_value_in(call, path, false, f) }
+}
+
+/// Runs `f` on the value at `path` of the arguments (with schema defaults) or,
+/// with `input`, of `inputResponses`.
+unsafe fn with_value_in(
+    call: *const mcp_call_t,
+    path: *const c_char,
+    input: bool,
+    f: impl FnOnce(&crate::json::Doc<'_>, usize) -> c_int,
+) -> c_int {
     // SAFETY: see call_ref; path is NULL or NUL-terminated.
-    let c = unsafe { call_ref(call) }.ok_or(-MCP_EINVAL)?;
-    let p = unsafe { c_text(path) }
-        .map_err(|_| -MCP_EINVAL)?
-        .ok_or(-MCP_EINVAL)?;
-    let i = c.lookup(p).map_err(arg_errno)?;
-    Ok((c, i))
+    let Some(c) = (unsafe { call_ref(call) }) else {
+        return -MCP_EINVAL;
+    };
+    let Ok(Some(p)) = (unsafe { c_text(path) }) else {
+        return -MCP_EINVAL;
+    };
+    let r = if input {
+        c.with_input(p, |d, i| Ok(f(d, i)))
+    } else {
+        c.with_value(p, |d, i| Ok(f(d, i)))
+    };
+    r.unwrap_or_else(arg_errno)
+}
+
+/// Copies the string at token `i`, unescaped and NUL-terminated, into `buf`;
+/// stores its length in `*len` (if not NULL) even when `buf` is too small.
+unsafe fn copy_string(
+    d: &crate::json::Doc<'_>,
+    i: usize,
+    buf: *mut c_char,
+    cap: usize,
+    len: *mut usize,
+) -> c_int {
+    let Some(need) = d.unescaped_len(i) else {
+        return -MCP_EDOM;
+    };
+    // SAFETY: len is NULL or writable.
+    if let Some(l) = unsafe { len.as_mut() } {
+        *l = need;
+    }
+    if buf.is_null() || cap <= need {
+        return -MCP_ENOBUFS;
+    }
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    match d.unescape_into(i, out) {
+        Ok(n) => match out.get_mut(n) {
+            Some(nul) => {
+                *nul = 0;
+                0
+            }
+            None => -MCP_ENOBUFS,
+        },
+        Err(e) => conv_errno(e),
+    }
 }
 
 /// Reads the argument at `path` with `conv` and stores it in `out`.
@@ -375,21 +512,19 @@ unsafe fn typed_arg<T>(
     out: *mut T,
     conv: impl FnOnce(&crate::json::Doc<'_>, usize) -> Result<T, ConvError>,
 ) -> c_int {
-    // SAFETY: forwarded caller promises.
-    let (c, i) = match unsafe { arg(call, path) } {
-        Ok(v) => v,
-        Err(e) => return e,
-    };
     if out.is_null() {
         return -MCP_EINVAL;
     }
-    match conv(&c.doc, i) {
-        Ok(v) => {
-            // SAFETY: checked non-NULL; the caller promises it is writable.
-            unsafe { out.write(v) };
-            0
-        }
-        Err(e) => conv_errno(e),
+    // SAFETY: forwarded caller promises.
+    unsafe {
+        with_arg(call, path, |d, i| match conv(d, i) {
+            Ok(v) => {
+                // SAFETY: checked non-NULL; the caller promises it is writable.
+                out.write(v);
+                0
+            }
+            Err(e) => conv_errno(e),
+        })
     }
 }
 
@@ -476,32 +611,7 @@ pub unsafe extern "C" fn mcp_arg_string(
     len: *mut usize,
 ) -> c_int {
     // SAFETY: forwarded caller promises.
-    let (c, i) = match unsafe { arg(call, path) } {
-        Ok(v) => v,
-        Err(e) => return e,
-    };
-    let Some(need) = c.doc.unescaped_len(i) else {
-        return -MCP_EDOM;
-    };
-    // SAFETY: len is NULL or writable.
-    if let Some(l) = unsafe { len.as_mut() } {
-        *l = need;
-    }
-    if buf.is_null() || cap <= need {
-        return -MCP_ENOBUFS;
-    }
-    // SAFETY: the caller promises `cap` writable bytes at `buf`.
-    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
-    match c.doc.unescape_into(i, out) {
-        Ok(n) => match out.get_mut(n) {
-            Some(nul) => {
-                *nul = 0;
-                0
-            }
-            None => -MCP_ENOBUFS,
-        },
-        Err(e) => conv_errno(e),
-    }
+    unsafe { with_arg(call, path, |d, i| copy_string(d, i, buf, cap, len)) }
 }
 
 /// The JSON type of the argument at `path`.
@@ -515,8 +625,8 @@ pub unsafe extern "C" fn mcp_arg_string(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
-    match unsafe { arg(call, path) } {
-        Ok((c, i)) => match c.doc.kind(i) {
+    unsafe {
+        with_arg(call, path, |d, i| match d.kind(i) {
             Some(Kind::Object) => MCP_JSON_OBJECT,
             Some(Kind::Array) => MCP_JSON_ARRAY,
             Some(Kind::String) => MCP_JSON_STRING,
@@ -524,8 +634,7 @@ pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_ch
             Some(Kind::True | Kind::False) => MCP_JSON_BOOL,
             Some(Kind::Null) => MCP_JSON_NULL,
             None => -MCP_ENOENT,
-        },
-        Err(e) => e,
+        })
     }
 }
 
@@ -542,13 +651,12 @@ pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_ch
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
-    match unsafe { arg(call, path) } {
-        Ok((c, i)) => match c.doc.kind(i) {
-            Some(Kind::Array) => c.doc.elements(i).count() as c_int,
-            Some(Kind::Object) => c.doc.members(i).count() as c_int,
+    unsafe {
+        with_arg(call, path, |d, i| match d.kind(i) {
+            Some(Kind::Array) => d.elements(i).count() as c_int,
+            Some(Kind::Object) => d.members(i).count() as c_int,
             _ => -MCP_EDOM,
-        },
-        Err(e) => e,
+        })
     }
 }
 
@@ -607,6 +715,81 @@ pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c
         Some(c) => c.tool.name.as_ptr().cast::<c_char>(),
         None => core::ptr::null(),
     }
+}
+
+/// Copies the string `params._meta[key]` of the request (e.g. `"traceparent"`,
+/// `"tracestate"`, `"progressToken"` when it is a string), unescaped and
+/// NUL-terminated, into `buf`.
+///
+/// @param len Receives the length in bytes (without the NUL), also when `buf`
+///            is too small; may be NULL.
+/// @retval 0 Success.
+/// @retval -MCP_ENOENT The request's `_meta` has no string under `key`.
+/// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `key`
+/// NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_meta_string(
+    call: *const mcp_call_t,
+    key: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    len: *mut usize,
+) -> c_int {
+    // SAFETY: see call_ref; key is NULL or NUL-terminated.
+    let (Some(c), Ok(Some(k))) = (unsafe { call_ref(call) }, unsafe { c_text(key) }) else {
+        return -MCP_EINVAL;
+    };
+    let Some(v) = c.meta_string(k) else {
+        return -MCP_ENOENT;
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { copy_string(&c.doc, v, buf, cap, len) }
+}
+
+/// Copies the 32-hex-digit trace id of the request's W3C `traceparent`
+/// (`params._meta.traceparent`), NUL-terminated, into `buf` (at least 33
+/// bytes), e.g. for an audit log.
+///
+/// @retval 0 Success.
+/// @retval -MCP_ENOENT No `traceparent`, or one that is not a valid W3C value.
+/// @retval -MCP_ENOBUFS `cap` is below 33.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `buf` writable
+/// for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_trace_id(
+    call: *const mcp_call_t,
+    buf: *mut c_char,
+    cap: usize,
+) -> c_int {
+    // SAFETY: see call_ref.
+    let Some(c) = (unsafe { call_ref(call) }) else {
+        return -MCP_EINVAL;
+    };
+    if buf.is_null() {
+        return -MCP_EINVAL;
+    }
+    let Some(id) = c.trace_id() else {
+        return -MCP_ENOENT;
+    };
+    if cap <= id.len() {
+        return -MCP_ENOBUFS;
+    }
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    if let Some(dst) = out.get_mut(..id.len()) {
+        dst.copy_from_slice(id);
+    }
+    if let Some(nul) = out.get_mut(id.len()) {
+        *nul = 0;
+    }
+    0
 }
 
 /// The request context the transport passed to `mcp_server_handle` (NULL if it

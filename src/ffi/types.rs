@@ -4,6 +4,10 @@
 use core::ffi::{c_char, c_int, c_void};
 
 use crate::limits::MCP_SERVER_WORDS;
+/// The `mcp_request_ctx_t.flags` bits, defined with the rules they switch on.
+pub use crate::protocol::envelope::{
+    MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_NO_SESSION,
+};
 
 /// Caller-owned storage for one server, e.g. `static mcp_server_t server;`.
 /// Its contents are private to the library; size and alignment are checked at
@@ -65,6 +69,10 @@ pub struct mcp_request_ctx_t {
     pub emit: mcp_emit_fn,
     /// The caller's monotonic clock in milliseconds.
     pub now_ms: u64,
+    /// `MCP_CTX_*` flags: what the transport knows about the routing headers
+    /// (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`) and the legacy session
+    /// (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
+    pub flags: u32,
 }
 
 /// Details of a handled request, for the transport.
@@ -96,6 +104,9 @@ pub struct mcp_server_config_t {
     pub list_ttl_ms: u32,
     /// `MCP_CACHE_PRIVATE` or `MCP_CACHE_PUBLIC`.
     pub cache_scope: u32,
+    /// Most tools per `tools/list` page (0: as many as fit the response
+    /// buffer). Further tools are reached with the `nextCursor` returned.
+    pub list_page_size: u32,
 }
 
 /// A tool definition for `mcp_server_add_tool`. The struct is copied, but the
@@ -114,6 +125,9 @@ pub struct mcp_tool_t {
     /// JSON Schema of `structuredContent`, or NULL.
     pub output_schema: *const c_char,
     /// `MCP_TOOL_*` flags; 0 lists no annotations, otherwise all four hints are
-    /// listed with the flags' values.
+    /// listed with the flags' values (and `title`, when set).
     pub annotations: u32,
+    /// Icons as a JSON array of Icon objects (`[{"src":"...","mimeType":"image/png"}]`),
+    /// listed as written; NULL for none.
+    pub icons: *const c_char,
 }

@@ -32,6 +32,11 @@ impl<'a> Doc<'a> {
         Doc { src, toks }
     }
 
+    /// The source text.
+    pub fn src(&self) -> &'a [u8] {
+        self.src
+    }
+
     /// The token at `i`, if any.
     pub fn token(&self, i: usize) -> Option<&'a Token> {
         self.toks.get(i)
@@ -155,7 +160,7 @@ impl<'a> Doc<'a> {
 
 /// The exact integer value of a (validated) JSON number, computed in decimal
 /// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
-fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
+pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
     let (neg, rest) = match raw.split_first() {
         Some((b'-', r)) => (true, r),
         _ => (false, raw),

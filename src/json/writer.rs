@@ -253,6 +253,18 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    /// A string value made of several texts, each escaped.
+    pub fn string_parts(&mut self, parts: &[&str]) -> Result<(), WriteError> {
+        self.before_value()?;
+        self.put(b"\"")?;
+        for p in parts {
+            self.escaped(p)?;
+        }
+        self.put(b"\"")?;
+        self.after_value();
+        Ok(())
+    }
+
     /// A string value made of `prefix` (escaped here) followed by `raw_inner`,
     /// the already-escaped inside of a validated JSON string.
     pub fn string_with_raw_tail(
@@ -305,6 +317,30 @@ impl<'b> Writer<'b> {
             }
         }
         self.put(json.get(run_start..).unwrap_or(&[]))?;
+        self.after_value();
+        Ok(())
+    }
+
+    /// A string value holding `data` in standard base64 (with padding).
+    pub fn base64(&mut self, data: &[u8]) -> Result<(), WriteError> {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let sym = |v: u32| ALPHABET.get((v & 63) as usize).copied().unwrap_or(b'=');
+        self.before_value()?;
+        self.put(b"\"")?;
+        for chunk in data.chunks(3) {
+            let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+            let v = (b(0) << 16) | (b(1) << 8) | b(2);
+            let mut out = [sym(v >> 18), sym(v >> 12), sym(v >> 6), sym(v)];
+            if chunk.len() < 3 {
+                out[3] = b'=';
+            }
+            if chunk.len() < 2 {
+                out[2] = b'=';
+            }
+            self.put(&out)?;
+        }
+        self.put(b"\"")?;
         self.after_value();
         Ok(())
     }
@@ -461,12 +497,18 @@ mod tests {
             w.minified_value(b"{ \"x y\" : [1, 2] }")?;
             w.key("s")?;
             w.string_with_raw_tail("Unknown tool: ", b"a\\u0041")?;
+            w.key("b")?;
+            w.begin_array()?;
+            for d in [&b""[..], b"f", b"fo", b"foo", b"foob", b"\xff\x00\xfe"] {
+                w.base64(d)?;
+            }
+            w.end_array()?;
             w.end_object()
         })
         .unwrap();
         assert_eq!(
             s,
-            r#"{"a":"q\"\\\n\u0001é","b":[-42,-9223372036854775808,21.5,1e300,true,null,{}],"m":{"x y":[1,2]},"s":"Unknown tool: a\u0041"}"#
+            r#"{"a":"q\"\\\n\u0001é","b":[-42,-9223372036854775808,21.5,1e300,true,null,{}],"m":{"x y":[1,2]},"s":"Unknown tool: a\u0041","b":["","Zg==","Zm8=","Zm9v","Zm9vYg==","/wD+"]}"#
         );
     }
 

@@ -5,12 +5,35 @@
 
 use super::{Era, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::call::RequestInfo;
-use crate::json::Kind;
+use crate::json::{Doc, Kind};
 use crate::limits::*;
 use crate::rpc::{Data, Message, Request, RpcError};
 
 const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+/// absent from the context was absent on the wire. A modern request then
+/// needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+/// `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+/// answered with -32020 (HTTP 400).
+pub const MCP_CTX_HTTP: u32 = 1;
+
+/// `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+/// `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+/// with -32020 (HTTP 400).
+pub const MCP_CTX_DUPLICATE_HEADER: u32 = 2;
+
+/// `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+/// `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+/// legacy era; any other request without the 2026-07-28 envelope gets -32600
+/// "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+pub const MCP_CTX_LEGACY_NO_SESSION: u32 = 4;
+
+/// Longest routing header value after `=?base64?...?=` decoding, in bytes
+/// (decoded on the stack of `mcp_server_handle`); a longer one is answered
+/// with -32020.
+const MAX_DECODED_HEADER: usize = 512;
 
 /// The era of one request: modern when its `_meta` carries an envelope key, or
 /// when the transport saw a non-legacy `MCP-Protocol-Version` header.
@@ -24,7 +47,11 @@ pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
     let header_modern = info
         .hdr_protocol_version
         .is_some_and(|h| !LEGACY_VERSIONS.iter().any(|v| trim_ows(h) == v.as_bytes()));
-    if keyed || header_modern {
+    // Without a legacy session only the handshake is legacy; everything else
+    // goes through `check`, which refuses it.
+    let sessionless =
+        info.flags & MCP_CTX_LEGACY_NO_SESSION != 0 && !req.is("initialize") && !req.is("ping");
+    if keyed || header_modern || sessionless {
         Era::Modern
     } else {
         Era::Legacy
@@ -40,8 +67,16 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
     );
     let meta = req
         .param("_meta")
-        .filter(|&m| doc.kind(m) == Some(Kind::Object))
-        .ok_or(missing)?;
+        .filter(|&m| doc.kind(m) == Some(Kind::Object));
+    let keyed =
+        meta.is_some_and(|m| doc.get(m, KEY_VERSION).is_some() || doc.get(m, KEY_CAPS).is_some());
+    if !keyed && info.flags & MCP_CTX_LEGACY_NO_SESSION != 0 {
+        return Err(RpcError::new(
+            MCP_RPC_INVALID_REQUEST,
+            "Bad Request: Missing session ID",
+        ));
+    }
+    let meta = meta.ok_or(missing)?;
     let version = doc.get(meta, KEY_VERSION).ok_or(missing)?;
     let caps = doc.get(meta, KEY_CAPS).ok_or(missing)?;
     if doc.kind(caps) != Some(Kind::Object) {
@@ -50,37 +85,43 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
             "clientCapabilities must be an object",
         ));
     }
-    if let Some(h) = info.hdr_protocol_version {
-        if !doc.str_eq_bytes(version, trim_ows(h)) {
-            return Err(RpcError::new(
-                MCP_RPC_HEADER_MISMATCH,
-                "MCP-Protocol-Version header does not match the request body's protocol version",
-            ));
-        }
+    let http = info.flags & MCP_CTX_HTTP != 0;
+    if info.flags & MCP_CTX_DUPLICATE_HEADER != 0 {
+        return Err(mismatch("A routing header was sent more than once"));
     }
-    if let Some(h) = info.hdr_method {
-        if !doc.str_eq_bytes(req.method, trim_ows(h)) {
-            return Err(RpcError::new(
-                MCP_RPC_HEADER_MISMATCH,
-                "Mcp-Method header does not match the request body's method",
-            ));
-        }
-    }
-    if let Some(h) = info.hdr_name {
-        // Mcp-Name mirrors the body for the methods that name a target.
-        let target = if req.is("tools/call") || req.is("prompts/get") {
-            req.param("name")
-        } else if req.is("resources/read") {
-            req.param("uri")
-        } else {
-            None
-        };
-        if target.is_some_and(|t| !doc.str_eq_bytes(t, trim_ows(h))) {
-            return Err(RpcError::new(
-                MCP_RPC_HEADER_MISMATCH,
-                "Mcp-Name header does not match the request body",
-            ));
-        }
+    compare(
+        info.hdr_protocol_version,
+        http,
+        doc,
+        version,
+        "MCP-Protocol-Version header is required",
+        "MCP-Protocol-Version header does not match the request body's protocol version",
+    )?;
+    compare(
+        info.hdr_method,
+        http,
+        doc,
+        req.method,
+        "Mcp-Method header is required",
+        "Mcp-Method header does not match the request body's method",
+    )?;
+    // Mcp-Name mirrors the body for the methods that name a target.
+    let target = if req.is("tools/call") || req.is("prompts/get") {
+        req.param("name")
+    } else if req.is("resources/read") {
+        req.param("uri")
+    } else {
+        None
+    };
+    if let Some(t) = target {
+        compare(
+            info.hdr_name,
+            http,
+            doc,
+            t,
+            "Mcp-Name header is required for this method",
+            "Mcp-Name header does not match the request body",
+        )?;
     }
     if doc.kind(version) != Some(Kind::String) {
         return Err(RpcError::new(
@@ -101,6 +142,85 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
     Ok(())
 }
 
+/// Compares one routing header with the body's string at token `tok`. An
+/// absent header is an error only over HTTP (`MCP_CTX_HTTP`).
+fn compare(
+    header: Option<&[u8]>,
+    http: bool,
+    doc: &Doc<'_>,
+    tok: usize,
+    missing: &'static str,
+    differs: &'static str,
+) -> Result<(), RpcError<'static>> {
+    let mut buf = [0u8; MAX_DECODED_HEADER];
+    match header {
+        Some(h) if doc.str_eq_bytes(tok, decode_header(h, &mut buf)?) => Ok(()),
+        Some(_) => Err(mismatch(differs)),
+        None if http => Err(mismatch(missing)),
+        None => Ok(()),
+    }
+}
+
+fn mismatch(message: &'static str) -> RpcError<'static> {
+    RpcError::new(MCP_RPC_HEADER_MISMATCH, message)
+}
+
+/// A routing header's value for comparison: optional whitespace trimmed and
+/// the `=?base64?<base64 of UTF-8>?=` form decoded into `buf`. A malformed or
+/// over-long encoded value is -32020.
+fn decode_header<'b>(raw: &'b [u8], buf: &'b mut [u8]) -> Result<&'b [u8], RpcError<'static>> {
+    let v = trim_ows(raw);
+    let Some(body) = v
+        .strip_prefix(b"=?base64?")
+        .and_then(|rest| rest.strip_suffix(b"?="))
+    else {
+        return Ok(v);
+    };
+    let bad = || mismatch("Malformed =?base64?...?= routing header value");
+    let n = base64_decode(body, buf).ok_or_else(bad)?;
+    buf.get(..n).ok_or_else(bad)
+}
+
+/// Decodes standard base64 (RFC 4648 section 4; padding optional) into `out`.
+/// `None` for a character outside the alphabet, bad padding, or no room.
+pub fn base64_decode(input: &[u8], out: &mut [u8]) -> Option<usize> {
+    fn value(c: u8) -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some(u32::from(c - b'A')),
+            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
+            b'+' => Some(62),
+            b'/' => Some(63),
+            _ => None,
+        }
+    }
+    let data = match input {
+        [rest @ .., b'=', b'='] => rest,
+        [rest @ .., b'='] => rest,
+        _ => input,
+    };
+    if input.len() != data.len() && input.len() % 4 != 0 {
+        return None;
+    }
+    if data.len() % 4 == 1 {
+        return None;
+    }
+    let mut n = 0;
+    for chunk in data.chunks(4) {
+        let mut acc = 0u32;
+        for &c in chunk {
+            acc = (acc << 6) | value(c)?;
+        }
+        acc <<= 6 * (4 - chunk.len() as u32);
+        let bytes = acc.to_be_bytes();
+        for &b in bytes.get(1..chunk.len())? {
+            *out.get_mut(n)? = b;
+            n += 1;
+        }
+    }
+    Some(n)
+}
+
 /// Strips HTTP optional whitespace (spaces and tabs) from both ends.
 pub fn trim_ows(mut v: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = v {
@@ -110,4 +230,167 @@ pub fn trim_ows(mut v: &[u8]) -> &[u8] {
         v = rest;
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{Server, ServerInfo};
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        let mut out = [0u8; 16];
+        for (enc, dec) in [
+            (&b""[..], &b""[..]),
+            (b"Zg==", b"f"),
+            (b"Zg", b"f"),
+            (b"Zm8=", b"fo"),
+            (b"Zm9v", b"foo"),
+            (b"Zm9vYmFy", b"foobar"),
+            (b"w6k=", "é".as_bytes()),
+        ] {
+            let n = base64_decode(enc, &mut out).unwrap();
+            assert_eq!(&out[..n], dec, "{enc:?}");
+        }
+        for bad in [
+            &b"Z"[..],
+            b"Zm9v!",
+            b"Zg=",
+            b"Z===",
+            b"Zm9vYmFyYmF6cXV4cXV1eHg=",
+        ] {
+            assert_eq!(base64_decode(bad, &mut out), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn header_values_are_trimmed_and_decoded() {
+        let mut buf = [0u8; MAX_DECODED_HEADER];
+        assert_eq!(
+            decode_header(b" tools/call\t", &mut buf).unwrap(),
+            b"tools/call"
+        );
+        assert_eq!(
+            decode_header(b" =?base64?dG9vbHMvY2FsbA==?= ", &mut buf).unwrap(),
+            b"tools/call"
+        );
+        let e = decode_header(b"=?base64?***?=", &mut buf).unwrap_err();
+        assert_eq!(e.code, MCP_RPC_HEADER_MISMATCH);
+        // Not the sentinel form: compared as sent.
+        assert_eq!(
+            decode_header(b"=?base64?x", &mut buf).unwrap(),
+            b"=?base64?x"
+        );
+    }
+
+    const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn server() -> Server<'static> {
+        Server::new(ServerInfo {
+            name: "t",
+            version: "1",
+            title: None,
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: false,
+        })
+    }
+
+    fn code(info: &RequestInfo<'_>, req: &str) -> (i32, u16) {
+        let mut out = [0u8; 2048];
+        let o = server().handle(info, req.as_bytes(), &mut out).unwrap();
+        (o.rpc_error, o.http_status)
+    }
+
+    fn http(
+        version: Option<&'static [u8]>,
+        method: Option<&'static [u8]>,
+        name: Option<&'static [u8]>,
+    ) -> RequestInfo<'static> {
+        RequestInfo {
+            hdr_protocol_version: version,
+            hdr_method: method,
+            hdr_name: name,
+            flags: MCP_CTX_HTTP,
+            ..RequestInfo::default()
+        }
+    }
+
+    #[test]
+    fn http_requires_the_routing_headers() {
+        let list =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{ENV}}}}}"#);
+        let v = Some(&b"2026-07-28"[..]);
+        assert_eq!(code(&http(v, Some(b"tools/list"), None), &list), (0, 200));
+        assert_eq!(
+            code(&http(None, Some(b"tools/list"), None), &list),
+            (-32020, 400)
+        );
+        assert_eq!(code(&http(v, None, None), &list), (-32020, 400));
+        let dup = RequestInfo {
+            flags: MCP_CTX_HTTP | MCP_CTX_DUPLICATE_HEADER,
+            ..http(v, Some(b"tools/list"), None)
+        };
+        assert_eq!(code(&dup, &list), (-32020, 400));
+        // Without MCP_CTX_HTTP absent headers are fine (stdio).
+        assert_eq!(code(&RequestInfo::default(), &list), (0, 200));
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{{ENV},"name":"nope"}}}}"#
+        );
+        let m = Some(&b"tools/call"[..]);
+        assert_eq!(code(&http(v, m, None), &call), (-32020, 400));
+        assert_eq!(code(&http(v, m, Some(b"other")), &call), (-32020, 400));
+        // The name matches (base64 form too); the unknown tool is then -32602.
+        assert_eq!(code(&http(v, m, Some(b" nope ")), &call), (-32602, 400));
+        assert_eq!(
+            code(&http(v, m, Some(b"=?base64?bm9wZQ==?=")), &call),
+            (-32602, 400)
+        );
+        assert_eq!(
+            code(
+                &http(v, Some(b"=?base64?dG9vbHMvY2FsbA==?="), Some(b"nope")),
+                &call
+            ),
+            (-32602, 400)
+        );
+        assert_eq!(
+            code(&http(v, m, Some(b"=?base64?bm9wZQ?=x")), &call),
+            (-32020, 400)
+        );
+    }
+
+    #[test]
+    fn legacy_requests_without_a_session_only_handshake() {
+        let no_session = RequestInfo {
+            flags: MCP_CTX_HTTP | MCP_CTX_LEGACY_NO_SESSION,
+            ..RequestInfo::default()
+        };
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(code(&no_session, init), (0, 200));
+        assert_eq!(
+            code(&no_session, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            (0, 200)
+        );
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert_eq!(code(&no_session, list), (-32600, 400));
+        let mut out = [0u8; 512];
+        let o = server()
+            .handle(&no_session, list.as_bytes(), &mut out)
+            .unwrap();
+        let text = core::str::from_utf8(&out[..o.len]).unwrap();
+        assert!(
+            text.contains("Missing session ID") && text.contains(r#""id":1"#),
+            "{text}"
+        );
+        // With a session (flag clear) the legacy request is served.
+        let with_session = RequestInfo {
+            flags: MCP_CTX_HTTP,
+            ..RequestInfo::default()
+        };
+        assert_eq!(code(&with_session, list), (0, 200));
+        // A modern body without the version header is a header error, not a session error.
+        let modern =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{ENV}}}}}"#);
+        assert_eq!(code(&no_session, &modern), (-32020, 400));
+    }
 }

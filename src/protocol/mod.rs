@@ -8,6 +8,7 @@
 pub mod envelope;
 pub mod legacy;
 pub mod modern;
+pub mod mrtr;
 pub mod tools;
 
 /// The protocol revision served with the per-request `_meta` envelope.

@@ -3,37 +3,100 @@
 
 use super::Era;
 use super::modern::cache_hints;
-use crate::call::{Call, RequestInfo, ToolResult};
-use crate::json::{Kind, WriteError, Writer};
+use super::mrtr;
+use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
+use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::registry::{Handler, Tool, hints, mcp_call_t, mcp_result_t};
-use crate::rpc::{Message, Request, RpcError};
+use crate::rpc::{Data, Message, Request, RpcError};
+use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
 
-/// The members of a `tools/list` result: every tool, in registration order.
+/// The members of a `tools/list` result: the tools in registration order,
+/// one page at a time. A page ends after `page_size` tools or when the next
+/// tool would not leave room for the rest of the response; `nextCursor` then
+/// names where the next page starts.
 pub fn list<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     req: &Request<'r>,
     era: Era,
 ) -> Result<(), Fail<'r>> {
-    if req.param("cursor").is_some() {
-        // One page holds every tool, so no cursor was ever handed out.
-        return Err(Fail::Rpc(RpcError::new(
-            MCP_RPC_INVALID_PARAMS,
-            "Invalid cursor",
-        )));
-    }
+    let total = s.tools.len();
+    let start = match req.param("cursor") {
+        None => 0,
+        Some(c) => parse_cursor(&req.doc, c)
+            .filter(|&i| i > 0 && i < total)
+            .ok_or(Fail::Rpc(RpcError::new(
+                MCP_RPC_INVALID_PARAMS,
+                "Invalid cursor",
+            )))?,
+    };
+    let page = match s.tools.page_size {
+        0 => usize::MAX,
+        n => n as usize,
+    };
+    let reserve = tail_reserve(s);
     w.key("tools")?;
     w.begin_array()?;
-    for t in s.tools.iter() {
-        tool_entry(w, t)?;
+    let mut next = None;
+    for (i, t) in s.tools.iter().enumerate().skip(start) {
+        if i - start >= page {
+            next = Some(i);
+            break;
+        }
+        let mark = w.mark();
+        let fits = tool_entry(w, t).is_ok() && w.capacity() - w.len() >= reserve;
+        if !fits {
+            if i == start {
+                // Not even one tool fits: the response buffer is too small.
+                return Err(Fail::Write(WriteError::Overflow));
+            }
+            w.rewind(mark);
+            next = Some(i);
+            break;
+        }
     }
     w.end_array()?;
+    if let Some(n) = next {
+        let mut digits = [0u8; 20];
+        w.kv_str("nextCursor", decimal(n, &mut digits))?;
+    }
     if era == Era::Modern {
         cache_hints(w, &s.info)?;
     }
     Ok(())
+}
+
+/// A cursor is the decimal index of the first tool of its page.
+fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
+    let digits = doc.str_inner(c).filter(|d| (1..=9).contains(&d.len()))?;
+    digits.iter().try_fold(0usize, |v, &d| {
+        d.is_ascii_digit().then(|| v * 10 + usize::from(d - b'0'))
+    })
+}
+
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(b) = buf.get_mut(i) {
+            *b = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(buf.get(i..).unwrap_or(&[])).unwrap_or("0")
+}
+
+/// Bytes a list page must leave free after its last tool: `nextCursor`, the
+/// cache hints, the serverInfo stamp and the closing brackets (strings
+/// counted twice for escaping).
+fn tail_reserve(s: &Server<'_>) -> usize {
+    let i = &s.info;
+    160 + 2 * (i.name.len() + i.version.len() + i.title.map_or(0, str::len))
 }
 
 fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
@@ -51,11 +114,18 @@ fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
         w.key("outputSchema")?;
         w.minified_value(v.as_bytes())?;
     }
+    if let Some(v) = t.icons {
+        w.key("icons")?;
+        w.minified_value(v.as_bytes())?;
+    }
     if t.annotations != 0 {
         // With any hint given, all four are stated, so none falls back to the
         // protocol defaults (destructive and open-world) by omission.
         w.key("annotations")?;
         w.begin_object()?;
+        if let Some(v) = t.title {
+            w.kv_str("title", v)?;
+        }
         for (key, bit) in [
             ("readOnlyHint", hints::READ_ONLY),
             ("destructiveHint", hints::DESTRUCTIVE),
@@ -76,6 +146,8 @@ pub fn call<'r>(
     s: &Server<'_>,
     req: &Request<'r>,
     info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -101,15 +173,52 @@ pub fn call<'r>(
             data: crate::rpc::Data::None,
         }));
     };
+    let tables = &s.tools.tables;
+    // No model output reaches the callback without passing the schema.
+    if !schema::validate(tables, tool.input_schema, tool.input_root, &doc, args, msg) {
+        return Err(Fail::Rpc(RpcError {
+            code: MCP_RPC_INVALID_PARAMS,
+            message: Message::Built(""),
+            data: crate::rpc::Data::None,
+        }));
+    }
+    // A retry of an input_required call: its state must be the one this
+    // server issued for this tool, untouched, before the callback sees it.
+    let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
+    let state_len = match req.param("requestState") {
+        None => None,
+        Some(t) => Some(
+            mrtr::verify_state(&s.state_mac, tool.name, &doc, t, &mut state_buf).ok_or(
+                Fail::Rpc(RpcError::new(
+                    MCP_RPC_INVALID_PARAMS,
+                    "Invalid requestState",
+                )),
+            )?,
+        ),
+    };
+    let opts = ResultOpts {
+        start: w.mark(),
+        modern: era == Era::Modern,
+        caps: mrtr::declared_caps(req),
+        state_enabled: s.state_mac.enabled(),
+    };
     w.key("content")?;
     w.begin_array()?;
     let call = Call {
         doc,
         args,
         tool,
+        tables,
+        meta: req
+            .param("_meta")
+            .filter(|&m| doc.kind(m) == Some(Kind::Object)),
+        inputs: req
+            .param("inputResponses")
+            .filter(|&m| doc.kind(m) == Some(Kind::Object)),
+        state: state_len.and_then(|n| state_buf.get(..n)),
         info,
     };
-    let mut result = ToolResult::new(w);
+    let mut result = ToolResult::new(w, opts);
     let rc = match tool.handler {
         // The C side gets opaque handles; the ffi accessors turn them back.
         Handler::C(Some(f), user) => f(
@@ -122,17 +231,88 @@ pub fn call<'r>(
     };
     let finished = result.finish();
     w.status()?;
+    // A needed capability the client lacks is the answer, whatever the tool returned.
+    if let Ok(Finished {
+        missing: bit @ 1.., ..
+    }) = finished
+    {
+        return Err(Fail::Rpc(
+            RpcError::new(
+                MCP_RPC_MISSING_CAPABILITY,
+                "Missing required client capability",
+            )
+            .with_data(Data::Capability(caps::name(bit))),
+        ));
+    }
     if rc < 0 {
         return Err(Fail::Rpc(RpcError::new(
             MCP_RPC_INTERNAL_ERROR,
             "Tool callback failed",
         )));
     }
-    if finished.is_err() {
+    let Ok(finished) = finished else {
         return Err(Fail::Rpc(RpcError::new(
             MCP_RPC_INTERNAL_ERROR,
             "Tool result left structuredContent open",
         )));
+    };
+    if finished.input {
+        w.end_object()?; // inputRequests
+        if let Some((state, n)) = finished.state {
+            w.key("requestState")?;
+            mrtr::write_state(w, &s.state_mac, tool.name, state.get(..n).unwrap_or(&[]))?;
+        }
+        w.kv_str("resultType", "input_required")?;
+        return Ok(());
+    }
+    // An execution error (isError) need not match the output schema.
+    match (tool.output_schema, finished.structured) {
+        (Some(_), _) if finished.is_error => {}
+        (Some(_), None) => {
+            return Err(Fail::Rpc(RpcError::new(
+                MCP_RPC_INTERNAL_ERROR,
+                "Tool declares an outputSchema but returned no structuredContent",
+            )));
+        }
+        (Some(text), Some((start, end))) => {
+            let bytes = w.as_bytes().get(start..end).unwrap_or(&[]);
+            check_output(bytes, tables, text, tool.output_root, msg)?;
+        }
+        (None, _) => {}
+    }
+    if era == Era::Modern {
+        w.kv_str("resultType", "complete")?;
     }
     Ok(())
+}
+
+/// A server fault, never sent silently: structuredContent that does not match
+/// the tool's own outputSchema.
+#[inline(never)]
+fn check_output<'r>(
+    structured: &[u8],
+    tables: &Tables,
+    text: &str,
+    root: u16,
+    msg: &mut MsgBuf,
+) -> Result<(), Fail<'r>> {
+    let mut toks = [Token::EMPTY; MCP_MAX_OUTPUT_TOKENS];
+    let ok = match tokenize(structured, &mut toks, MCP_MAX_DEPTH) {
+        Ok(n) => {
+            let doc = Doc::new(structured, toks.get(..n).unwrap_or(&[]));
+            schema::validate(tables, text, root, &doc, Some(0), msg)
+        }
+        Err(_) => {
+            msg.push("larger than MCP_MAX_OUTPUT_TOKENS");
+            false
+        }
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(Fail::Rpc(RpcError {
+        code: MCP_RPC_INTERNAL_ERROR,
+        message: Message::Built("structuredContent does not match outputSchema: "),
+        data: crate::rpc::Data::None,
+    }))
 }

@@ -35,7 +35,7 @@ static void setup(void)
 {
     init_server(&server, 0, MCP_CACHE_PRIVATE);
     mcp_tool_t echo = {.name = "echo", .input_schema = "{\"type\":\"object\"}"};
-    mcp_tool_t big = {.name = "big", .input_schema = "{}"};
+    mcp_tool_t big = {.name = "big", .input_schema = "{\"type\":\"object\"}"};
     mcp_tool_t regional = {
         .name = "regional",
         .input_schema = "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\","
@@ -417,9 +417,10 @@ static void test_modern(void)
     HANDLE(&server, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{" ENVELOPE
            ",\"name\":\"echo\",\"arguments\":{}}}");
-    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\","
-               "\"text\":\"ok\"}],\"isError\":false,\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":"
-               "\"test-server\",\"version\":\"1.2.3\"}}}}",
+    /* resultType follows the content: it is known only once the callback returned. */
+    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+               "\"text\":\"ok\"}],\"isError\":false,\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/"
+               "serverInfo\":{\"name\":\"test-server\",\"version\":\"1.2.3\"}}}}",
                0, 200);
     CHECK_INT(echo_calls, 1);
 
@@ -729,11 +730,11 @@ static void *worker(void *arg)
         snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":\"t%ld-%d\",\"method\":\"tools/call\",\"params\":{%s\"name\":\"echo\"}}",
                  idx, i, modern ? ENVELOPE "," : "");
         snprintf(want, sizeof want,
-                 "{\"jsonrpc\":\"2.0\",\"id\":\"t%ld-%d\",\"result\":{%s\"content\":[{\"type\":\"text\",\"text\":"
+                 "{\"jsonrpc\":\"2.0\",\"id\":\"t%ld-%d\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":"
                  "\"ok\"}],\"isError\":false%s}}",
-                 idx, i, modern ? "\"resultType\":\"complete\"," : "",
-                 modern ? ",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"test-server\",\"version\":"
-                          "\"1.2.3\"}}"
+                 idx, i,
+                 modern ? ",\"resultType\":\"complete\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":"
+                          "\"test-server\",\"version\":\"1.2.3\"}}"
                         : "");
         int rc = mcp_server_handle(&server, NULL, (const uint8_t *)req, strlen(req), out, sizeof out, &info);
         if (rc != (int)strlen(want) || memcmp(out, want, strlen(want)) != 0 || info.rpc_error != 0) {

@@ -15,6 +15,9 @@ static int nop_tool(const mcp_call_t *call, mcp_result_t *result, void *user)
     return 0;
 }
 
+/* The smallest input schema the core accepts: the root must declare "type":"object". */
+#define OBJ "{\"type\":\"object\"}"
+
 static mcp_tool_t tool_def(const char *name, const char *schema)
 {
     mcp_tool_t t = {
@@ -83,7 +86,7 @@ static void test_uninitialised_server(void)
 {
     static mcp_server_t zero; /* static storage: all zero, never initialised */
     mcp_server_t junk;
-    mcp_tool_t t = tool_def("t", "{}");
+    mcp_tool_t t = tool_def("t", OBJ);
     const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
     unsigned char out[MCP_MIN_RESPONSE_CAP];
     mcp_response_info_t info;
@@ -125,54 +128,63 @@ static void test_add_tool_validation(void)
 
     init_server(&s, 0, MCP_CACHE_PRIVATE);
 
-    t = tool_def("ok", "{}");
+    t = tool_def("ok", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, NULL, NULL), -MCP_EINVAL);
 
     /* Names: 1..128 characters of [A-Za-z0-9_.-]. */
-    t = tool_def(NULL, "{}");
+    t = tool_def(NULL, OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("", "{}");
+    t = tool_def("", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("has space", "{}");
+    t = tool_def("has space", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("slash/name", "{}");
+    t = tool_def("slash/name", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("caf\xc3\xa9", "{}");
+    t = tool_def("caf\xc3\xa9", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("quote\"", "{}");
+    t = tool_def("quote\"", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
-    t = tool_def("bad\xff", "{}");
+    t = tool_def("bad\xff", OBJ);
     int rc = mcp_server_add_tool(&s, &t, nop_tool, NULL);
     CHECK(rc == -MCP_EILSEQ || rc == -MCP_EINVAL);
 
     memset(name129, 'a', sizeof name129 - 1);
     name129[sizeof name129 - 1] = '\0';
     CHECK_INT(strlen(name129), 129);
-    t = tool_def(name129, "{}");
+    t = tool_def(name129, OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
 
-    /* Schemas: exactly one JSON object. */
+    /* Schemas: exactly one JSON object whose root declares "type":"object"
+     * (test_schema covers every keyword; these are the malformed texts). */
     t = tool_def("schema", NULL);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
     const char *bad_schemas[] = {
         "",         "   ",        "[]",         "\"object\"", "42",          "null",
         "{",        "{\"a\":}",   "{} {}",      "{}x",        "{\"a\":1,}",  "{'a':1}",
         "{\"a\":01}", "{\"a\":\"\x01\"}",
+        /* Well-formed JSON, but the root does not declare "type":"object". */
+        "{}", " { } ", "{\"type\":\"string\"}", "{\"type\":[\"object\",\"null\"]}",
+        "{\"type\":\"object\"} {}", "{\"type\":\"object\"}x",
     };
     for (size_t i = 0; i < sizeof bad_schemas / sizeof bad_schemas[0]; i++) {
+        char why[200];
         t = tool_def("schema", bad_schemas[i]);
-        if (!check_record(mcp_server_add_tool(&s, &t, nop_tool, NULL) == -MCP_EINVAL, __FILE__, __LINE__,
-                          "bad input_schema refused with -MCP_EINVAL"))
-            fprintf(stderr, "    schema: %s\n", bad_schemas[i]);
-        t = tool_def("schema", "{}");
+        rc = mcp_server_add_tool(&s, &t, nop_tool, NULL);
+        if (!check_record(rc == -MCP_EINVAL, __FILE__, __LINE__, "bad input_schema refused with -MCP_EINVAL")) {
+            mcp_server_schema_error(&s, why, sizeof why);
+            fprintf(stderr, "    schema: %s\n    rc %d, schema error: %s\n", bad_schemas[i], rc, why);
+        }
+        t = tool_def("schema", OBJ);
         t.output_schema = bad_schemas[i];
-        if (!check_record(mcp_server_add_tool(&s, &t, nop_tool, NULL) == -MCP_EINVAL, __FILE__, __LINE__,
-                          "bad output_schema refused with -MCP_EINVAL"))
-            fprintf(stderr, "    schema: %s\n", bad_schemas[i]);
+        rc = mcp_server_add_tool(&s, &t, nop_tool, NULL);
+        if (!check_record(rc == -MCP_EINVAL, __FILE__, __LINE__, "bad output_schema refused with -MCP_EINVAL")) {
+            mcp_server_schema_error(&s, why, sizeof why);
+            fprintf(stderr, "    schema: %s\n    rc %d, schema error: %s\n", bad_schemas[i], rc, why);
+        }
     }
 
     /* Unknown annotation bits. */
-    t = tool_def("ann", "{}");
+    t = tool_def("ann", OBJ);
     t.annotations = 16;
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
     t.annotations = 0x80000000u;
@@ -181,13 +193,13 @@ static void test_add_tool_validation(void)
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
 
     /* Invalid UTF-8 in an optional string. */
-    t = tool_def("utf", "{}");
+    t = tool_def("utf", OBJ);
     t.description = "d\xe2\x82";
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EILSEQ);
-    t = tool_def("utf", "{}");
+    t = tool_def("utf", OBJ);
     t.title = "\x80";
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EILSEQ);
-    t = tool_def("utf", "{\"d\":\"\xff\"}");
+    t = tool_def("utf", "{\"type\":\"object\",\"description\":\"\xff\"}");
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EILSEQ);
 
     /* None of the refused definitions was registered. */
@@ -197,25 +209,25 @@ static void test_add_tool_validation(void)
     /* Boundaries that are valid. */
     memset(name128, 'b', sizeof name128 - 1);
     name128[sizeof name128 - 1] = '\0';
-    t = tool_def(name128, "{}");
+    t = tool_def(name128, OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    t = tool_def("A-z_0.9", " \n{ }\t");
+    t = tool_def("A-z_0.9", " \n{ \"type\" :\t\"object\" }\t");
     t.annotations = MCP_TOOL_READ_ONLY | MCP_TOOL_DESTRUCTIVE | MCP_TOOL_IDEMPOTENT | MCP_TOOL_OPEN_WORLD;
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
     /* Duplicate name, also with another definition. */
     t = tool_def("A-z_0.9", "{\"type\":\"object\"}");
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EEXIST);
-    t = tool_def(name128, "{}");
+    t = tool_def(name128, OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EEXIST);
     /* Names are case-sensitive. */
-    t = tool_def("a-Z_0.9", "{}");
+    t = tool_def("a-Z_0.9", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
     CHECK(HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}") > 0);
     CHECK_INT(resp_count("result>tools"), 3);
     CHECK_AT("result>tools>1>name", "\"A-z_0.9\"");
-    CHECK_AT("result>tools>1>inputSchema", "{}");
+    CHECK_AT("result>tools>1>inputSchema", "{\"type\":\"object\"}");
     CHECK_AT("result>tools>2>name", "\"a-Z_0.9\"");
 }
 
@@ -228,14 +240,14 @@ static void test_capacity(void)
     init_server(&s, 0, MCP_CACHE_PRIVATE);
     for (int i = 0; i < MCP_MAX_TOOLS; i++) {
         snprintf(names[i], sizeof names[i], "t%02d", MCP_MAX_TOOLS - i);
-        t = tool_def(names[i], "{}");
+        t = tool_def(names[i], OBJ);
         CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
         /* A refused registration in between takes no slot. */
-        t = tool_def("bad name", "{}");
+        t = tool_def("bad name", OBJ);
         CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_EINVAL);
     }
     snprintf(names[MCP_MAX_TOOLS], sizeof names[MCP_MAX_TOOLS], "one_more");
-    t = tool_def(names[MCP_MAX_TOOLS], "{}");
+    t = tool_def(names[MCP_MAX_TOOLS], OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_ENOSPC);
 
     CHECK(HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}") > 0);
@@ -276,14 +288,14 @@ static void test_list_contents(void)
     t.annotations = MCP_TOOL_READ_ONLY | MCP_TOOL_IDEMPOTENT;
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
-    t = tool_def("alpha", "{}");
+    t = tool_def("alpha", OBJ);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
-    t = tool_def("mid", "{\"e\" : \"\\\\\" , \"f\" : [ 1 , 2.5e3 , true , null ] }");
+    t = tool_def("mid", "{\"type\" : \"object\" , \"description\" : \"\\\\\" , \"examples\" : [ 1 , 2.5e3 , true , null ] }");
     t.annotations = MCP_TOOL_DESTRUCTIVE | MCP_TOOL_OPEN_WORLD;
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
-    t = tool_def("all", "{}");
+    t = tool_def("all", OBJ);
     t.annotations = MCP_TOOL_READ_ONLY | MCP_TOOL_DESTRUCTIVE | MCP_TOOL_IDEMPOTENT | MCP_TOOL_OPEN_WORLD;
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
 
@@ -301,12 +313,14 @@ static void test_list_contents(void)
              "{\"type\":\"object\",\"properties\":{\"a b\":{\"type\":\"string\",\"default\":\"x  y\"}},"
              "\"required\":[\"a b\"]}");
     CHECK_AT("result>tools>0>outputSchema", "{\"type\":\"object\",\"properties\":{\"q\":{\"const\":\"a\\\" b\"}}}");
+    /* The tool's title is repeated in annotations (issue 3: annotations carry title). */
     CHECK_AT("result>tools>0>annotations",
-             "{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}");
+             "{\"title\":\"Zeta tool\",\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,"
+             "\"openWorldHint\":false}");
     CHECK_INT(resp_count("result>tools>0"), 6);
 
     CHECK_AT("result>tools>1>name", "\"alpha\"");
-    CHECK_AT("result>tools>1>inputSchema", "{}");
+    CHECK_AT("result>tools>1>inputSchema", "{\"type\":\"object\"}");
     CHECK_ABSENT("result>tools>1>annotations");
     CHECK_ABSENT("result>tools>1>title");
     CHECK_ABSENT("result>tools>1>description");
@@ -314,7 +328,7 @@ static void test_list_contents(void)
     CHECK_INT(resp_count("result>tools>1"), 2);
 
     CHECK_AT("result>tools>2>name", "\"mid\"");
-    CHECK_AT("result>tools>2>inputSchema", "{\"e\":\"\\\\\",\"f\":[1,2.5e3,true,null]}");
+    CHECK_AT("result>tools>2>inputSchema", "{\"type\":\"object\",\"description\":\"\\\\\",\"examples\":[1,2.5e3,true,null]}");
     CHECK_AT("result>tools>2>annotations",
              "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true}");
 

@@ -189,6 +189,9 @@ def test_tools_list(inspector, era):
     assert read_sensor["inputSchema"]["properties"]["sensor_id"]["enum"] == ["t1", "t2", "rh1", "soil1"]
     assert set_vent["inputSchema"]["required"] == ["percent"]
     assert set_vent["inputSchema"]["properties"]["percent"] == {"type": "integer", "minimum": 0, "maximum": 100}
+    # Both tools refuse undeclared arguments (issue 3).
+    assert read_sensor["inputSchema"]["additionalProperties"] is False
+    assert set_vent["inputSchema"]["additionalProperties"] is False
     assert read_sensor["annotations"]["readOnlyHint"] is True
 
 
@@ -265,3 +268,40 @@ def test_unknown_tool(inspector, era):
     assert_era(run, era)
     # The inspector checks the name against the server's listing and never sends the call.
     assert [m.get("method") for m in run.sent() if m.get("method") == "tools/call"] == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    "tool,arg,sent,message",
+    [
+        ("set_vent", "percent=120", {"percent": 120}, "percent: 120 is above maximum 100"),
+        ("set_vent", "percent=60.5", {"percent": 60.5}, "percent: expected integer, got number"),
+        ("read_sensor", "sensor_id=t9", {"sensor_id": "t9"}, 'sensor_id: "t9" is not one of t1, t2, rh1, soil1'),
+    ],
+)
+def test_out_of_contract_arguments(inspector, era, tool, arg, sent, message):
+    """The server answers -32602 naming the argument and the rule; the tool
+    never runs (no audit line); the inspector reports the message and exits 1."""
+    run = inspector(era, "--method", "tools/call", "--tool-name", tool, "--tool-arg", arg)
+    assert_era_handshake(run, era)
+    call = next(m for m in run.sent() if m.get("method") == "tools/call")
+    assert call["params"]["arguments"] == sent, call
+    answer = run.answer_to(call)
+    assert "result" not in answer, answer
+    assert answer["error"]["code"] == -32602, answer
+    assert answer["error"]["message"] == message, answer
+    assert run.rc == 1, f"exit {run.rc}\n{run.stdout}\n{run.stderr}"
+    reported = [
+        json.loads(line)
+        for line in (run.stdout + "\n" + run.stderr).splitlines()
+        if line.startswith("{") and '"error"' in line
+    ]
+    assert any(r["error"]["message"] == message for r in reported), (run.stdout, run.stderr)
+    assert "audit:" not in run.stderr, run.stderr
+
+
+def assert_era_handshake(run: Run, era: str) -> None:
+    """The handshake part of assert_era (an error answer has no resultType to check)."""
+    methods = [m.get("method") for m in run.sent()]
+    assert methods, f"nothing was sent to the server (stderr: {run.stderr})"
+    assert methods[0] == ("initialize" if ERA_VERSION[era] == LEGACY else "server/discover"), methods

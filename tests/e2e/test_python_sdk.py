@@ -85,6 +85,9 @@ def test_tools(greenhouse_bin, mode, version):
         }
         assert set_vent.input_schema["required"] == ["percent"]
         assert set_vent.input_schema["properties"]["percent"] == {"type": "integer", "minimum": 0, "maximum": 100}
+        # Both tools refuse undeclared arguments (issue 3).
+        assert read_sensor.input_schema["additionalProperties"] is False
+        assert set_vent.input_schema["additionalProperties"] is False
         assert read_sensor.description and set_vent.description
 
         for sensor, (value, unit) in READINGS.items():

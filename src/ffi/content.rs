@@ -1,0 +1,459 @@
+//! C API for rich tool results (image, audio, resource links, embedded
+//! resources, block annotations) and for the notifications a tool may send
+//! while it runs (progress, log messages).
+
+use core::ffi::{c_char, c_int};
+
+use super::{c_text, call_ref, text_n, with_result};
+use crate::call::{Annotations, Contents, NotifyError};
+use crate::limits::*;
+use crate::registry::{mcp_call_t, mcp_result_t};
+
+/// Optional annotations of one content block.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_annotations_t {
+    /// `MCP_AUDIENCE_USER` and/or `MCP_AUDIENCE_ASSISTANT`; 0 for no audience.
+    pub audience: u32,
+    /// Importance from 0 (least) to 1 (most); a negative value omits it.
+    pub priority: f64,
+    /// ISO 8601 time of the last change, or NULL.
+    pub last_modified: *const c_char,
+}
+
+/// Converts C annotations (NULL for none).
+unsafe fn annotations<'a>(a: *const mcp_annotations_t) -> Result<Option<Annotations<'a>>, c_int> {
+    // SAFETY: the caller promises NULL or a valid struct.
+    let Some(a) = (unsafe { a.as_ref() }) else {
+        return Ok(None);
+    };
+    if a.audience & !(MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT) != 0
+        || a.priority > 1.0
+        || a.priority.is_nan()
+    {
+        return Err(-MCP_EINVAL);
+    }
+    Ok(Some(Annotations {
+        audience: a.audience,
+        priority: (a.priority >= 0.0).then_some(a.priority),
+        // SAFETY: NULL or NUL-terminated, as promised.
+        last_modified: unsafe { c_text(a.last_modified) }?,
+    }))
+}
+
+/// A NUL-terminated string that must be present.
+unsafe fn required<'a>(p: *const c_char) -> Result<&'a str, c_int> {
+    // SAFETY: NULL or NUL-terminated, as promised.
+    unsafe { c_text(p) }?.ok_or(-MCP_EINVAL)
+}
+
+/// Bytes at `data` (NULL only when `len` is 0).
+unsafe fn bytes<'a>(data: *const u8, len: usize) -> Result<&'a [u8], c_int> {
+    match (data.is_null(), len) {
+        (true, 0) => Ok(&[]),
+        (true, _) => Err(-MCP_EINVAL),
+        // SAFETY: the caller promises `len` readable bytes.
+        (false, _) => Ok(unsafe { core::slice::from_raw_parts(data, len) }),
+    }
+}
+
+macro_rules! try_c {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
+    };
+}
+
+/// Appends a text block with annotations (see `mcp_result_text`).
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ Text is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `text` readable for
+/// `len` bytes; `ann` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_text_annotated(
+    r: *mut mcp_result_t,
+    text: *const c_char,
+    len: usize,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (t, a) = unsafe { (try_c!(text_n(text, len)), try_c!(annotations(ann))) };
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.text_annotated(t, a.as_ref())) }
+}
+
+unsafe fn media(
+    r: *mut mcp_result_t,
+    audio: bool,
+    data: *const u8,
+    len: usize,
+    mime_type: *const c_char,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (d, m, a) = unsafe {
+        (
+            try_c!(bytes(data, len)),
+            try_c!(required(mime_type)),
+            try_c!(annotations(ann)),
+        )
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.media(audio, d, m, a.as_ref())) }
+}
+
+/// Appends an image block; `data` (the image file's bytes) is base64-encoded
+/// straight into the response.
+///
+/// @param mime_type e.g. "image/png" (required).
+/// @param ann       Block annotations, or NULL.
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full (base64 needs 4/3 of `len`).
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `data` readable for
+/// `len` bytes; strings NUL-terminated; `ann` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_image(
+    r: *mut mcp_result_t,
+    data: *const u8,
+    len: usize,
+    mime_type: *const c_char,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { media(r, false, data, len, mime_type, ann) }
+}
+
+/// Appends an audio block; `data` is base64-encoded straight into the response.
+///
+/// @param mime_type e.g. "audio/wav" (required).
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// As for `mcp_result_image`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_audio(
+    r: *mut mcp_result_t,
+    data: *const u8,
+    len: usize,
+    mime_type: *const c_char,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { media(r, true, data, len, mime_type, ann) }
+}
+
+/// Appends a `resource_link` block pointing the client at a resource.
+///
+/// @param uri         The resource URI (required).
+/// @param name        Its name (required).
+/// @param mime_type   Its MIME type, or NULL.
+/// @param description What it is, or NULL.
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; strings
+/// NUL-terminated; `ann` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_resource_link(
+    r: *mut mcp_result_t,
+    uri: *const c_char,
+    name: *const c_char,
+    mime_type: *const c_char,
+    description: *const c_char,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (u, n, m, d, a) = unsafe {
+        (
+            try_c!(required(uri)),
+            try_c!(required(name)),
+            try_c!(c_text(mime_type)),
+            try_c!(c_text(description)),
+            try_c!(annotations(ann)),
+        )
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.resource_link(u, n, m, d, a.as_ref())) }
+}
+
+/// Appends an embedded text resource (`{"type":"resource","resource":{"uri",…,"text"}}`).
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// `r` must be the handle passed to the running callback; `uri` and
+/// `mime_type` NUL-terminated (mime_type may be NULL); `text` readable for
+/// `len` bytes; `ann` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_resource_text(
+    r: *mut mcp_result_t,
+    uri: *const c_char,
+    mime_type: *const c_char,
+    text: *const c_char,
+    len: usize,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (u, m, t, a) = unsafe {
+        (
+            try_c!(required(uri)),
+            try_c!(c_text(mime_type)),
+            try_c!(text_n(text, len)),
+            try_c!(annotations(ann)),
+        )
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.resource(u, m, Contents::Text(t), a.as_ref())) }
+}
+
+/// Appends an embedded binary resource; `data` is sent base64-encoded as `blob`.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Called after `mcp_result_structured_begin`.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EINVAL NULL pointer or invalid annotations.
+///
+/// # Safety
+/// As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_resource_blob(
+    r: *mut mcp_result_t,
+    uri: *const c_char,
+    mime_type: *const c_char,
+    data: *const u8,
+    len: usize,
+    ann: *const mcp_annotations_t,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let (u, m, d, a) = unsafe {
+        (
+            try_c!(required(uri)),
+            try_c!(c_text(mime_type)),
+            try_c!(bytes(data, len)),
+            try_c!(annotations(ann)),
+        )
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { with_result(r, |res| res.resource(u, m, Contents::Blob(d), a.as_ref())) }
+}
+
+fn notify_result(r: Result<bool, NotifyError>) -> c_int {
+    match r {
+        Ok(sent) => c_int::from(sent),
+        Err(NotifyError::TooLarge) => -MCP_ENOBUFS,
+        Err(NotifyError::Transport(rc)) => rc,
+    }
+}
+
+/// Reports progress of the running tool. When the request carried
+/// `_meta.progressToken` and the transport set `emit`, a
+/// `notifications/progress` is sent before the result; otherwise nothing is.
+///
+/// @param total   The total, or a negative value when unknown.
+/// @param message A short status text, or NULL.
+/// @return 1 when a notification was sent, 0 when none was requested.
+/// @retval -MCP_ENOBUFS The notification exceeds `MCP_MAX_NOTIFICATION`.
+/// @retval -MCP_EINVAL NULL call, or `progress` not finite.
+/// @retval -MCP_EILSEQ `message` is not valid UTF-8.
+/// @return Any negative value `emit` returned.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `message` NULL or
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_progress(
+    call: *const mcp_call_t,
+    progress: f64,
+    total: f64,
+    message: *const c_char,
+) -> c_int {
+    // SAFETY: see call_ref; message is NULL or NUL-terminated.
+    let (Some(c), m) = (unsafe { call_ref(call) }, unsafe { c_text(message) }) else {
+        return -MCP_EINVAL;
+    };
+    let m = try_c!(m);
+    if !progress.is_finite() || total.is_nan() || total.is_infinite() {
+        return -MCP_EINVAL;
+    }
+    notify_result(c.progress(progress, (total >= 0.0).then_some(total), m))
+}
+
+/// Sends a log message (`notifications/message`) within the running call, only
+/// when the request set `_meta["io.modelcontextprotocol/logLevel"]` to `level`
+/// or lower (the revision forbids log messages otherwise).
+///
+/// @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
+/// @return 1 when a notification was sent, 0 when none was requested.
+/// @retval -MCP_ENOBUFS The notification exceeds `MCP_MAX_NOTIFICATION`.
+/// @retval -MCP_EINVAL NULL pointer or unknown level.
+/// @retval -MCP_EILSEQ `text` is not valid UTF-8.
+/// @return Any negative value `emit` returned.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `text` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_log(
+    call: *const mcp_call_t,
+    level: c_int,
+    text: *const c_char,
+) -> c_int {
+    // SAFETY: see call_ref; text is NUL-terminated.
+    let (Some(c), t) = (unsafe { call_ref(call) }, unsafe { required(text) }) else {
+        return -MCP_EINVAL;
+    };
+    let t = try_c!(t);
+    let Ok(level) = usize::try_from(level) else {
+        return -MCP_EINVAL;
+    };
+    if level > MCP_LOG_EMERGENCY as usize {
+        return -MCP_EINVAL;
+    }
+    notify_result(c.log(level, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use core::ffi::c_void;
+    use std::sync::Mutex;
+
+    use crate::call::{Annotations, Call, Contents, RequestInfo, ToolResult};
+    use crate::registry::{Handler, Tool};
+    use crate::server::{Server, ServerInfo};
+
+    static EMITTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    extern "C" fn record(_: *mut c_void, msg: *const u8, len: usize) -> i32 {
+        // SAFETY: the core passes a live buffer of `len` bytes.
+        let bytes = unsafe { core::slice::from_raw_parts(msg, len) };
+        EMITTED
+            .lock()
+            .unwrap()
+            .push(String::from_utf8(bytes.to_vec()).unwrap());
+        0
+    }
+
+    fn rich(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> i32 {
+        let ann = Annotations {
+            audience: 3,
+            priority: Some(0.5),
+            last_modified: Some("2026-01-01T00:00:00Z"),
+        };
+        call.progress(1.0, Some(2.0), Some("half")).unwrap();
+        call.log(3, "vent motor warm").unwrap();
+        r.text_annotated("t", Some(&ann)).unwrap();
+        r.media(false, b"\x89PNG", "image/png", None).unwrap();
+        r.media(true, b"RIFF", "audio/wav", None).unwrap();
+        r.resource_link("file:///log", "log", Some("text/plain"), None, None)
+            .unwrap();
+        r.resource("mem://a", Some("text/plain"), Contents::Text("hello"), None)
+            .unwrap();
+        r.resource("mem://b", None, Contents::Blob(b"\x00\x01"), None)
+            .unwrap();
+        0
+    }
+
+    fn call(meta: &str) -> (serde_json::Value, Vec<String>) {
+        let mut s = Server::new(ServerInfo {
+            name: "t",
+            version: "1",
+            title: None,
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: false,
+        });
+        s.add_tool(Tool::new(
+            "rich",
+            r#"{"type":"object"}"#,
+            Handler::Rust(rich),
+        ))
+        .unwrap();
+        let info = RequestInfo {
+            emit: Some(record),
+            ..RequestInfo::default()
+        };
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"rich","_meta":{meta}}}}}"#
+        );
+        let mut out = [0u8; 2048];
+        EMITTED.lock().unwrap().clear();
+        let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+        let v = serde_json::from_slice(&out[..o.len]).unwrap();
+        (v, EMITTED.lock().unwrap().clone())
+    }
+
+    #[test]
+    fn rich_content_blocks() {
+        let (v, _) = call("{}");
+        let c = &v["result"]["content"];
+        assert_eq!(
+            c[0]["annotations"]["audience"],
+            serde_json::json!(["user", "assistant"])
+        );
+        assert_eq!(c[0]["annotations"]["priority"], 0.5);
+        assert_eq!(
+            c[1],
+            serde_json::json!({"type":"image","data":"iVBORw==","mimeType":"image/png"})
+        );
+        assert_eq!(c[2]["type"], "audio");
+        assert_eq!(
+            c[3],
+            serde_json::json!({"type":"resource_link","uri":"file:///log","name":"log","mimeType":"text/plain"})
+        );
+        assert_eq!(
+            c[4]["resource"],
+            serde_json::json!({"uri":"mem://a","mimeType":"text/plain","text":"hello"})
+        );
+        assert_eq!(
+            c[5]["resource"],
+            serde_json::json!({"uri":"mem://b","blob":"AAE="})
+        );
+    }
+
+    #[test]
+    fn notifications_only_when_asked() {
+        let (_, sent) = call("{}");
+        assert!(sent.is_empty(), "{sent:?}");
+        let (_, sent) =
+            call(r#"{"progressToken":"p1","io.modelcontextprotocol/logLevel":"warning"}"#);
+        assert_eq!(
+            sent,
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1.0,"total":2.0,"message":"half"}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"vent motor warm"}}"#,
+            ]
+        );
+        let (_, sent) = call(r#"{"progressToken":7,"io.modelcontextprotocol/logLevel":"error"}"#);
+        assert_eq!(
+            sent.len(),
+            1,
+            "a warning is below the requested error level: {sent:?}"
+        );
+        assert!(sent[0].contains(r#""progressToken":7"#));
+    }
+}

@@ -1,0 +1,231 @@
+//! Multi-round-trip requests (2026-07-28 `input_required`): which client
+//! capabilities a request declared, and the integrity-protected
+//! `requestState` a tool hands to the client and gets back on the retry.
+//!
+//! A state token is base64 of `[1][state bytes][MAC]`, where the MAC covers a
+//! domain label, the tool name and the state, so a token cannot be altered or
+//! replayed against another tool. The key (or a MAC hook using the device's
+//! own crypto) comes from the firmware.
+
+use core::ffi::{c_int, c_void};
+
+use crate::call::caps;
+use crate::json::{Doc, Kind, WriteError, Writer};
+use crate::limits::{MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN};
+use crate::mac::{self, MAC_LEN};
+use crate::rpc::Request;
+
+/// A MAC supplied by the firmware: writes `MAC_LEN` bytes of a MAC of
+/// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
+pub type MacFn =
+    extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int;
+
+/// How the server protects `requestState`.
+#[derive(Clone, Copy)]
+pub enum StateMac {
+    /// Not configured: tools cannot set a request state.
+    None,
+    /// The built-in HMAC-SHA256 under this key (its first `len` bytes).
+    Key([u8; 64], u8),
+    /// The firmware's own MAC.
+    Hook(MacFn, *mut c_void),
+}
+
+const LABEL: &[u8] = b"emcp/requestState/1\0";
+
+impl StateMac {
+    /// True when a state can be protected.
+    pub fn enabled(&self) -> bool {
+        !matches!(self, StateMac::None)
+    }
+
+    fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MAC_LEN]> {
+        match *self {
+            StateMac::None => None,
+            StateMac::Key(k, n) => {
+                let key = k.get(..usize::from(n))?;
+                Some(mac::hmac_sha256(
+                    key,
+                    &[LABEL, tool.as_bytes(), b"\0", state],
+                ))
+            }
+            StateMac::Hook(f, user) => {
+                let mut buf =
+                    [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
+                let mut n = 0;
+                for part in [LABEL, tool.as_bytes(), b"\0", state] {
+                    buf.get_mut(n..n + part.len())?.copy_from_slice(part);
+                    n += part.len();
+                }
+                let mut out = [0u8; MAC_LEN];
+                (f(user, buf.as_ptr(), n, out.as_mut_ptr()) == 0).then_some(out)
+            }
+        }
+    }
+}
+
+/// The client capabilities the request declared, as [`caps`] bits.
+pub fn declared_caps(req: &Request<'_>) -> u8 {
+    let doc = &req.doc;
+    let Some(c) = req
+        .param("_meta")
+        .and_then(|m| doc.get(m, "io.modelcontextprotocol/clientCapabilities"))
+        .filter(|&c| doc.kind(c) == Some(Kind::Object))
+    else {
+        return 0;
+    };
+    let has = |k| {
+        doc.get(c, k)
+            .is_some_and(|v| doc.kind(v) == Some(Kind::Object))
+    };
+    let mut bits = 0;
+    if has("elicitation") {
+        bits |= caps::ELICITATION;
+    }
+    if has("sampling") {
+        bits |= caps::SAMPLING;
+    }
+    if has("roots") {
+        bits |= caps::ROOTS;
+    }
+    bits
+}
+
+/// Writes the `requestState` string for `state`.
+pub fn write_state(
+    w: &mut Writer<'_>,
+    m: &StateMac,
+    tool: &str,
+    state: &[u8],
+) -> Result<(), WriteError> {
+    let Some(tag) = m.mac(tool, state) else {
+        return Err(WriteError::Misuse);
+    };
+    let mut token = [0u8; 1 + MCP_MAX_REQUEST_STATE + MAC_LEN];
+    let n = 1 + state.len() + MAC_LEN;
+    let dst = token.get_mut(..n).ok_or(WriteError::Misuse)?;
+    if let Some((version, rest)) = dst.split_first_mut() {
+        *version = 1;
+        let (s, t) = rest.split_at_mut(state.len());
+        s.copy_from_slice(state);
+        t.copy_from_slice(&tag);
+    }
+    w.base64(token.get(..n).unwrap_or(&[]))
+}
+
+/// Checks the `requestState` string at token `t` for `tool`; returns the
+/// state length in `out`, or `None` for a malformed or tampered token.
+pub fn verify_state(
+    m: &StateMac,
+    tool: &str,
+    doc: &Doc<'_>,
+    t: usize,
+    out: &mut [u8; MCP_MAX_REQUEST_STATE],
+) -> Option<usize> {
+    let text = doc
+        .str_inner(t)
+        .filter(|_| !doc.token(t).is_some_and(|tok| tok.escaped))?;
+    let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MAC_LEN];
+    let n = base64_decode(text, &mut raw)?;
+    let token = raw.get(..n)?;
+    let (&version, rest) = token.split_first()?;
+    let state_len = rest.len().checked_sub(MAC_LEN)?;
+    let (state, tag) = rest.split_at(state_len);
+    if version != 1 || !mac::equal(&m.mac(tool, state)?, tag) {
+        return None;
+    }
+    out.get_mut(..state_len)?.copy_from_slice(state);
+    Some(state_len)
+}
+
+fn base64_decode(text: &[u8], out: &mut [u8]) -> Option<usize> {
+    let val = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    if text.len() % 4 != 0 {
+        return None;
+    }
+    let mut n = 0;
+    for chunk in text.chunks(4) {
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 {
+            return None;
+        }
+        let mut v = 0u32;
+        for &c in chunk.get(..4 - pad)? {
+            v = (v << 6) | val(c)?;
+        }
+        v <<= 6 * pad as u32;
+        for (i, b) in v.to_be_bytes().iter().skip(1).take(3 - pad).enumerate() {
+            *out.get_mut(n + i)? = *b;
+        }
+        n += 3 - pad;
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{Token, tokenize};
+
+    fn roundtrip(
+        m: &StateMac,
+        tool: &str,
+        verify_as: &str,
+        tamper: Option<usize>,
+    ) -> Option<Vec<u8>> {
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        write_state(&mut w, m, tool, b"percent=90").unwrap();
+        let mut text = w.as_bytes().to_vec();
+        if let Some(i) = tamper {
+            text[i] = if text[i] == b'A' { b'B' } else { b'A' };
+        }
+        let mut t = [Token::EMPTY; 2];
+        let n = tokenize(&text, &mut t, 2).unwrap();
+        let doc = Doc::new(&text, &t[..n]);
+        let mut out = [0u8; MCP_MAX_REQUEST_STATE];
+        verify_state(m, verify_as, &doc, 0, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    #[test]
+    fn state_is_bound_to_key_tool_and_content() {
+        let mut key = [0u8; 64];
+        key[..16].copy_from_slice(b"0123456789abcdef");
+        let m = StateMac::Key(key, 16);
+        assert_eq!(
+            roundtrip(&m, "set_vent", "set_vent", None).as_deref(),
+            Some(&b"percent=90"[..])
+        );
+        assert_eq!(roundtrip(&m, "set_vent", "read_sensor", None), None);
+        for i in [1, 5, 20, 40] {
+            assert_eq!(
+                roundtrip(&m, "set_vent", "set_vent", Some(i)),
+                None,
+                "byte {i}"
+            );
+        }
+        let mut other = key;
+        other[0] = b'X';
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        write_state(&mut w, &StateMac::Key(other, 16), "set_vent", b"percent=90").unwrap();
+        let text = w.as_bytes().to_vec();
+        let mut t = [Token::EMPTY; 2];
+        tokenize(&text, &mut t, 2).unwrap();
+        let mut out = [0u8; MCP_MAX_REQUEST_STATE];
+        assert_eq!(
+            verify_state(&m, "set_vent", &Doc::new(&text, &t[..1]), 0, &mut out),
+            None
+        );
+        assert!(!StateMac::None.enabled());
+    }
+}

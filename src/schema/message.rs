@@ -1,0 +1,121 @@
+//! Validation messages: built on the stack, bounded, always valid UTF-8.
+
+use crate::limits::MCP_MAX_ERROR_MESSAGE;
+
+/// A bounded message buffer. Text past the end is cut at a character
+/// boundary and the cut is marked with "...", so nothing is lost silently.
+#[derive(Clone, Copy)]
+pub struct MsgBuf {
+    buf: [u8; MCP_MAX_ERROR_MESSAGE],
+    len: usize,
+    cut: bool,
+}
+
+impl core::fmt::Debug for MsgBuf {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Default for MsgBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MsgBuf {
+    /// An empty message.
+    pub const fn new() -> Self {
+        MsgBuf {
+            buf: [0; MCP_MAX_ERROR_MESSAGE],
+            len: 0,
+            cut: false,
+        }
+    }
+
+    /// Appends text (valid UTF-8 in, valid UTF-8 kept).
+    pub fn push(&mut self, s: &str) {
+        self.push_bytes(s.as_bytes());
+    }
+
+    /// Appends bytes taken from a validated JSON text (so valid UTF-8).
+    pub fn push_bytes(&mut self, b: &[u8]) {
+        if self.cut {
+            return;
+        }
+        let room = MCP_MAX_ERROR_MESSAGE.saturating_sub(self.len + 3);
+        let mut n = b.len().min(room);
+        if n < b.len() {
+            // Back off to a character boundary, then mark the cut.
+            while n > 0 && b.get(n).is_some_and(|&c| c & 0xC0 == 0x80) {
+                n -= 1;
+            }
+            self.cut = true;
+        }
+        if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..self.len + n), b.get(..n)) {
+            dst.copy_from_slice(src);
+            self.len += n;
+        }
+        if self.cut {
+            if let Some(dst) = self.buf.get_mut(self.len..self.len + 3) {
+                dst.copy_from_slice(b"...");
+                self.len += 3;
+            }
+        }
+    }
+
+    /// Appends a value from the request, shortened to `max` bytes with "...".
+    pub fn push_value(&mut self, raw: &[u8], max: usize) {
+        if raw.len() <= max {
+            self.push_bytes(raw);
+            return;
+        }
+        let mut n = max;
+        while n > 0 && raw.get(n).is_some_and(|&c| c & 0xC0 == 0x80) {
+            n -= 1;
+        }
+        self.push_bytes(raw.get(..n).unwrap_or(&[]));
+        self.push("...");
+    }
+
+    /// Appends a decimal number.
+    pub fn push_uint(&mut self, mut v: u64) {
+        let mut tmp = [0u8; 20];
+        let mut i = tmp.len();
+        loop {
+            i -= 1;
+            if let Some(s) = tmp.get_mut(i) {
+                *s = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        self.push_bytes(tmp.get(i..).unwrap_or(&[]));
+    }
+
+    /// The message so far.
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_and_marked() {
+        let mut m = MsgBuf::new();
+        m.push("a: ");
+        m.push_uint(120);
+        assert_eq!(m.as_str(), "a: 120");
+        let long = "é".repeat(MCP_MAX_ERROR_MESSAGE);
+        m.push(&long);
+        assert!(m.as_str().ends_with("...") && m.as_str().len() <= MCP_MAX_ERROR_MESSAGE);
+        let mut v = MsgBuf::new();
+        v.push_value(b"\"abcdef\"", 4);
+        assert_eq!(v.as_str(), "\"abc...");
+    }
+}

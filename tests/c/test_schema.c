@@ -1,0 +1,1153 @@
+/*
+ * test_schema: JSON Schema compilation at mcp_server_add_tool and argument
+ * validation before the callback (issue 3), through the public header only.
+ *
+ * - registration: every unsupported keyword (-MCP_ENOTSUP), every malformed
+ *   case (-MCP_EINVAL) and full tables (-MCP_ENOSPC), each with the exact
+ *   mcp_server_schema_error text; a refused schema leaves the tables as they were;
+ * - every supported keyword: a valid call (the callback runs) and an invalid
+ *   one (-32602, HTTP 400, the exact message, the callback does not run);
+ * - `default` seen through mcp_arg_int/number/bool/string/type/count when the
+ *   argument is absent;
+ * - outputSchema: a mismatching structuredContent is -32603 with the message;
+ * - nested objects and array items read through the accessors after validation;
+ * - integers beyond 64 bits and 1e400 refused cleanly.
+ */
+#include "check.h"
+
+#define OBJ "{\"type\":\"object\"}"
+
+static int calls; /* callback runs */
+
+static int nop_tool(const mcp_call_t *call, mcp_result_t *result, void *user)
+{
+    (void)call;
+    (void)user;
+    calls++;
+    return mcp_result_text(result, "ran", 3);
+}
+
+static mcp_tool_t def(const char *name, const char *in, const char *out)
+{
+    mcp_tool_t t;
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.input_schema = in;
+    t.output_schema = out;
+    return t;
+}
+
+/* The text mcp_server_schema_error gives now. */
+static const char *schema_error(const mcp_server_t *s)
+{
+    static char buf[512];
+    memset(buf, 0x5A, sizeof buf);
+    int n = mcp_server_schema_error(s, buf, sizeof buf);
+    if (n < 0) {
+        snprintf(buf, sizeof buf, "(mcp_server_schema_error returned %d)", n);
+    } else if ((size_t)n != strlen(buf)) {
+        snprintf(buf, sizeof buf, "(length %d does not match the text)", n);
+    }
+    return buf;
+}
+
+/* Registering a tool with these schemas fails with `code` and this schema error text. */
+#define REFUSED(s, in, out, code, text) refused_at(__FILE__, __LINE__, (s), (in), (out), (code), (text))
+
+static void refused_at(const char *file, int line, mcp_server_t *s, const char *in, const char *out, int code,
+                       const char *text)
+{
+    mcp_tool_t t = def("refused", in, out);
+    int rc = mcp_server_add_tool(s, &t, nop_tool, NULL);
+    if (!check_record(rc == code, file, line, "mcp_server_add_tool refuses the schema with the expected code"))
+        fprintf(stderr, "    rc %d, expected %d\n    input:  %s\n    output: %s\n    error:  %s\n", rc, code, in,
+                out ? out : "(none)", schema_error(s));
+    const char *got = schema_error(s);
+    if (!check_record(strcmp(got, text) == 0, file, line, "mcp_server_schema_error text"))
+        fprintf(stderr, "    actual   \"%s\"\n    expected \"%s\"\n", got, text);
+}
+
+/* ---------------------------------------------------------------------------
+ * Registration
+ * ------------------------------------------------------------------------ */
+
+static void test_unsupported_keywords(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+
+    /* Keywords the validator does not implement, on a property and at the root. */
+    static const char *const kws[] = {
+        "pattern",          "format",      "oneOf",         "anyOf",           "allOf",
+        "not",              "$ref",        "$defs",         "definitions",     "if",
+        "then",             "else",        "patternProperties", "propertyNames", "dependentRequired",
+        "dependentSchemas", "minProperties", "maxProperties", "uniqueItems",    "contains",
+        "minContains",      "maxContains", "prefixItems",   "additionalItems", "unevaluatedProperties",
+        "unevaluatedItems", "contentEncoding", "contentMediaType", "readOnly",   "writeOnly",
+        "deprecated",       "$id",         "$comment",      "nullable",        "x-other",
+    };
+    for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++) {
+        char in[256];
+        char want[128];
+        snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\",\"%s\":\"x\"}}}", kws[i]);
+        snprintf(want, sizeof want, "inputSchema: unsupported keyword at \"%s\"", kws[i]);
+        REFUSED(&s, in, NULL, -MCP_ENOTSUP, want);
+        snprintf(in, sizeof in, "{\"type\":\"object\",\"%s\":[]}", kws[i]);
+        REFUSED(&s, in, NULL, -MCP_ENOTSUP, want);
+        /* The same in an output schema names the output schema. */
+        snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"p\":{\"%s\":1}}}", kws[i]);
+        snprintf(want, sizeof want, "outputSchema: unsupported keyword at \"%s\"", kws[i]);
+        REFUSED(&s, OBJ, in, -MCP_ENOTSUP, want);
+    }
+
+    /* Deep inside: an item schema of a nested object. */
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\","
+            "\"items\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}}}",
+            NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"pattern\"");
+    /* An unknown keyword next to a valid root. */
+    REFUSED(&s, "{\"type\":\"object\",\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"a\"");
+    /* {"a":1}: the unknown keyword "a" is found before the missing root type. */
+    REFUSED(&s, "{\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"a\"");
+
+    /* Supported keywords in forms the validator does not implement. */
+    REFUSED(&s, "{\"type\":\"object\",\"additionalProperties\":{}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: additionalProperties must be true or false (a schema there is not supported) at "
+            "\"additionalProperties\"");
+    REFUSED(&s, "{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: additionalProperties must be true or false (a schema there is not supported) at "
+            "\"additionalProperties\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"items\":[{\"type\":\"string\"}]}}}",
+            NULL, -MCP_ENOTSUP,
+            "inputSchema: items must be a single schema object (an array of schemas is not supported) at \"items\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"l\":{\"items\":true}}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: boolean schemas are not supported at true");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[[1]]}}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: enum members must be strings, numbers, booleans or null at [[1]]");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[\"a\",{\"b\":1}]}}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: enum members must be strings, numbers, booleans or null at [\"a\",{\"b\":1}]");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"c\":{\"const\":{\"a\":1}}}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: const must be a string, number, boolean or null at {\"a\":1}");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"c\":{\"const\":[1]}}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: const must be a string, number, boolean or null at [1]");
+    /* Boolean schemas. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"p\":true}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: boolean schemas are not supported at true");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"p\":false}}", NULL, -MCP_ENOTSUP,
+            "inputSchema: boolean schemas are not supported at false");
+
+    /* Nothing was registered. */
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}", 0, 200);
+}
+
+static void test_malformed_schemas(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+
+    /* Not JSON. */
+    REFUSED(&s, "{", NULL, -MCP_EINVAL, "inputSchema: schema is not valid JSON at {");
+    REFUSED(&s, "{\"type\":\"object\",}", NULL, -MCP_EINVAL,
+            "inputSchema: schema is not valid JSON at {\"type\":\"object\",}");
+    REFUSED(&s, OBJ, "{\"type\":\"object\"", -MCP_EINVAL, "outputSchema: schema is not valid JSON at {\"type\":\"object\"");
+
+    /* The root must declare "type":"object" (only). */
+    REFUSED(&s, "{}", NULL, -MCP_EINVAL, "inputSchema: the root schema must declare \"type\": \"object\" at {}");
+    REFUSED(&s, "{\"type\":\"string\"}", NULL, -MCP_EINVAL,
+            "inputSchema: the root schema must declare \"type\": \"object\" at {\"type\":\"string\"}");
+    REFUSED(&s, "{\"type\":[\"object\",\"null\"]}", NULL, -MCP_EINVAL,
+            "inputSchema: the root schema must declare \"type\": \"object\" at {\"type\":[\"object\",\"null\"]}");
+    REFUSED(&s, "{\"properties\":{\"a\":{\"type\":\"string\"}}}", NULL, -MCP_EINVAL,
+            "inputSchema: the root schema must declare \"type\": \"object\" at "
+            "{\"properties\":{\"a\":{\"type\":\"string\"}}}");
+    REFUSED(&s, OBJ, "{}", -MCP_EINVAL, "outputSchema: the root schema must declare \"type\": \"object\" at {}");
+
+    /* required: an array of declared property names. */
+    REFUSED(&s, "{\"type\":\"object\",\"required\":[\"nope\"]}", NULL, -MCP_EINVAL,
+            "inputSchema: required names a property that properties does not declare at \"nope\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"a\",\"b\"]}", NULL, -MCP_EINVAL,
+            "inputSchema: required names a property that properties does not declare at \"b\"");
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"properties\":{\"x\":{}},"
+            "\"required\":[\"y\"]}}}",
+            NULL, -MCP_EINVAL, "inputSchema: required names a property that properties does not declare at \"y\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":\"a\"}", NULL, -MCP_EINVAL,
+            "inputSchema: required must be an array of names at \"a\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[1]}", NULL, -MCP_EINVAL,
+            "inputSchema: required must be an array of names at 1");
+
+    /* type: a known name or a non-empty array of them. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"int\"}}}", NULL, -MCP_EINVAL,
+            "inputSchema: unknown type name at \"int\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":[\"string\",\"float\"]}}}", NULL, -MCP_EINVAL,
+            "inputSchema: unknown type name at \"float\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":[]}}}", NULL, -MCP_EINVAL,
+            "inputSchema: type must be a type name or a non-empty array of them at []");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":5}}}", NULL, -MCP_EINVAL,
+            "inputSchema: type must be a type name or a non-empty array of them at 5");
+    REFUSED(&s, "{\"type\":\"Object\"}", NULL, -MCP_EINVAL, "inputSchema: unknown type name at \"Object\"");
+
+    /* properties: an object, each name once. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":[]}", NULL, -MCP_EINVAL,
+            "inputSchema: properties must be an object at []");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{},\"a\":{}}}", NULL, -MCP_EINVAL,
+            "inputSchema: property declared twice at \"a\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{},\"\\u0061\":{}}}", NULL, -MCP_EINVAL,
+            "inputSchema: property declared twice at \"\\u0061\"");
+
+    /* Numeric bounds: finite numbers. */
+    static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"};
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const bad[] = {"\"1\"", "true", "null", "1e400", "[1]"};
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            char in[160];
+            char want[160];
+            snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\",\"%s\":%s}}}",
+                     bounds[i], bad[j]);
+            snprintf(want, sizeof want, "inputSchema: a numeric bound must be a finite number at %s", bad[j]);
+            REFUSED(&s, in, NULL, -MCP_EINVAL, want);
+        }
+    }
+    /* multipleOf: a number above 0. */
+    static const char *const bad_multiple[] = {"0", "-2", "0.0", "\"2\"", "1e400"};
+    for (size_t j = 0; j < sizeof bad_multiple / sizeof bad_multiple[0]; j++) {
+        char in[160];
+        char want[160];
+        snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"multipleOf\":%s}}}", bad_multiple[j]);
+        snprintf(want, sizeof want, "inputSchema: multipleOf must be a number greater than 0 at %s", bad_multiple[j]);
+        REFUSED(&s, in, NULL, -MCP_EINVAL, want);
+    }
+    /* Length and count bounds: non-negative integers. */
+    static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const bad[] = {"-1", "1.5", "\"2\"", "4294967296", "null"};
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            char in[160];
+            char want[160];
+            snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"%s\":%s}}}", counts[i], bad[j]);
+            snprintf(want, sizeof want, "inputSchema: a length or count bound must be a non-negative integer at %s",
+                     bad[j]);
+            REFUSED(&s, in, NULL, -MCP_EINVAL, want);
+        }
+    }
+    /* enum: a non-empty array. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[]}}}", NULL, -MCP_EINVAL,
+            "inputSchema: enum must be a non-empty array at []");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":\"a\"}}}", NULL, -MCP_EINVAL,
+            "inputSchema: enum must be a non-empty array at \"a\"");
+
+    /* x-mcp-header: a non-empty string, on a property only. */
+    REFUSED(&s, "{\"type\":\"object\",\"x-mcp-header\":\"H\"}", NULL, -MCP_EINVAL,
+            "inputSchema: x-mcp-header must be a non-empty string on a property at \"H\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"\"}}}", NULL,
+            -MCP_EINVAL, "inputSchema: x-mcp-header must be a non-empty string on a property at \"\"");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":5}}}", NULL,
+            -MCP_EINVAL, "inputSchema: x-mcp-header must be a non-empty string on a property at 5");
+
+    /* Beyond the token and depth limits. */
+    {
+        static char big[8192];
+        size_t n = (size_t)snprintf(big, sizeof big, "{\"type\":\"object\",\"description\":\"many\",\"examples\":[");
+        for (int i = 0; i < MCP_MAX_SCHEMA_TOKENS; i++) {
+            n += (size_t)snprintf(big + n, sizeof big - n, "%s%d", i ? "," : "", i % 10);
+        }
+        snprintf(big + n, sizeof big - n, "]}");
+        char want[160];
+        snprintf(want, sizeof want, "inputSchema: schema has more JSON tokens than MCP_MAX_SCHEMA_TOKENS at %.60s...",
+                 big);
+        REFUSED(&s, big, NULL, -MCP_EINVAL, want);
+    }
+    {
+        static char deep[1024];
+        size_t n = (size_t)snprintf(deep, sizeof deep, "{\"type\":\"object\",\"examples\":");
+        for (int i = 0; i < MCP_MAX_DEPTH + 1; i++) {
+            n += (size_t)snprintf(deep + n, sizeof deep - n, "[");
+        }
+        for (int i = 0; i < MCP_MAX_DEPTH + 1; i++) {
+            n += (size_t)snprintf(deep + n, sizeof deep - n, "]");
+        }
+        snprintf(deep + n, sizeof deep - n, "}");
+        char want[160];
+        snprintf(want, sizeof want, "inputSchema: schema nests deeper than MCP_MAX_DEPTH at %.60s...", deep);
+        REFUSED(&s, deep, NULL, -MCP_EINVAL, want);
+    }
+
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}", 0, 200);
+}
+
+static void test_accepted_schemas(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t;
+
+    /* Every supported keyword and annotation in one schema. */
+    t = def("all",
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"title\":\"T\",\"description\":\"D\","
+            "\"examples\":[{\"a\":1}],\"type\":\"object\",\"required\":[\"a\"],\"additionalProperties\":false,"
+            "\"properties\":{"
+            "\"a\":{\"type\":[\"integer\",\"null\"],\"minimum\":0,\"maximum\":10,\"exclusiveMinimum\":-1,"
+            "\"exclusiveMaximum\":11,\"multipleOf\":2,\"default\":4,\"x-mcp-header\":\"A\",\"title\":\"a\","
+            "\"description\":\"d\",\"examples\":[2]},"
+            "\"b\":{\"type\":\"string\",\"enum\":[\"x\",\"y\"],\"minLength\":1,\"maxLength\":3},"
+            "\"c\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"d\":{\"const\":true}},"
+            "\"additionalProperties\":true},\"minItems\":0,\"maxItems\":2},"
+            "\"e\":{},\"f\":{\"type\":\"number\"},\"g\":{\"type\":\"boolean\"},\"h\":{\"type\":\"null\"}}}",
+            "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}");
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    /* A fresh server reports no schema error; an accepted one does not set it either. */
+    CHECK_STR(schema_error(&s), "");
+
+    /* mcp_server_schema_error arguments. */
+    static mcp_server_t zero;
+    char buf[64];
+    CHECK_INT(mcp_server_schema_error(NULL, buf, sizeof buf), -MCP_EINVAL);
+    CHECK_INT(mcp_server_schema_error(&zero, buf, sizeof buf), -MCP_EINVAL);
+    CHECK_INT(mcp_server_schema_error(&s, NULL, sizeof buf), -MCP_EINVAL);
+    CHECK_INT(mcp_server_schema_error(&s, buf, 0), -MCP_EINVAL);
+
+    /* A refusal, then a buffer too small: cut and terminated. */
+    REFUSED(&s, "{\"type\":\"object\",\"oneOf\":[]}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"oneOf\"");
+    memset(buf, 0x5A, sizeof buf);
+    CHECK_INT(mcp_server_schema_error(&s, buf, 10), -MCP_ENOBUFS);
+    CHECK_STR(buf, "inputSche");
+    CHECK(buf[10] == 0x5A);
+    const char *full = "inputSchema: unsupported keyword at \"oneOf\"";
+    CHECK_INT(mcp_server_schema_error(&s, buf, strlen(full) + 1), (int)strlen(full));
+    CHECK_STR(buf, full);
+    CHECK_INT(mcp_server_schema_error(&s, buf, strlen(full)), -MCP_ENOBUFS);
+
+    /* Listed exactly as written (minified). */
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK_INT(resp_count("result>tools"), 1);
+    CHECK_AT("result>tools>0>inputSchema>additionalProperties", "false");
+    CHECK_AT("result>tools>0>inputSchema>properties>a>x-mcp-header", "\"A\"");
+    CHECK_AT("result>tools>0>outputSchema", "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}");
+
+    /* Annotations are not enforced (examples lists 2; 6 and null pass), the
+     * constraints are (an odd number is refused). "all" returns no
+     * structuredContent, so its outputSchema turns a valid call into -32603. */
+    static const struct {
+        const char *args;
+        int code;
+        const char *message;
+    } calls_all[] = {
+        {"{\"a\":6}", MCP_RPC_INTERNAL_ERROR, "Tool declares an outputSchema but returned no structuredContent"},
+        {"{\"a\":null,\"b\":\"y\",\"c\":[{\"d\":true}],\"e\":[],\"f\":0.5,\"g\":true,\"h\":null}",
+         MCP_RPC_INTERNAL_ERROR, "Tool declares an outputSchema but returned no structuredContent"},
+        {"{\"a\":3}", MCP_RPC_INVALID_PARAMS, "a: 3 is not a multiple of 2"},
+        {"{\"a\":12}", MCP_RPC_INVALID_PARAMS, "a: 12 is above maximum 10"},
+        {"{\"a\":2,\"c\":[{\"d\":false}]}", MCP_RPC_INVALID_PARAMS, "c[0].d: false must equal true"},
+        {"{\"a\":2,\"z\":1}", MCP_RPC_INVALID_PARAMS, "z: is not allowed (additionalProperties is false)"},
+    };
+    for (size_t i = 0; i < sizeof calls_all / sizeof calls_all[0]; i++) {
+        char req[512];
+        snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"all\",\"arguments\":%s}}",
+                 calls_all[i].args);
+        calls = 0;
+        HANDLE(&s, NULL, req);
+        char want[400];
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
+                 calls_all[i].code, calls_all[i].message);
+        bool ok = strcmp(R.text, want) == 0 && calls == (calls_all[i].code == MCP_RPC_INVALID_PARAMS ? 0 : 1);
+        if (!check_record(ok, __FILE__, __LINE__, "annotations are not enforced, constraints are"))
+            fprintf(stderr, "    arguments %s\n    calls %d\n    actual   %s\n    expected %s\n", calls_all[i].args,
+                    calls, R.text, want);
+    }
+}
+
+/* Schema with `n` properties; each property schema is `prop` (printf %d gets the index). */
+static const char *props_schema(char *buf, size_t cap, int n, const char *prop)
+{
+    size_t len = (size_t)snprintf(buf, cap, "{\"type\":\"object\",\"properties\":{");
+    for (int i = 0; i < n; i++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s\"p%d\":", i ? "," : "", i);
+        len += (size_t)snprintf(buf + len, cap - len, prop, i);
+    }
+    snprintf(buf + len, cap - len, "}}");
+    return buf;
+}
+
+static void test_full_tables(void)
+{
+    static char in[4][4096];
+    static mcp_server_t s;
+    char want[200];
+    mcp_tool_t t;
+
+    /* Properties: MCP_MAX_SCHEMA_PROPS across the server. */
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    props_schema(in[0], sizeof in[0], MCP_MAX_SCHEMA_PROPS + 1, "{}");
+    snprintf(want, sizeof want, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_PROPS at %.60s...", in[0]);
+    REFUSED(&s, in[0], NULL, -MCP_ENOSPC, want);
+
+    /* A refused schema takes nothing: fill to exactly the limit afterwards.
+     * "a" takes all but one property; "b" has one more, and an output schema
+     * that is refused, so its input schema's property is given back; "c" then
+     * takes the last one, and "d" finds the tables full. */
+    t = def("a", props_schema(in[0], sizeof in[0], MCP_MAX_SCHEMA_PROPS - 1, "{\"type\":\"integer\"}"), NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    t = def("b", "{\"type\":\"object\",\"properties\":{\"x\":{}}}",
+            "{\"type\":\"object\",\"pattern\":\"z\"}");
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_ENOTSUP);
+    CHECK_STR(schema_error(&s), "outputSchema: unsupported keyword at \"pattern\"");
+    t = def("c", "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}", NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"z\":{}}}", NULL, -MCP_ENOSPC,
+            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_PROPS at {\"type\":\"object\",\"properties\":{\"z\":{}}}");
+    /* A schema without properties still fits. */
+    t = def("e", OBJ, NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    /* The tools registered before still validate as declared. */
+    calls = 0;
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":{\"p3\":\"x\"}}}");
+    CHECK_AT("error>code", "-32602");
+    CHECK_TEXT_AT("error>message", "p3: expected integer, got string", strlen("p3: expected integer, got string"));
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":1}}}");
+    CHECK_TEXT_AT("error>message", "x: expected string, got integer", strlen("x: expected string, got integer"));
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":\"1\"}}}");
+    CHECK_AT("result>isError", "false");
+    CHECK_INT(calls, 1);
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK_INT(resp_count("result>tools"), 3);
+
+    /* Keywords: MCP_MAX_SCHEMA_KEYWORDS; 13 properties of 5 keywords is 65. */
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    CHECK(MCP_MAX_SCHEMA_KEYWORDS == 64); /* the arithmetic below */
+    /* 13 x 5 = 65 > 64: props 0-11 hold 60 keywords, p12 has only 4 slots left. */
+    props_schema(in[1], sizeof in[1], 13, "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":%d,\"enum\":[1]}");
+    snprintf(want, sizeof want,
+             "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at %.60s...",
+             strstr(in[1], "\"p12\":") + strlen("\"p12\":"));
+    REFUSED(&s, in[1], NULL, -MCP_ENOSPC, want);
+    /* 12 such properties (60 keywords) fit, then 4 more keywords, then none. */
+    t = def("k12", props_schema(in[2], sizeof in[2], 12,
+                                "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":%d,\"enum\":[1]}"),
+            NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    t = def("k4", "{\"type\":\"object\",\"properties\":{\"q\":{\"minimum\":0,\"maximum\":1,\"default\":0,\"const\":0}}}",
+            NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"minimum\":0}}}", NULL, -MCP_ENOSPC,
+            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at {\"minimum\":0}");
+    /* An output schema with no keywords still fits. */
+    t = def("k0", OBJ, "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}");
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+
+    /* Nodes: MCP_MAX_SCHEMA_NODES; 16 properties of 3 nodes plus the root is 49. */
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    CHECK(MCP_MAX_SCHEMA_NODES == 48);
+    props_schema(in[3], sizeof in[3], 16, "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}");
+    snprintf(want, sizeof want, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at %s",
+             "{\"type\":\"integer\"}");
+    REFUSED(&s, in[3], NULL, -MCP_ENOSPC, want);
+    /* 15 of them (46 nodes) fit; then a root plus one property (48); then not even a root. */
+    t = def("n15", props_schema(in[3], sizeof in[3], 15,
+                                "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}"),
+            NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    t = def("n2", "{\"type\":\"object\",\"properties\":{\"x\":{}}}", NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    REFUSED(&s, OBJ, NULL, -MCP_ENOSPC, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at {\"type\":\"object\"}");
+    REFUSED(&s, "{\"type\":\"object\"}", OBJ, -MCP_ENOSPC,
+            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at {\"type\":\"object\"}");
+    /* The deepest items are still checked. */
+    calls = 0;
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"n15\",\"arguments\":"
+           "{\"p14\":[[1,2],[3,\"4\"]]}}}");
+    CHECK_TEXT_AT("error>message", "p14[1][1]: expected integer, got string",
+                  strlen("p14[1][1]: expected integer, got string"));
+    CHECK_INT(calls, 0);
+}
+
+/* ---------------------------------------------------------------------------
+ * Validation before the callback
+ * ------------------------------------------------------------------------ */
+
+static mcp_server_t vs; /* the validation server */
+
+static const char V_SCHEMA[] =
+    "{\"type\":\"object\",\"required\":[\"percent\"],\"additionalProperties\":false,\"properties\":{"
+    "\"percent\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
+    "\"sensor_id\":{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]},"
+    "\"ratio\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1,\"multipleOf\":0.25},"
+    "\"step\":{\"type\":\"integer\",\"multipleOf\":5},"
+    "\"name\":{\"type\":\"string\",\"minLength\":2,\"maxLength\":3},"
+    "\"mode\":{\"const\":\"auto\"},"
+    "\"opt\":{\"type\":[\"string\",\"null\"]},"
+    "\"flag\":{\"type\":\"boolean\"},"
+    "\"nul\":{\"type\":\"null\"},"
+    "\"num\":{\"type\":\"number\"},"
+    "\"big\":{\"type\":\"integer\"},"
+    "\"any\":{},"
+    "\"codes\":{\"enum\":[1,2.5,true,null,\"x\"]},"
+    "\"obj\":{\"type\":\"object\",\"required\":[\"a\"],\"properties\":{\"a\":{\"type\":\"integer\"}}},"
+    "\"list\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":2,\"items\":{\"type\":\"object\",\"required\":[\"x\"],"
+    "\"properties\":{\"x\":{\"type\":\"boolean\"}}}}}}";
+
+/* A tools/call of `tool` with params members `extra` (e.g. ,"arguments":{...}); legacy or modern. */
+static void send_call(const char *tool, const char *extra, bool modern_era)
+{
+    static char req[4096];
+    snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":\"v\",\"method\":\"tools/call\",\"params\":{%s\"name\":\"%s\"%s}}",
+             modern_era ? ENVELOPE "," : "", tool, extra);
+    calls = 0;
+    HANDLE(&vs, NULL, req);
+}
+
+/* The arguments are valid: the callback ran once and the result is its. */
+#define VALID(args) valid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args)
+#define INVALID(args, msg) invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args, (msg), false)
+
+static void valid_at(const char *file, int line, const char *tool, const char *extra)
+{
+    send_call(tool, extra, false);
+    bool ok = calls == 1 && R.info.rpc_error == 0 && strstr(R.text, "\"result\":{\"content\":[{\"type\":\"text\","
+                                                                     "\"text\":\"ran\"}]") != NULL;
+    if (!check_record(ok, file, line, "valid arguments reach the callback"))
+        fprintf(stderr, "    params%s\n    calls %d, response %s\n", extra, calls, R.text);
+}
+
+static void invalid_at(const char *file, int line, const char *tool, const char *extra, const char *msg,
+                       bool modern_era)
+{
+    send_call(tool, extra, modern_era);
+    char want[1024];
+    /* The message JSON-escaped the way the core writes it (quotes and backslashes). */
+    char esc[512];
+    size_t o = 0;
+    for (const char *p = msg; *p && o + 2 < sizeof esc; p++) {
+        if (*p == '"' || *p == '\\') {
+            esc[o++] = '\\';
+        }
+        esc[o++] = *p;
+    }
+    esc[o] = '\0';
+    snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":\"v\",\"error\":{\"code\":-32602,\"message\":\"%s\"}}",
+             esc);
+    bool ok = calls == 0 && R.rc == (int)strlen(want) && strcmp(R.text, want) == 0 &&
+              R.info.rpc_error == MCP_RPC_INVALID_PARAMS && R.info.http_status == 400;
+    if (!check_record(ok, file, line, "invalid arguments: -32602 with the message, callback not run"))
+        fprintf(stderr, "    params%s\n    calls %d, http %d\n    actual   %s\n    expected %s\n", extra, calls,
+                R.info.http_status, R.text, want);
+}
+
+static void test_keywords(void)
+{
+    init_server(&vs, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = def("v", V_SCHEMA, NULL);
+    if (!check_record(mcp_server_add_tool(&vs, &t, nop_tool, NULL) == 0, __FILE__, __LINE__, "V_SCHEMA registers"))
+        fprintf(stderr, "    %s\n", schema_error(&vs));
+
+    /* type: integer (integral numbers in any notation) */
+    VALID("{\"percent\":5}");
+    VALID("{\"percent\":1e1}");
+    VALID("{\"percent\":100.0}");
+    VALID("{\"percent\":-0}");
+    INVALID("{\"percent\":\"60\"}", "percent: expected integer, got string");
+    INVALID("{\"percent\":60.5}", "percent: expected integer, got number");
+    INVALID("{\"percent\":1e-1}", "percent: expected integer, got number");
+    INVALID("{\"percent\":true}", "percent: expected integer, got boolean");
+    INVALID("{\"percent\":null}", "percent: expected integer, got null");
+    INVALID("{\"percent\":[60]}", "percent: expected integer, got array");
+    INVALID("{\"percent\":{}}", "percent: expected integer, got object");
+    /* type: string, number, boolean, null, object, array, and a list of types */
+    VALID("{\"percent\":1,\"sensor_id\":\"t1\"}");
+    INVALID("{\"percent\":1,\"sensor_id\":5}", "sensor_id: expected string, got integer");
+    VALID("{\"percent\":1,\"num\":1}");
+    VALID("{\"percent\":1,\"num\":-1.5e-3}");
+    INVALID("{\"percent\":1,\"num\":\"1\"}", "num: expected number, got string");
+    INVALID("{\"percent\":1,\"num\":false}", "num: expected number, got boolean");
+    VALID("{\"percent\":1,\"flag\":false}");
+    INVALID("{\"percent\":1,\"flag\":1}", "flag: expected boolean, got integer");
+    INVALID("{\"percent\":1,\"flag\":\"true\"}", "flag: expected boolean, got string");
+    VALID("{\"percent\":1,\"nul\":null}");
+    INVALID("{\"percent\":1,\"nul\":0}", "nul: expected null, got integer");
+    VALID("{\"percent\":1,\"obj\":{\"a\":1}}");
+    INVALID("{\"percent\":1,\"obj\":[]}", "obj: expected object, got array");
+    VALID("{\"percent\":1,\"list\":[{\"x\":true}]}");
+    INVALID("{\"percent\":1,\"list\":{\"x\":true}}", "list: expected array, got object");
+    VALID("{\"percent\":1,\"opt\":null}");
+    VALID("{\"percent\":1,\"opt\":\"s\"}");
+    INVALID("{\"percent\":1,\"opt\":3}", "opt: expected string or null, got integer");
+    INVALID("{\"percent\":1,\"opt\":[]}", "opt: expected string or null, got array");
+    /* A property without constraints takes any value. */
+    VALID("{\"percent\":1,\"any\":[1,{\"x\":null}]}");
+    VALID("{\"percent\":1,\"any\":\"s\"}");
+
+    /* required */
+    INVALID("{}", "percent: required");
+    INVALID("{\"sensor_id\":\"t1\"}", "percent: required");
+    invalid_at(__FILE__, __LINE__, "v", "", "percent: required", false); /* no arguments at all */
+    INVALID("{\"percent\":1,\"obj\":{}}", "obj.a: required");
+    INVALID("{\"percent\":1,\"list\":[{}]}", "list[0].x: required");
+
+    /* additionalProperties: false at the root; nested objects stay open. */
+    INVALID("{\"percent\":1,\"x\":1}", "x: is not allowed (additionalProperties is false)");
+    INVALID("{\"percent\":1,\"Percent\":1}", "Percent: is not allowed (additionalProperties is false)");
+    INVALID("{\"x\":1}", "percent: required");
+    VALID("{\"percent\":1,\"obj\":{\"a\":1,\"b\":\"extra\"}}");
+    /* An escaped name is the same name. */
+    VALID("{\"p\\u0065rcent\":7}");
+
+    /* properties: nested values are checked */
+    INVALID("{\"percent\":1,\"obj\":{\"a\":\"x\"}}", "obj.a: expected integer, got string");
+    INVALID("{\"percent\":1,\"list\":[{\"x\":1}]}", "list[0].x: expected boolean, got integer");
+    INVALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":5}]}", "list[1].x: expected boolean, got integer");
+    INVALID("{\"percent\":1,\"list\":[7]}", "list[0]: expected object, got integer");
+
+    /* enum */
+    VALID("{\"percent\":1,\"sensor_id\":\"soil1\"}");
+    VALID("{\"percent\":1,\"sensor_id\":\"t\\u0031\"}");
+    INVALID("{\"percent\":1,\"sensor_id\":\"t9\"}", "sensor_id: \"t9\" is not one of t1, t2, rh1, soil1");
+    INVALID("{\"percent\":1,\"sensor_id\":\"T1\"}", "sensor_id: \"T1\" is not one of t1, t2, rh1, soil1");
+    INVALID("{\"percent\":1,\"sensor_id\":\"t1 \"}", "sensor_id: \"t1 \" is not one of t1, t2, rh1, soil1");
+    VALID("{\"percent\":1,\"codes\":1}");
+    VALID("{\"percent\":1,\"codes\":1.0}");
+    VALID("{\"percent\":1,\"codes\":2.5}");
+    VALID("{\"percent\":1,\"codes\":25e-1}");
+    VALID("{\"percent\":1,\"codes\":true}");
+    VALID("{\"percent\":1,\"codes\":null}");
+    VALID("{\"percent\":1,\"codes\":\"x\"}");
+    INVALID("{\"percent\":1,\"codes\":3}", "codes: 3 is not one of 1, 2.5, true, null, x");
+    INVALID("{\"percent\":1,\"codes\":\"1\"}", "codes: \"1\" is not one of 1, 2.5, true, null, x");
+    INVALID("{\"percent\":1,\"codes\":false}", "codes: false is not one of 1, 2.5, true, null, x");
+    INVALID("{\"percent\":1,\"codes\":[1]}", "codes: [1] is not one of 1, 2.5, true, null, x");
+
+    /* const */
+    VALID("{\"percent\":1,\"mode\":\"auto\"}");
+    INVALID("{\"percent\":1,\"mode\":\"manual\"}", "mode: \"manual\" must equal \"auto\"");
+    INVALID("{\"percent\":1,\"mode\":1}", "mode: 1 must equal \"auto\"");
+
+    /* minimum, maximum */
+    VALID("{\"percent\":0}");
+    VALID("{\"percent\":100}");
+    INVALID("{\"percent\":-1}", "percent: -1 is below minimum 0");
+    INVALID("{\"percent\":120}", "percent: 120 is above maximum 100");
+    INVALID("{\"percent\":101}", "percent: 101 is above maximum 100");
+    INVALID("{\"percent\":1e3}", "percent: 1e3 is above maximum 100");
+    INVALID("{\"percent\":9223372036854775807}", "percent: 9223372036854775807 is above maximum 100");
+    INVALID("{\"percent\":-9223372036854775808}", "percent: -9223372036854775808 is below minimum 0");
+
+    /* exclusiveMinimum, exclusiveMaximum, multipleOf (number) */
+    VALID("{\"percent\":1,\"ratio\":0.25}");
+    VALID("{\"percent\":1,\"ratio\":0.75}");
+    INVALID("{\"percent\":1,\"ratio\":0}", "ratio: 0 is not above exclusiveMinimum 0");
+    INVALID("{\"percent\":1,\"ratio\":-0.5}", "ratio: -0.5 is not above exclusiveMinimum 0");
+    INVALID("{\"percent\":1,\"ratio\":1}", "ratio: 1 is not below exclusiveMaximum 1");
+    INVALID("{\"percent\":1,\"ratio\":1.0}", "ratio: 1.0 is not below exclusiveMaximum 1");
+    INVALID("{\"percent\":1,\"ratio\":0.3}", "ratio: 0.3 is not a multiple of 0.25");
+    /* multipleOf (integer) */
+    VALID("{\"percent\":1,\"step\":0}");
+    VALID("{\"percent\":1,\"step\":-15}");
+    VALID("{\"percent\":1,\"step\":5e1}");
+    INVALID("{\"percent\":1,\"step\":7}", "step: 7 is not a multiple of 5");
+    INVALID("{\"percent\":1,\"step\":-9223372036854775808}", "step: -9223372036854775808 is not a multiple of 5");
+
+    /* minLength, maxLength: code points, escapes decoded */
+    VALID("{\"percent\":1,\"name\":\"ab\"}");
+    VALID("{\"percent\":1,\"name\":\"\xc3\xa9\xc3\xa9\xc3\xa9\"}");                       /* 3 code points, 6 bytes */
+    VALID("{\"percent\":1,\"name\":\"\\u00e9\\u00e9\"}");                                 /* escaped */
+    VALID("{\"percent\":1,\"name\":\"\\ud83d\\ude00\xf0\x9f\x98\x80\"}");                 /* 2 emoji, one escaped */
+    INVALID("{\"percent\":1,\"name\":\"\xc3\xa9\"}", "name: \"\xc3\xa9\" is shorter than minLength 2");
+    INVALID("{\"percent\":1,\"name\":\"\"}", "name: \"\" is shorter than minLength 2");
+    INVALID("{\"percent\":1,\"name\":\"abcd\"}", "name: \"abcd\" is longer than maxLength 3");
+    INVALID("{\"percent\":1,\"name\":\"a\\nbc\"}", "name: \"a\\nbc\" is longer than maxLength 3");
+
+    /* items, minItems, maxItems */
+    VALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":false}]}");
+    INVALID("{\"percent\":1,\"list\":[]}", "list: has fewer items than minItems 1");
+    INVALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":true},{\"x\":true}]}", "list: has more items than maxItems 2");
+
+    /* Numbers that do not fit: refused, never wrapped or rounded into range. */
+    VALID("{\"percent\":1,\"big\":9223372036854775807}");
+    VALID("{\"percent\":1,\"big\":-9223372036854775808}");
+    INVALID("{\"percent\":1,\"big\":9223372036854775808}", "big: 9223372036854775808 is beyond the 64-bit integer range");
+    INVALID("{\"percent\":1,\"big\":-9223372036854775809}",
+            "big: -9223372036854775809 is beyond the 64-bit integer range");
+    INVALID("{\"percent\":18446744073709551616}", "percent: 18446744073709551616 is beyond the 64-bit integer range");
+    INVALID("{\"percent\":18446744073709551717}", "percent: 18446744073709551717 is beyond the 64-bit integer range");
+    INVALID("{\"percent\":1e400}", "percent: 1e400 is out of range");
+    INVALID("{\"percent\":1,\"num\":1e400}", "num: 1e400 is out of range");
+    INVALID("{\"percent\":1,\"num\":-1e400}", "num: -1e400 is out of range");
+    INVALID("{\"percent\":1,\"any\":1e400}", "any: 1e400 is out of range");
+    INVALID("{\"percent\":1,\"ratio\":1e400}", "ratio: 1e400 is out of range");
+    /* A number beyond i64 is still a valid JSON number. */
+    VALID("{\"percent\":1,\"num\":18446744073709551616}");
+    /* Long values are quoted shortened. */
+    INVALID("{\"percent\":123456789012345678901234567890123456789012345678901234567890}",
+            "percent: 1234567890123456789012345678901234567890... is beyond the 64-bit integer range");
+
+    /* Duplicate members: each one is checked, so whichever a callback reads passed. */
+    INVALID("{\"percent\":1,\"percent\":200}", "percent: 200 is above maximum 100");
+    INVALID("{\"percent\":\"1\",\"percent\":2}", "percent: expected integer, got string");
+
+    /* The first violation wins, in member order. */
+    INVALID("{\"percent\":500,\"sensor_id\":\"t9\"}", "percent: 500 is above maximum 100");
+    INVALID("{\"sensor_id\":\"t9\",\"percent\":500}", "sensor_id: \"t9\" is not one of t1, t2, rh1, soil1");
+
+    /* The modern era validates the same way; the envelope is not an argument. */
+    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{\"percent\":120}", "percent: 120 is above maximum 100", true);
+    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{}", "percent: required", true);
+    send_call("v", ",\"arguments\":{\"percent\":1}", true);
+    CHECK_INT(calls, 1);
+    CHECK_AT("result>resultType", "\"complete\"");
+
+    /* A notification is never run, valid or not. */
+    calls = 0;
+    CHECK_INT(HANDLE(&vs, NULL,
+                     "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"v\",\"arguments\":"
+                     "{\"percent\":120}}}"),
+              0);
+    CHECK_INT(calls, 0);
+}
+
+static void test_open_objects(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = def("open", "{\"type\":\"object\",\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"integer\"}}}", NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    t = def("bare", OBJ, NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+
+    calls = 0;
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open\",\"arguments\":"
+           "{\"a\":1,\"extra\":[1,2],\"more\":\"x\"}}}");
+    CHECK_AT("result>isError", "false");
+    CHECK_INT(calls, 1);
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open\",\"arguments\":"
+           "{\"a\":1.5,\"extra\":1}}}");
+    CHECK_TEXT_AT("error>message", "a: expected integer, got number", strlen("a: expected integer, got number"));
+    CHECK_INT(calls, 1);
+    /* {"type":"object"} alone accepts any arguments object (accessors then check types). */
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"bare\",\"arguments\":"
+           "{\"s\":\"x\",\"n\":1e400,\"o\":{\"p\":[null]}}}}");
+    CHECK_AT("result>isError", "false");
+    CHECK_INT(calls, 2);
+}
+
+/* ---------------------------------------------------------------------------
+ * Defaults and nested values through the accessors
+ * ------------------------------------------------------------------------ */
+
+static void (*scenario)(const mcp_call_t *call);
+
+static int probe_tool(const mcp_call_t *call, mcp_result_t *result, void *user)
+{
+    (void)user;
+    calls++;
+    if (scenario) {
+        scenario(call);
+    }
+    return mcp_result_text(result, "ran", 3);
+}
+
+static void run_probe(mcp_server_t *s, const char *tool, const char *extra, void (*fn)(const mcp_call_t *))
+{
+    static char req[4096];
+    snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"%s}}",
+             tool, extra);
+    scenario = fn;
+    calls = 0;
+    HANDLE(s, NULL, req);
+    scenario = NULL;
+    if (!check_record(calls == 1 && R.info.rpc_error == 0, __FILE__, __LINE__, "the probe callback ran"))
+        fprintf(stderr, "    request %s\n    response %s\n", req, R.text);
+}
+
+static const char D_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"i\":{\"type\":\"integer\",\"default\":42},"
+    "\"neg\":{\"type\":\"integer\",\"default\":-9223372036854775808},"
+    "\"n\":{\"type\":\"number\",\"default\":2.5},"
+    "\"b\":{\"type\":\"boolean\",\"default\":true},"
+    "\"f\":{\"type\":\"boolean\",\"default\":false},"
+    "\"s\":{\"type\":\"string\",\"default\":\"d\\u00e9f \\\"q\\\"\"},"
+    "\"z\":{\"type\":[\"string\",\"null\"],\"default\":null},"
+    "\"l\":{\"type\":\"array\",\"default\":[1,2,3]},"
+    "\"cfg\":{\"type\":\"object\",\"default\":{\"a\":1}},"
+    "\"o\":{\"type\":\"object\",\"properties\":{\"inner\":{\"type\":\"integer\",\"default\":-7}}},"
+    "\"nodef\":{\"type\":\"integer\"}}}";
+
+static void defaults_absent(const mcp_call_t *c)
+{
+    int64_t v = 0;
+    double d = 0;
+    bool b = false;
+    char buf[32];
+    size_t len = 0;
+
+    CHECK_INT(mcp_arg_int(c, "i", &v), 0);
+    CHECK_INT(v, 42);
+    CHECK_INT(mcp_arg_int(c, "neg", &v), 0);
+    CHECK(v == INT64_MIN);
+    CHECK_INT(mcp_arg_number(c, "i", &d), 0);
+    CHECK(d == 42.0);
+    CHECK_INT(mcp_arg_number(c, "n", &d), 0);
+    CHECK(d == 2.5);
+    CHECK_INT(mcp_arg_int(c, "n", &v), -MCP_EDOM);
+    CHECK_INT(mcp_arg_bool(c, "b", &b), 0);
+    CHECK(b == true);
+    CHECK_INT(mcp_arg_bool(c, "f", &b), 0);
+    CHECK(b == false);
+    CHECK_INT(mcp_arg_string(c, "s", buf, sizeof buf, &len), 0);
+    CHECK_STR(buf, "d\xc3\xa9" "f \"q\"");
+    CHECK_INT(len, 8);
+    CHECK_INT(mcp_arg_string(c, "s", buf, 4, &len), -MCP_ENOBUFS);
+    CHECK_INT(len, 8);
+    CHECK_INT(mcp_arg_string(c, "i", buf, sizeof buf, &len), -MCP_EDOM);
+    CHECK_INT(mcp_arg_bool(c, "i", &b), -MCP_EDOM);
+
+    CHECK_INT(mcp_arg_type(c, "i"), MCP_JSON_NUMBER);
+    CHECK_INT(mcp_arg_type(c, "n"), MCP_JSON_NUMBER);
+    CHECK_INT(mcp_arg_type(c, "b"), MCP_JSON_BOOL);
+    CHECK_INT(mcp_arg_type(c, "s"), MCP_JSON_STRING);
+    CHECK_INT(mcp_arg_type(c, "z"), MCP_JSON_NULL);
+    CHECK_INT(mcp_arg_type(c, "l"), MCP_JSON_ARRAY);
+    CHECK_INT(mcp_arg_type(c, "cfg"), MCP_JSON_OBJECT);
+    CHECK_INT(mcp_arg_count(c, "l"), 3);
+    CHECK_INT(mcp_arg_count(c, "cfg"), 1);
+
+    /* A default inside an absent object is found by its path. */
+    CHECK_INT(mcp_arg_int(c, "o.inner", &v), 0);
+    CHECK_INT(v, -7);
+
+    /* No default: absent. Undeclared: absent. */
+    CHECK_INT(mcp_arg_int(c, "nodef", &v), -MCP_ENOENT);
+    CHECK_INT(mcp_arg_type(c, "nodef"), -MCP_ENOENT);
+    CHECK_INT(mcp_arg_int(c, "undeclared", &v), -MCP_ENOENT);
+    CHECK_INT(mcp_arg_type(c, "o"), -MCP_ENOENT);
+    /* Malformed paths stay -MCP_EINVAL, also when a prefix of one has a default. */
+    CHECK_INT(mcp_arg_int(c, "i..x", &v), -MCP_EINVAL);
+    CHECK_INT(mcp_arg_int(c, "i[", &v), -MCP_EINVAL);
+    CHECK_INT(mcp_arg_int(c, "o.inner.", &v), -MCP_EINVAL);
+    CHECK_INT(mcp_arg_type(c, "s[x]"), -MCP_EINVAL);
+    /* A path into a scalar default finds nothing. */
+    CHECK_INT(mcp_arg_int(c, "i.x", &v), -MCP_ENOENT);
+    CHECK_INT(mcp_arg_int(c, "i[0]", &v), -MCP_ENOENT);
+}
+
+static void defaults_present(const mcp_call_t *c)
+{
+    int64_t v = 0;
+    bool b = true;
+    char buf[32];
+
+    /* A sent value wins over the default. */
+    CHECK_INT(mcp_arg_int(c, "i", &v), 0);
+    CHECK_INT(v, 5);
+    CHECK_INT(mcp_arg_bool(c, "b", &b), 0);
+    CHECK(b == false);
+    CHECK_INT(mcp_arg_type(c, "z"), MCP_JSON_STRING);
+    CHECK_INT(mcp_arg_int(c, "o.inner", &v), 0);
+    CHECK_INT(v, 3);
+    /* Absent ones still default. */
+    CHECK_INT(mcp_arg_string(c, "s", buf, sizeof buf, NULL), 0);
+    CHECK_STR(buf, "d\xc3\xa9" "f \"q\"");
+    /* The arguments as sent: defaults are not added. */
+    char args[64];
+    const char *sent = "{\"i\":5,\"b\":false,\"z\":\"x\",\"o\":{\"inner\":3}}";
+    CHECK_INT(mcp_call_arguments(c, args, sizeof args), (int)strlen(sent));
+    CHECK_STR(args, sent);
+}
+
+static void defaults_partial_object(const mcp_call_t *c)
+{
+    int64_t v = 0;
+    /* "o" is present without "inner": the inner default applies. */
+    CHECK_INT(mcp_arg_type(c, "o"), MCP_JSON_OBJECT);
+    CHECK_INT(mcp_arg_count(c, "o"), 0);
+    CHECK_INT(mcp_arg_int(c, "o.inner", &v), 0);
+    CHECK_INT(v, -7);
+}
+
+static void test_defaults(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = def("d", D_SCHEMA, NULL);
+    if (!check_record(mcp_server_add_tool(&s, &t, probe_tool, NULL) == 0, __FILE__, __LINE__, "schema registers"))
+        fprintf(stderr, "    %s\n", schema_error(&s));
+    run_probe(&s, "d", "", defaults_absent);
+    run_probe(&s, "d", ",\"arguments\":{}", defaults_absent);
+    run_probe(&s, "d", ",\"arguments\":{\"i\":5,\"b\":false,\"z\":\"x\",\"o\":{\"inner\":3}}", defaults_present);
+    run_probe(&s, "d", ",\"arguments\":{\"o\":{}}", defaults_partial_object);
+}
+
+static const char N_SCHEMA[] =
+    "{\"type\":\"object\",\"required\":[\"cfg\"],\"properties\":{"
+    "\"cfg\":{\"type\":\"object\",\"required\":[\"zones\"],\"additionalProperties\":false,\"properties\":{"
+    "\"name\":{\"type\":\"string\",\"maxLength\":8},"
+    "\"zones\":{\"type\":\"array\",\"minItems\":1,\"items\":{\"type\":\"object\",\"required\":[\"id\",\"pct\"],"
+    "\"properties\":{\"id\":{\"type\":\"string\"},\"pct\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
+    "\"on\":{\"type\":\"boolean\",\"default\":true}}}}}},"
+    "\"vals\":{\"type\":\"array\",\"items\":{\"type\":\"number\",\"minimum\":0}},"
+    "\"grid\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"maxItems\":2,\"items\":{\"type\":\"integer\"}}}}}";
+
+static void nested_reads(const mcp_call_t *c)
+{
+    int64_t v = 0;
+    double d = 0;
+    bool b = false;
+    char buf[16];
+
+    CHECK_INT(mcp_arg_type(c, "cfg"), MCP_JSON_OBJECT);
+    CHECK_INT(mcp_arg_count(c, "cfg"), 2);
+    CHECK_INT(mcp_arg_string(c, "cfg.name", buf, sizeof buf, NULL), 0);
+    CHECK_STR(buf, "house");
+    CHECK_INT(mcp_arg_count(c, "cfg.zones"), 2);
+    CHECK_INT(mcp_arg_string(c, "cfg.zones[0].id", buf, sizeof buf, NULL), 0);
+    CHECK_STR(buf, "north");
+    CHECK_INT(mcp_arg_int(c, "cfg.zones[0].pct", &v), 0);
+    CHECK_INT(v, 0);
+    CHECK_INT(mcp_arg_bool(c, "cfg.zones[0].on", &b), 0);
+    CHECK(b == false);
+    CHECK_INT(mcp_arg_string(c, "cfg.zones[1].id", buf, sizeof buf, NULL), 0);
+    CHECK_STR(buf, "south");
+    CHECK_INT(mcp_arg_int(c, "cfg.zones[1].pct", &v), 0);
+    CHECK_INT(v, 100);
+    /* cfg.zones[1].on is absent: the item schema's default. */
+    CHECK_INT(mcp_arg_bool(c, "cfg.zones[1].on", &b), 0);
+    CHECK(b == true);
+    CHECK_INT(mcp_arg_count(c, "vals"), 3);
+    CHECK_INT(mcp_arg_number(c, "vals[1]", &d), 0);
+    CHECK(d == 2.5);
+    CHECK_INT(mcp_arg_int(c, "vals[2]", &v), 0);
+    CHECK_INT(v, 1000);
+    CHECK_INT(mcp_arg_int(c, "grid[1][0]", &v), 0);
+    CHECK_INT(v, 3);
+    CHECK_INT(mcp_arg_count(c, "grid[1]"), 2);
+    CHECK_INT(mcp_arg_type(c, "grid[0]"), MCP_JSON_ARRAY);
+    CHECK_INT(mcp_arg_count(c, "grid[0]"), 0);
+}
+
+static void test_nested(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = def("n", N_SCHEMA, NULL);
+    if (!check_record(mcp_server_add_tool(&s, &t, probe_tool, NULL) == 0, __FILE__, __LINE__, "schema registers"))
+        fprintf(stderr, "    %s\n", schema_error(&s));
+    run_probe(&s, "n",
+              ",\"arguments\":{\"cfg\":{\"name\":\"house\",\"zones\":[{\"id\":\"north\",\"pct\":0,\"on\":false},"
+              "{\"id\":\"south\",\"pct\":1e2}]},\"vals\":[0,2.5,1e3],\"grid\":[[],[3,4]]}",
+              nested_reads);
+
+    static const struct {
+        const char *args;
+        const char *msg;
+    } bad[] = {
+        {"{}", "cfg: required"},
+        {"{\"cfg\":{}}", "cfg.zones: required"},
+        {"{\"cfg\":{\"zones\":[]}}", "cfg.zones: has fewer items than minItems 1"},
+        {"{\"cfg\":{\"zones\":[{\"pct\":1}]}}", "cfg.zones[0].id: required"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1},{\"id\":\"b\",\"pct\":101}]}}",
+         "cfg.zones[1].pct: 101 is above maximum 100"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1,\"on\":\"yes\"}]}}", "cfg.zones[0].on: expected boolean, got string"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}],\"x\":1}}", "cfg.x: is not allowed (additionalProperties is false)"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}],\"name\":\"greenhouse\"}}",
+         "cfg.name: \"greenhouse\" is longer than maxLength 8"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}]},\"vals\":[1,2,-1]}", "vals[2]: -1 is below minimum 0"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}]},\"vals\":[1e400]}", "vals[0]: 1e400 is out of range"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}]},\"grid\":[[1],[1,2,3]]}",
+         "grid[1]: has more items than maxItems 2"},
+        {"{\"cfg\":{\"zones\":[{\"id\":\"a\",\"pct\":1}]},\"grid\":[[1],[1,18446744073709551616]]}",
+         "grid[1][1]: 18446744073709551616 is beyond the 64-bit integer range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[1024];
+        snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"n\",\"arguments\":%s}}",
+                 bad[i].args);
+        calls = 0;
+        HANDLE(&s, NULL, req);
+        const char *v = NULL;
+        size_t vl = 0;
+        char got[256];
+        long n = -1;
+        if (tj_lookup(R.text, R.len, "error>message", &v, &vl) == 0) {
+            n = tj_unescape(v, vl, got, sizeof got - 1);
+        }
+        got[n < 0 ? 0 : n] = '\0';
+        bool ok = calls == 0 && R.info.rpc_error == MCP_RPC_INVALID_PARAMS && R.info.http_status == 400 &&
+                  strcmp(got, bad[i].msg) == 0;
+        if (!check_record(ok, __FILE__, __LINE__, "nested violation: -32602 with the path, callback not run"))
+            fprintf(stderr, "    arguments %s\n    actual   %s\n    expected %s\n", bad[i].args, R.text, bad[i].msg);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * outputSchema
+ * ------------------------------------------------------------------------ */
+
+static int out_mode;
+
+static int out_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    calls++;
+    int rc = 0;
+    switch (out_mode) {
+    case 5: /* no structuredContent */
+        return mcp_result_text(r, "plain", 5);
+    case 6: /* an execution error without structuredContent */
+        return mcp_result_error(r, "failed", 6);
+    case 7: /* an execution error with structuredContent that does not match */
+        rc = mcp_result_error(r, "failed", 6);
+        break;
+    default:
+        break;
+    }
+    rc = rc ? rc : mcp_result_structured_begin(r);
+    switch (out_mode) {
+    case 0: /* matches */
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_bool(r, true);
+        rc = rc ? rc : mcp_json_key(r, "pct");
+        rc = rc ? rc : mcp_json_int(r, 50);
+        rc = rc ? rc : mcp_json_key(r, "list");
+        rc = rc ? rc : mcp_json_array_begin(r);
+        rc = rc ? rc : mcp_json_int(r, 1);
+        rc = rc ? rc : mcp_json_array_end(r);
+        break;
+    case 1: /* wrong type */
+    case 7:
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_string(r, "yes", 3);
+        break;
+    case 2: /* required member missing */
+        rc = rc ? rc : mcp_json_key(r, "pct");
+        rc = rc ? rc : mcp_json_int(r, 5);
+        break;
+    case 3: /* above maximum */
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_bool(r, true);
+        rc = rc ? rc : mcp_json_key(r, "pct");
+        rc = rc ? rc : mcp_json_int(r, 150);
+        break;
+    case 4: /* not declared */
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_bool(r, true);
+        rc = rc ? rc : mcp_json_key(r, "extra");
+        rc = rc ? rc : mcp_json_int(r, 1);
+        break;
+    case 8: /* an array item of the wrong type */
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_bool(r, false);
+        rc = rc ? rc : mcp_json_key(r, "list");
+        rc = rc ? rc : mcp_json_array_begin(r);
+        rc = rc ? rc : mcp_json_int(r, 1);
+        rc = rc ? rc : mcp_json_string(r, "two", 3);
+        rc = rc ? rc : mcp_json_array_end(r);
+        break;
+    case 9: /* more tokens than MCP_MAX_OUTPUT_TOKENS */
+        rc = rc ? rc : mcp_json_key(r, "ok");
+        rc = rc ? rc : mcp_json_bool(r, true);
+        rc = rc ? rc : mcp_json_key(r, "list");
+        rc = rc ? rc : mcp_json_array_begin(r);
+        for (int i = 0; i < MCP_MAX_OUTPUT_TOKENS; i++) {
+            rc = rc ? rc : mcp_json_int(r, i);
+        }
+        rc = rc ? rc : mcp_json_array_end(r);
+        break;
+    default:
+        break;
+    }
+    rc = rc ? rc : mcp_result_structured_end(r);
+    return rc;
+}
+
+static void test_output_schema(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = def("out", OBJ,
+                       "{\"type\":\"object\",\"required\":[\"ok\"],\"additionalProperties\":false,\"properties\":{"
+                       "\"ok\":{\"type\":\"boolean\"},\"pct\":{\"type\":\"integer\",\"maximum\":100},"
+                       "\"list\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}");
+    CHECK_INT(mcp_server_add_tool(&s, &t, out_tool, NULL), 0);
+
+    static const struct {
+        int mode;
+        const char *message; /* NULL: a result */
+    } cases[] = {
+        {0, NULL},
+        {1, "structuredContent does not match outputSchema: ok: expected boolean, got string"},
+        {2, "structuredContent does not match outputSchema: ok: required"},
+        {3, "structuredContent does not match outputSchema: pct: 150 is above maximum 100"},
+        {4, "structuredContent does not match outputSchema: extra: is not allowed (additionalProperties is false)"},
+        {5, "Tool declares an outputSchema but returned no structuredContent"},
+        {6, NULL},
+        {7, NULL},
+        {8, "structuredContent does not match outputSchema: list[1]: expected integer, got string"},
+        {9, "structuredContent does not match outputSchema: larger than MCP_MAX_OUTPUT_TOKENS"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int era = 0; era < 2; era++) {
+            out_mode = cases[i].mode;
+            calls = 0;
+            HANDLE(&s, NULL,
+                   era ? "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{" ENVELOPE
+                         ",\"name\":\"out\"}}"
+                       : "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"out\"}}");
+            bool ok;
+            if (cases[i].message == NULL) {
+                const char *v;
+                size_t vl;
+                ok = R.info.rpc_error == 0 && tj_lookup(R.text, R.len, "result>isError", &v, &vl) == 0;
+            } else {
+                char want[512];
+                snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32603,\"message\":\"%s\"}}",
+                         cases[i].message);
+                ok = strcmp(R.text, want) == 0 && R.info.rpc_error == MCP_RPC_INTERNAL_ERROR;
+            }
+            ok = ok && calls == 1;
+            if (!check_record(ok, __FILE__, __LINE__, "outputSchema check after the callback"))
+                fprintf(stderr, "    mode %d era %d\n    actual   %s\n    expected %s\n", cases[i].mode, era, R.text,
+                        cases[i].message ? cases[i].message : "(a result)");
+        }
+    }
+    /* The matching result is sent as written. */
+    out_mode = 0;
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"out\"}}");
+    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[],\"structuredContent\":{\"ok\":true,\"pct\":50,"
+               "\"list\":[1]},\"isError\":false}}",
+               0, 200);
+    /* An execution error's structuredContent is not checked. */
+    out_mode = 7;
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"out\"}}");
+    CHECK_AT("result>isError", "true");
+    CHECK_AT("result>structuredContent", "{\"ok\":\"yes\"}");
+    /* A mismatch answers -32603 without any of the result. */
+    out_mode = 3;
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"out\"}}");
+    CHECK_ABSENT("result");
+    CHECK(strstr(R.text, "150") == NULL || strstr(R.text, "150 is above maximum 100") != NULL);
+    CHECK_INT(R.info.rpc_error, MCP_RPC_INTERNAL_ERROR);
+}
+
+int main(void)
+{
+    test_unsupported_keywords();
+    test_malformed_schemas();
+    test_accepted_schemas();
+    test_full_tables();
+    test_keywords();
+    test_open_objects();
+    test_defaults();
+    test_nested();
+    test_output_schema();
+    return check_summary("test_schema");
+}
