@@ -78,10 +78,10 @@
 /**
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
  * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 128 bytes and schema nodes, properties and
- * keywords 12, 20 and 12 bytes; 32-bit targets need less.
+ * On 64-bit hosts a tool takes 160 bytes (with its rate state) and schema
+ * nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
  */
-#define MCP_SERVER_SIZE ((((336 + (MCP_MAX_TOOLS * 128)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
+#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 160)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -367,6 +367,47 @@
 #define MCP_EACCES 13
 
 /**
+ * Audit outcome: the tool ran and returned a result.
+ */
+#define MCP_AUDIT_OK 0
+
+/**
+ * Audit outcome: the tool ran and reported an execution error (`isError`).
+ */
+#define MCP_AUDIT_IS_ERROR 1
+
+/**
+ * Audit outcome: the principal may not call the tool (answered as unknown).
+ */
+#define MCP_AUDIT_REFUSED 2
+
+/**
+ * Audit outcome: refused by the tool's rate limit; the tool did not run.
+ */
+#define MCP_AUDIT_RATE_LIMITED 3
+
+/**
+ * Audit outcome: a repeated request answered without running the tool.
+ */
+#define MCP_AUDIT_DUPLICATE 4
+
+/**
+ * Audit outcome: arguments (or request state) failed validation; the tool did not run.
+ */
+#define MCP_AUDIT_INVALID_ARGUMENTS 5
+
+/**
+ * Audit outcome: the tool asked the client for input (`input_required`).
+ */
+#define MCP_AUDIT_INPUT_REQUIRED 6
+
+/**
+ * Audit outcome: the tool ran but the call failed (callback error, result
+ * too large, outputSchema mismatch, missing client capability).
+ */
+#define MCP_AUDIT_FAILED 7
+
+/**
  * Length of a SHA-256 digest and of the MAC, in bytes.
  */
 #define MAC_LEN 32
@@ -488,6 +529,18 @@ typedef struct mcp_tool_t {
    * listed as written; NULL for none.
    */
   const char *icons;
+  /**
+   * Comma-separated principals that may see and call this tool (e.g.
+   * `"operator,local"`); NULL for every principal. Others get the tool
+   * neither listed nor callable (a call is answered as an unknown tool).
+   */
+  const char *principals;
+  /**
+   * Minimum milliseconds between two runs of this tool on the request
+   * clock (`now_ms`); a call within it gets an isError result saying when to
+   * retry, and the callback does not run. 0 for no limit.
+   */
+  uint32_t min_interval_ms;
 } mcp_tool_t;
 
 /**
@@ -659,6 +712,78 @@ typedef struct mcp_framer_t {
  * negative `MCP_E*` value. Lets a device use its own crypto for `requestState`.
  */
 typedef int (*mcp_mac_fn)(void *user, const uint8_t *data, size_t len, uint8_t *out);
+
+/**
+ * Decides whether `principal` (NULL and 0 when the transport authenticated
+ * none) may see and call the tool `tool` (`tool_len` bytes, not
+ * NUL-terminated). Runs for every `tools/list` entry and `tools/call`.
+ */
+typedef bool (*mcp_policy_fn)(void *user,
+                              const uint8_t *principal,
+                              size_t principal_len,
+                              const char *tool,
+                              size_t tool_len);
+
+/**
+ * One `tools/call`, for the audit log. Valid only during the audit callback.
+ */
+typedef struct mcp_audit_t {
+  /**
+   * The principal the transport authenticated (not NUL-terminated), or NULL.
+   */
+  const char *principal;
+  /**
+   * Its length.
+   */
+  size_t principal_len;
+  /**
+   * The tool's registered name (not NUL-terminated).
+   */
+  const char *tool;
+  /**
+   * Its length.
+   */
+  size_t tool_len;
+  /**
+   * The arguments as received (JSON, not NUL-terminated; "{}" when absent).
+   */
+  const char *arguments;
+  /**
+   * Their length.
+   */
+  size_t arguments_len;
+  /**
+   * The 32 hex digits of the request's `traceparent` trace id (not
+   * NUL-terminated), or NULL without a valid one.
+   */
+  const char *trace_id;
+  /**
+   * `MCP_AUDIT_*`: what happened.
+   */
+  uint32_t outcome;
+  /**
+   * The request's `now_ms` (the caller's clock when it arrived).
+   */
+  uint64_t started_ms;
+  /**
+   * Milliseconds the call took, by the audit clock (0 without one).
+   */
+  uint64_t duration_ms;
+  /**
+   * The transport's context of the exchange.
+   */
+  void *transport_context;
+} mcp_audit_t;
+
+/**
+ * Receives one audit record per `tools/call` (valid during the call only).
+ */
+typedef void (*mcp_audit_fn)(void *user, const struct mcp_audit_t *record);
+
+/**
+ * The firmware's monotonic clock in milliseconds, for call durations.
+ */
+typedef uint64_t (*mcp_clock_fn)(void *user);
 
 
 
@@ -1641,6 +1766,38 @@ int mcp_input_bool(const struct mcp_call_t *call, const char *path, bool *out);
  * As for `mcp_arg_int`.
  */
 int mcp_input_int(const struct mcp_call_t *call, const char *path, int64_t *out);
+
+/**
+ * Sets the policy callback that decides, besides each tool's `principals`
+ * list, which principals may see and call which tools. A refused tool is
+ * left out of `tools/list` (whose `cacheScope` then becomes private) and a
+ * call to it is answered exactly as for an unknown tool (-32602). NULL removes it.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL or uninitialised server.
+ *
+ * # Safety
+ * As for `mcp_server_add_tool`; `fn` must be callable from every thread that
+ * calls `mcp_server_handle`.
+ */
+int mcp_server_set_policy(struct mcp_server_t *server, mcp_policy_fn fn, void *user);
+
+/**
+ * Sets the audit hook, called once for every `tools/call` of a registered
+ * tool after validation and policy: with the principal, tool, arguments,
+ * trace id, outcome (`MCP_AUDIT_*`) and duration measured with `clock`
+ * (NULL: durations are 0). NULL `fn` removes it.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL or uninitialised server.
+ *
+ * # Safety
+ * As for `mcp_server_set_policy`.
+ */
+int mcp_server_set_audit(struct mcp_server_t *server,
+                         mcp_audit_fn fn,
+                         mcp_clock_fn clock,
+                         void *user);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -209,25 +209,7 @@ impl<'r> Call<'r> {
     /// The 32 lowercase hex digits of the trace id in a valid W3C
     /// `traceparent` (`00-<trace id>-<parent id>-<flags>`), if sent.
     pub fn trace_id(&self) -> Option<&'r [u8]> {
-        let tp = self
-            .meta_string("traceparent")
-            .and_then(|t| self.doc.str_inner(t))?;
-        let hex = |s: &[u8]| {
-            s.iter()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-        };
-        let ok = tp.len() == 55
-            && tp.get(2) == Some(&b'-')
-            && tp.get(35) == Some(&b'-')
-            && tp.get(52) == Some(&b'-')
-            && [0..2, 3..35, 36..52, 53..55]
-                .iter()
-                .all(|r| tp.get(r.clone()).is_some_and(hex))
-            && tp.get(0..2) != Some(b"ff")
-            && tp
-                .get(3..35)
-                .is_some_and(|id| id.iter().any(|&b| b != b'0'));
-        if ok { tp.get(3..35) } else { None }
+        trace_id_of(&self.doc, self.meta)
     }
 
     /// Sends `notifications/progress` when the request asked for it with
@@ -316,6 +298,30 @@ impl<'r> Call<'r> {
             None => w.raw_value(b"{}"),
         }
     }
+}
+
+/// The 32 hex digits of the trace id of a valid W3C `traceparent` string in
+/// the `_meta` object at token `meta`, if any.
+pub fn trace_id_of<'r>(doc: &Doc<'r>, meta: Option<usize>) -> Option<&'r [u8]> {
+    let tp = meta
+        .and_then(|m| doc.get(m, "traceparent"))
+        .and_then(|t| doc.str_inner(t))?;
+    let hex = |s: &[u8]| {
+        s.iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    };
+    let ok = tp.len() == 55
+        && tp.get(2) == Some(&b'-')
+        && tp.get(35) == Some(&b'-')
+        && tp.get(52) == Some(&b'-')
+        && [0..2, 3..35, 36..52, 53..55]
+            .iter()
+            .all(|r| tp.get(r.clone()).is_some_and(hex))
+        && tp.get(0..2) != Some(b"ff")
+        && tp
+            .get(3..35)
+            .is_some_and(|id| id.iter().any(|&b| b != b'0'));
+    if ok { tp.get(3..35) } else { None }
 }
 
 /// Tokens available for a `default` value read by an accessor.

@@ -49,6 +49,7 @@ pub mod framer;
 pub mod json;
 pub mod limits;
 pub mod mac;
+pub mod policy;
 pub mod protocol;
 #[allow(non_camel_case_types)]
 pub mod registry;

@@ -28,10 +28,10 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
 /// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
 /// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 128 bytes and schema nodes, properties and
-/// keywords 12, 20 and 12 bytes; 32-bit targets need less.
-pub const MCP_SERVER_SIZE: usize = 336
-    + MCP_MAX_TOOLS * 128
+/// On 64-bit hosts a tool takes 160 bytes (with its rate state) and schema
+/// nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
+pub const MCP_SERVER_SIZE: usize = 400
+    + MCP_MAX_TOOLS * 160
     + MCP_MAX_SCHEMA_NODES * 12
     + MCP_MAX_SCHEMA_PROPS * 20
     + MCP_MAX_SCHEMA_KEYWORDS * 12;
@@ -169,3 +169,21 @@ pub const MCP_MAX_REQUEST_STATE: usize = 64;
 /// The client did not declare the capability an input request needs (the
 /// request is answered with -32021 and `data.requiredCapabilities`).
 pub const MCP_EACCES: i32 = 13;
+
+/// Audit outcome: the tool ran and returned a result.
+pub const MCP_AUDIT_OK: u32 = 0;
+/// Audit outcome: the tool ran and reported an execution error (`isError`).
+pub const MCP_AUDIT_IS_ERROR: u32 = 1;
+/// Audit outcome: the principal may not call the tool (answered as unknown).
+pub const MCP_AUDIT_REFUSED: u32 = 2;
+/// Audit outcome: refused by the tool's rate limit; the tool did not run.
+pub const MCP_AUDIT_RATE_LIMITED: u32 = 3;
+/// Audit outcome: a repeated request answered without running the tool.
+pub const MCP_AUDIT_DUPLICATE: u32 = 4;
+/// Audit outcome: arguments (or request state) failed validation; the tool did not run.
+pub const MCP_AUDIT_INVALID_ARGUMENTS: u32 = 5;
+/// Audit outcome: the tool asked the client for input (`input_required`).
+pub const MCP_AUDIT_INPUT_REQUIRED: u32 = 6;
+/// Audit outcome: the tool ran but the call failed (callback error, result
+/// too large, outputSchema mismatch, missing client capability).
+pub const MCP_AUDIT_FAILED: u32 = 7;

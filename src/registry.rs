@@ -9,6 +9,7 @@ use core::ffi::{c_int, c_void};
 
 use crate::call::{Call, ToolResult};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
+use crate::policy::Rates;
 use crate::schema::{self, NONE, SchemaError, SchemaErrorKind, Tables};
 
 /// Opaque handle a tool callback receives for reading its arguments.
@@ -69,6 +70,10 @@ pub struct Tool<'a> {
     pub annotations: u32,
     /// A JSON array of Icon objects, listed as written.
     pub icons: Option<&'a str>,
+    /// Comma-separated principals that may see and call the tool; `None` for all.
+    pub principals: Option<&'a str>,
+    /// Minimum milliseconds between two runs (0: no limit).
+    pub min_interval_ms: u32,
     /// What runs when the tool is called.
     pub handler: Handler,
     /// Root of the compiled `input_schema` (set by registration).
@@ -88,6 +93,8 @@ impl<'a> Tool<'a> {
             output_schema: None,
             annotations: 0,
             icons: None,
+            principals: None,
+            min_interval_ms: 0,
             handler,
             input_root: NONE,
             output_root: NONE,
@@ -131,6 +138,8 @@ pub struct Registry<'a> {
     pub last_error: Option<LastSchemaError<'a>>,
     /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
     pub page_size: u32,
+    /// When each tool last ran, for rate limits.
+    pub rates: Rates,
 }
 
 impl<'a> Registry<'a> {
@@ -142,6 +151,7 @@ impl<'a> Registry<'a> {
             tables: Tables::new(),
             last_error: None,
             page_size: 0,
+            rates: Rates::new(),
         }
     }
 
@@ -204,6 +214,11 @@ impl<'a> Registry<'a> {
     /// True when no tool is registered.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The first tool whose name satisfies `pred`, with its index.
+    pub fn position_by(&self, mut pred: impl FnMut(&str) -> bool) -> Option<(usize, &Tool<'a>)> {
+        self.iter().enumerate().find(|(_, t)| pred(t.name))
     }
 
     /// The first tool whose name satisfies `pred`.

@@ -10,6 +10,7 @@
 use crate::call::RequestInfo;
 use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
 use crate::limits::*;
+use crate::policy::Hooks;
 use crate::protocol::mrtr::StateMac;
 use crate::protocol::{Era, envelope, legacy, modern, tools};
 use crate::registry::{RegisterError, Registry, Tool};
@@ -41,6 +42,8 @@ pub struct Server<'a> {
     pub tools: Registry<'a>,
     /// How `requestState` of input_required results is protected.
     pub state_mac: StateMac,
+    /// The firmware's policy and audit hooks.
+    pub hooks: Hooks,
 }
 
 /// What `handle` produced.
@@ -92,6 +95,10 @@ impl<'a> Server<'a> {
             info,
             tools: Registry::new(),
             state_mac: StateMac::None,
+            hooks: Hooks {
+                policy: None,
+                audit: None,
+            },
         }
     }
 
@@ -226,7 +233,7 @@ impl<'a> Server<'a> {
         }
         match method {
             Method::Discover => modern::discover(w, &self.info)?,
-            Method::ToolsList => tools::list(w, self, req, era)?,
+            Method::ToolsList => tools::list(w, self, req, info, era)?,
             Method::ToolsCall => tools::call(w, self, req, info, era, scratch)?,
             Method::Initialize => {
                 legacy::initialize(w, &self.info, &req.doc, req.param("protocolVersion"))?

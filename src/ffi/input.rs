@@ -15,7 +15,7 @@ use crate::registry::{mcp_call_t, mcp_result_t};
 pub type mcp_mac_fn =
     Option<extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int>;
 
-unsafe fn server_mut<'a>(
+pub(super) unsafe fn server_mut<'a>(
     server: *mut mcp_server_t,
 ) -> Option<&'a mut crate::server::Server<'static>> {
     // SAFETY: `slot` checks NULL and the magic word; the caller promises no

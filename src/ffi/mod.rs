@@ -9,6 +9,7 @@
 pub mod content;
 pub mod framer;
 pub mod input;
+pub mod policy;
 pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
@@ -16,12 +17,14 @@ use core::ffi::{CStr, c_char, c_int, c_void};
 use crate::call::{ArgError, Call, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
+pub use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
 use crate::server::{HandleError, Server, ServerInfo};
 pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
+pub use policy::{mcp_audit_fn, mcp_clock_fn, mcp_policy_fn};
 pub use types::*;
 
 /// What lives inside `mcp_server_t`.
@@ -240,10 +243,10 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         ];
         return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
     };
-    // SAFETY: the caller promises a NUL-terminated string (or NULL).
-    let icons = match unsafe { c_text(t.icons) } {
-        Ok(i) => i,
-        Err(e) => return e,
+    // SAFETY: the caller promises NUL-terminated strings (or NULL).
+    let (icons, principals) = match unsafe { (c_text(t.icons), c_text(t.principals)) } {
+        (Ok(i), Ok(p)) => (i, p),
+        (Err(e), _) | (_, Err(e)) => return e,
     };
     let entry = Tool {
         title,
@@ -251,6 +254,8 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         output_schema,
         annotations: t.annotations,
         icons,
+        principals,
+        min_interval_ms: t.min_interval_ms,
         ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other

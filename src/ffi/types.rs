@@ -130,4 +130,12 @@ pub struct mcp_tool_t {
     /// Icons as a JSON array of Icon objects (`[{"src":"...","mimeType":"image/png"}]`),
     /// listed as written; NULL for none.
     pub icons: *const c_char,
+    /// Comma-separated principals that may see and call this tool (e.g.
+    /// `"operator,local"`); NULL for every principal. Others get the tool
+    /// neither listed nor callable (a call is answered as an unknown tool).
+    pub principals: *const c_char,
+    /// Minimum milliseconds between two runs of this tool on the request
+    /// clock (`now_ms`); a call within it gets an isError result saying when to
+    /// retry, and the callback does not run. 0 for no limit.
+    pub min_interval_ms: u32,
 }

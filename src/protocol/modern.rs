@@ -32,12 +32,19 @@ pub fn capabilities(w: &mut Writer<'_>) -> Result<(), WriteError> {
 
 /// `ttlMs` and `cacheScope` for cacheable results.
 pub fn cache_hints(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+    cache_hints_scoped(w, s, s.cache_public)
+}
+
+/// `ttlMs` and `cacheScope`, with the scope decided by the caller (a list
+/// that depends on the principal is never public).
+pub fn cache_hints_scoped(
+    w: &mut Writer<'_>,
+    s: &ServerInfo<'_>,
+    public: bool,
+) -> Result<(), WriteError> {
     w.key("ttlMs")?;
     w.int(i64::from(s.list_ttl_ms))?;
-    w.kv_str(
-        "cacheScope",
-        if s.cache_public { "public" } else { "private" },
-    )
+    w.kv_str("cacheScope", if public { "public" } else { "private" })
 }
 
 /// The Implementation object (`name`, `version`, optional `title`).

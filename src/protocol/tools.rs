@@ -2,11 +2,12 @@
 //! 2026 members, which the dispatcher writes).
 
 use super::Era;
-use super::modern::cache_hints;
+use super::modern::cache_hints_scoped;
 use super::mrtr;
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
+use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, Tool, hints, mcp_call_t, mcp_result_t};
 use crate::rpc::{Data, Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
@@ -20,6 +21,7 @@ pub fn list<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     req: &Request<'r>,
+    info: &RequestInfo<'_>,
     era: Era,
 ) -> Result<(), Fail<'r>> {
     let total = s.tools.len();
@@ -40,15 +42,24 @@ pub fn list<'r>(
     w.key("tools")?;
     w.begin_array()?;
     let mut next = None;
-    for (i, t) in s.tools.iter().enumerate().skip(start) {
-        if i - start >= page {
+    let mut listed = 0;
+    // Only the tools this principal may call; cursors index the full table.
+    let visible = s
+        .tools
+        .iter()
+        .enumerate()
+        .skip(start)
+        .filter(|(_, t)| s.hooks.allows(t, info.principal));
+    for (i, t) in visible {
+        if listed >= page {
             next = Some(i);
             break;
         }
         let mark = w.mark();
         let fits = tool_entry(w, t).is_ok() && w.capacity() - w.len() >= reserve;
+        listed += 1;
         if !fits {
-            if i == start {
+            if listed == 1 {
                 // Not even one tool fits: the response buffer is too small.
                 return Err(Fail::Write(WriteError::Overflow));
             }
@@ -63,7 +74,8 @@ pub fn list<'r>(
         w.kv_str("nextCursor", decimal(n, &mut digits))?;
     }
     if era == Era::Modern {
-        cache_hints(w, &s.info)?;
+        let public = s.info.cache_public && !s.hooks.per_principal(s.tools.iter());
+        cache_hints_scoped(w, &s.info, public)?;
     }
     Ok(())
 }
@@ -166,22 +178,143 @@ pub fn call<'r>(
         }
         a => a,
     };
-    let Some(tool) = s.tools.find_by(|n| doc.str_eq(name, n)) else {
-        return Err(Fail::Rpc(RpcError {
-            code: MCP_RPC_INVALID_PARAMS,
-            message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
-            data: crate::rpc::Data::None,
-        }));
+    let unknown = Fail::Rpc(RpcError {
+        code: MCP_RPC_INVALID_PARAMS,
+        message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
+        data: crate::rpc::Data::None,
+    });
+    let Some((index, tool)) = s.tools.position_by(|n| doc.str_eq(name, n)) else {
+        return Err(unknown);
     };
-    let tables = &s.tools.tables;
+    let audit = |outcome| audit(s, info, tool, req, args, outcome);
+    // A tool the principal may not call does not exist for it.
+    if !s.hooks.allows(tool, info.principal) {
+        audit(MCP_AUDIT_REFUSED);
+        return Err(unknown);
+    }
     // No model output reaches the callback without passing the schema.
-    if !schema::validate(tables, tool.input_schema, tool.input_root, &doc, args, msg) {
+    if !schema::validate(
+        &s.tools.tables,
+        tool.input_schema,
+        tool.input_root,
+        &doc,
+        args,
+        msg,
+    ) {
+        audit(MCP_AUDIT_INVALID_ARGUMENTS);
         return Err(Fail::Rpc(RpcError {
             code: MCP_RPC_INVALID_PARAMS,
             message: Message::Built(""),
             data: crate::rpc::Data::None,
         }));
     }
+    if let Err(wait_ms) = s
+        .tools
+        .rates
+        .admit(index, tool.min_interval_ms, info.now_ms)
+    {
+        audit(MCP_AUDIT_RATE_LIMITED);
+        return rate_limited(w, era, wait_ms);
+    }
+    let (result, outcome) = execute(w, s, tool, req, args, info, era, msg);
+    audit(match &result {
+        Ok(()) => outcome,
+        Err(Fail::Rpc(e)) if e.code == MCP_RPC_INVALID_PARAMS => MCP_AUDIT_INVALID_ARGUMENTS,
+        Err(_) => MCP_AUDIT_FAILED,
+    });
+    result
+}
+
+/// The isError result for a call refused by its rate limit.
+fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fail<'r>> {
+    let mut text = MsgBuf::new();
+    text.push("rate limited: retry in ");
+    text.push_uint(u64::from(wait_ms));
+    text.push(" ms");
+    w.key("content")?;
+    w.begin_array()?;
+    w.begin_object()?;
+    w.kv_str("type", "text")?;
+    w.kv_str("text", text.as_str())?;
+    w.end_object()?;
+    w.end_array()?;
+    w.key("isError")?;
+    w.bool(true)?;
+    if era == Era::Modern {
+        w.kv_str("resultType", "complete")?;
+    }
+    Ok(())
+}
+
+/// Hands one record to the firmware's audit hook, if it set one.
+fn audit(
+    s: &Server<'_>,
+    info: &RequestInfo<'_>,
+    tool: &Tool<'_>,
+    req: &Request<'_>,
+    args: Option<usize>,
+    outcome: u32,
+) {
+    let Some((f, clock, user)) = s.hooks.audit else {
+        return;
+    };
+    let doc = &req.doc;
+    let arguments: &[u8] = args.map_or(b"{}", |a| doc.raw(a));
+    let meta = req
+        .param("_meta")
+        .filter(|&m| doc.kind(m) == Some(Kind::Object));
+    let trace = crate::call::trace_id_of(doc, meta);
+    let (principal, principal_len) = info
+        .principal
+        .map_or((core::ptr::null(), 0), |p| (p.as_ptr(), p.len()));
+    let duration_ms = clock.map_or(0, |c| c(user).saturating_sub(info.now_ms));
+    let record = mcp_audit_t {
+        principal: principal.cast(),
+        principal_len,
+        tool: tool.name.as_ptr().cast(),
+        tool_len: tool.name.len(),
+        arguments: arguments.as_ptr().cast(),
+        arguments_len: arguments.len(),
+        trace_id: trace.map_or(core::ptr::null(), |t| t.as_ptr().cast()),
+        outcome,
+        started_ms: info.now_ms,
+        duration_ms,
+        transport_context: info.transport_context,
+    };
+    f(user, &record);
+}
+
+/// Runs a validated, allowed, admitted call; returns the audit outcome too.
+#[allow(clippy::too_many_arguments)]
+fn execute<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    tool: &Tool<'_>,
+    req: &Request<'r>,
+    args: Option<usize>,
+    info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
+) -> (Result<(), Fail<'r>>, u32) {
+    let mut outcome = MCP_AUDIT_OK;
+    let r = execute_inner(w, s, tool, req, args, info, era, msg, &mut outcome);
+    (r, outcome)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn execute_inner<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    tool: &Tool<'_>,
+    req: &Request<'r>,
+    args: Option<usize>,
+    info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
+    outcome: &mut u32,
+) -> Result<(), Fail<'r>> {
+    let doc = req.doc;
+    let tables = &s.tools.tables;
     // A retry of an input_required call: its state must be the one this
     // server issued for this tool, untouched, before the callback sees it.
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
@@ -257,6 +390,7 @@ pub fn call<'r>(
         )));
     };
     if finished.input {
+        *outcome = MCP_AUDIT_INPUT_REQUIRED;
         w.end_object()?; // inputRequests
         if let Some((state, n)) = finished.state {
             w.key("requestState")?;
@@ -264,6 +398,9 @@ pub fn call<'r>(
         }
         w.kv_str("resultType", "input_required")?;
         return Ok(());
+    }
+    if finished.is_error {
+        *outcome = MCP_AUDIT_IS_ERROR;
     }
     // An execution error (isError) need not match the output schema.
     match (tool.output_schema, finished.structured) {

@@ -1,0 +1,239 @@
+//! C API for gateway policy: the principal policy callback and the audit
+//! hook (per-tool principal lists and rate limits are in `mcp_tool_t`).
+
+use core::ffi::{c_char, c_int, c_void};
+
+use super::input::server_mut;
+use super::mcp_server_t;
+use crate::limits::MCP_EINVAL;
+use crate::policy::mcp_audit_t;
+
+/// Decides whether `principal` (NULL and 0 when the transport authenticated
+/// none) may see and call the tool `tool` (`tool_len` bytes, not
+/// NUL-terminated). Runs for every `tools/list` entry and `tools/call`.
+pub type mcp_policy_fn = Option<
+    extern "C" fn(
+        user: *mut c_void,
+        principal: *const u8,
+        principal_len: usize,
+        tool: *const c_char,
+        tool_len: usize,
+    ) -> bool,
+>;
+
+/// Receives one audit record per `tools/call` (valid during the call only).
+pub type mcp_audit_fn = Option<extern "C" fn(user: *mut c_void, record: *const mcp_audit_t)>;
+
+/// The firmware's monotonic clock in milliseconds, for call durations.
+pub type mcp_clock_fn = Option<extern "C" fn(user: *mut c_void) -> u64>;
+
+/// Sets the policy callback that decides, besides each tool's `principals`
+/// list, which principals may see and call which tools. A refused tool is
+/// left out of `tools/list` (whose `cacheScope` then becomes private) and a
+/// call to it is answered exactly as for an unknown tool (-32602). NULL removes it.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL or uninitialised server.
+///
+/// # Safety
+/// As for `mcp_server_add_tool`; `fn` must be callable from every thread that
+/// calls `mcp_server_handle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_policy(
+    server: *mut mcp_server_t,
+    r#fn: mcp_policy_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let Some(s) = (unsafe { server_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    s.hooks.policy = r#fn.map(|f| (f, user));
+    0
+}
+
+/// Sets the audit hook, called once for every `tools/call` of a registered
+/// tool after validation and policy: with the principal, tool, arguments,
+/// trace id, outcome (`MCP_AUDIT_*`) and duration measured with `clock`
+/// (NULL: durations are 0). NULL `fn` removes it.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL or uninitialised server.
+///
+/// # Safety
+/// As for `mcp_server_set_policy`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_audit(
+    server: *mut mcp_server_t,
+    r#fn: mcp_audit_fn,
+    clock: mcp_clock_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let Some(s) = (unsafe { server_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    s.hooks.audit = r#fn.map(|f| (f, clock, user));
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use core::ffi::{c_char, c_void};
+    use std::sync::Mutex;
+
+    use crate::call::{Call, RequestInfo, ToolResult};
+    use crate::limits::*;
+    use crate::policy::{Hooks, mcp_audit_t};
+    use crate::registry::{Handler, Tool};
+    use crate::server::{Server, ServerInfo};
+
+    static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    fn span(p: *const c_char, n: usize) -> String {
+        if p.is_null() {
+            return "-".into();
+        }
+        // SAFETY: the core passes spans valid during the callback.
+        String::from_utf8(unsafe { core::slice::from_raw_parts(p.cast::<u8>(), n) }.to_vec())
+            .unwrap()
+    }
+
+    extern "C" fn record(_: *mut c_void, r: *const mcp_audit_t) {
+        // SAFETY: the core passes a live record.
+        let r = unsafe { &*r };
+        LOG.lock().unwrap().push(format!(
+            "{} {} {} {} trace={} dur={}",
+            span(r.principal, r.principal_len),
+            span(r.tool, r.tool_len),
+            span(r.arguments, r.arguments_len),
+            r.outcome,
+            span(r.trace_id, if r.trace_id.is_null() { 0 } else { 32 }),
+            r.duration_ms
+        ));
+    }
+
+    extern "C" fn clock(_: *mut c_void) -> u64 {
+        1_000_007
+    }
+
+    fn ok(_: &Call<'_>, r: &mut ToolResult<'_, '_>) -> i32 {
+        r.text("done").map_or(-1, |_| 0)
+    }
+
+    fn gateway() -> Server<'static> {
+        let mut s = Server::new(ServerInfo {
+            name: "g",
+            version: "1",
+            title: None,
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: true,
+        });
+        s.add_tool(Tool::new("read", r#"{"type":"object"}"#, Handler::Rust(ok)))
+            .unwrap();
+        let schema = r#"{"type":"object","properties":{"p":{"type":"integer","maximum":10}}}"#;
+        s.add_tool(Tool {
+            principals: Some("operator"),
+            min_interval_ms: 2000,
+            ..Tool::new("set", schema, Handler::Rust(ok))
+        })
+        .unwrap();
+        s.hooks = Hooks {
+            policy: None,
+            audit: Some((record, Some(clock), core::ptr::null_mut())),
+        };
+        s
+    }
+
+    fn handle(s: &Server<'_>, who: &'static [u8], now_ms: u64, body: &str) -> serde_json::Value {
+        let info = RequestInfo {
+            principal: Some(who),
+            now_ms,
+            ..RequestInfo::default()
+        };
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}{}}}}}"#,
+            if body.is_empty() {
+                "tools/list"
+            } else {
+                "tools/call"
+            },
+            body
+        );
+        let mut out = [0u8; 2048];
+        let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+        serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    #[test]
+    fn principals_rate_limits_and_audit() {
+        let s = gateway();
+        LOG.lock().unwrap().clear();
+        let viewer = handle(&s, b"viewer", 1_000_000, "");
+        let names: Vec<_> = viewer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect();
+        assert_eq!(names, ["read"]);
+        assert_eq!(
+            viewer["result"]["cacheScope"], "private",
+            "the list depends on the principal"
+        );
+        let op = handle(&s, b"operator", 1_000_000, "");
+        assert_eq!(op["result"]["tools"].as_array().unwrap().len(), 2);
+
+        let refused = handle(
+            &s,
+            b"viewer",
+            1_000_000,
+            r#","name":"set","arguments":{"p":1}"#,
+        );
+        assert_eq!(refused["error"]["message"], "Unknown tool: set");
+        let first = handle(
+            &s,
+            b"operator",
+            1_000_000,
+            r#","name":"set","arguments":{"p":1}"#,
+        );
+        assert_eq!(first["result"]["content"][0]["text"], "done");
+        let again = handle(
+            &s,
+            b"operator",
+            1_001_500,
+            r#","name":"set","arguments":{"p":2}"#,
+        );
+        assert_eq!(again["result"]["isError"], true);
+        assert_eq!(
+            again["result"]["content"][0]["text"],
+            "rate limited: retry in 500 ms"
+        );
+        let bad = handle(
+            &s,
+            b"operator",
+            1_002_000,
+            r#","name":"set","arguments":{"p":11}"#,
+        );
+        assert_eq!(bad["error"]["code"], -32602);
+        let later = handle(
+            &s,
+            b"operator",
+            1_002_000,
+            r#","name":"set","arguments":{"p":3}"#,
+        );
+        assert_eq!(later["result"]["content"][0]["text"], "done");
+        let t = "trace=0af7651916cd43dd8448eb211c80319c";
+        assert_eq!(
+            *LOG.lock().unwrap(),
+            [
+                format!(r#"viewer set {{"p":1}} {MCP_AUDIT_REFUSED} {t} dur=7"#),
+                format!(r#"operator set {{"p":1}} {MCP_AUDIT_OK} {t} dur=7"#),
+                format!(r#"operator set {{"p":2}} {MCP_AUDIT_RATE_LIMITED} {t} dur=0"#),
+                format!(r#"operator set {{"p":11}} {MCP_AUDIT_INVALID_ARGUMENTS} {t} dur=0"#),
+                format!(r#"operator set {{"p":3}} {MCP_AUDIT_OK} {t} dur=0"#),
+            ]
+        );
+    }
+}
