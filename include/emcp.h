@@ -78,10 +78,10 @@
 /**
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
  * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 160 bytes (with its rate state) and schema
+ * On 64-bit hosts a tool takes 176 bytes (with its rate state) and schema
  * nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
  */
-#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 160)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
+#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 176)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -408,6 +408,32 @@
 #define MCP_AUDIT_FAILED 7
 
 /**
+ * Entries of a duplicate table (`mcp_dedup_t`); the oldest is evicted first.
+ */
+#define MCP_DEDUP_SLOTS 8
+
+/**
+ * Longest idempotency key, in bytes; a call with a longer one is refused (-32602).
+ */
+#define MCP_DEDUP_KEY_MAX 64
+
+/**
+ * Largest result kept for replay, in bytes; a repeat of a call whose result
+ * was larger gets an isError refusal instead (the tool still never runs twice).
+ */
+#define MCP_DEDUP_RESULT_MAX 512
+
+/**
+ * How long a key is remembered, in milliseconds of the request clock.
+ */
+#define MCP_DEDUP_WINDOW_MS 600000
+
+/**
+ * Size of `mcp_dedup_t` in 8-byte words.
+ */
+#define MCP_DEDUP_WORDS ((16 + (MCP_DEDUP_SLOTS * ((24 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX))) / 8)
+
+/**
  * Length of a SHA-256 digest and of the MAC, in bytes.
  */
 #define MAC_LEN 32
@@ -445,6 +471,18 @@ typedef struct mcp_call_t mcp_call_t;
  * Opaque handle a tool callback receives for writing its result.
  */
 typedef struct mcp_result_t mcp_result_t;
+
+/**
+ * Caller-owned duplicate table for tools with an idempotency key: one per
+ * transport loop (never used by two `mcp_server_handle` calls at once),
+ * initialised with `mcp_dedup_init`.
+ */
+typedef struct mcp_dedup_t {
+  /**
+   * Opaque storage; 8-byte aligned through its element type.
+   */
+  uint64_t opaque[MCP_DEDUP_WORDS];
+} mcp_dedup_t;
 
 /**
  * Caller-owned storage for one server, e.g. `static mcp_server_t server;`.
@@ -541,6 +579,14 @@ typedef struct mcp_tool_t {
    * retry, and the callback does not run. 0 for no limit.
    */
   uint32_t min_interval_ms;
+  /**
+   * Name of an argument carrying an idempotency key (string or number), or
+   * NULL. A repeated key (same tool and principal, within
+   * `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
+   * callback does not run again — when the transport passes a duplicate
+   * table (`mcp_request_ctx_t.dedup`).
+   */
+  const char *idempotency_key;
 } mcp_tool_t;
 
 /**
@@ -637,6 +683,11 @@ typedef struct mcp_request_ctx_t {
    * (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
    */
   uint32_t flags;
+  /**
+   * The transport's duplicate table (see `mcp_tool_t.idempotency_key`), or
+   * NULL: then repeated idempotency keys are not detected.
+   */
+  struct mcp_dedup_t *dedup;
 } mcp_request_ctx_t;
 
 /**
@@ -790,6 +841,18 @@ typedef uint64_t (*mcp_clock_fn)(void *user);
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Initialises (or empties) a duplicate table.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL `dedup` is NULL.
+ *
+ * # Safety
+ * `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+ * running `mcp_server_handle`.
+ */
+int mcp_dedup_init(struct mcp_dedup_t *dedup);
 
 /**
  * On hosted targets the prebuilt `core` was compiled for unwinding, so its
@@ -1704,6 +1767,19 @@ int mcp_result_list_roots(struct mcp_result_t *r, const char *key);
  * `r` must be the handle passed to the running callback; `state` readable for `len` bytes.
  */
 int mcp_result_request_state(struct mcp_result_t *r, const uint8_t *state, size_t len);
+
+/**
+ * Whether the request declared the client capability `name` (e.g.
+ * `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta`, so a tool can
+ * choose a path the client supports before asking for input.
+ *
+ * @return 1 when declared, 0 when not.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * # Safety
+ * `call` must be the handle passed to the running callback; `name` NUL-terminated.
+ */
+int mcp_call_client_capability(const struct mcp_call_t *call, const char *name);
 
 /**
  * Copies the verified `requestState` of a retried call into `buf`.

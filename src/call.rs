@@ -206,6 +206,18 @@ impl<'r> Call<'r> {
             .filter(|&v| self.doc.kind(v) == Some(Kind::String))
     }
 
+    /// True when this request's `_meta` client capabilities declare `name`
+    /// (e.g. `sampling`, `elicitation`, `roots`) as an object.
+    pub fn client_capability(&self, name: &str) -> bool {
+        self.meta
+            .and_then(|m| {
+                self.doc
+                    .get(m, "io.modelcontextprotocol/clientCapabilities")
+            })
+            .and_then(|c| self.doc.get(c, name))
+            .is_some_and(|v| self.doc.kind(v) == Some(Kind::Object))
+    }
+
     /// The 32 lowercase hex digits of the trace id in a valid W3C
     /// `traceparent` (`00-<trace id>-<parent id>-<flags>`), if sent.
     pub fn trace_id(&self) -> Option<&'r [u8]> {

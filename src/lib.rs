@@ -43,6 +43,7 @@
 )]
 
 pub mod call;
+pub mod dedup;
 #[allow(non_camel_case_types)]
 pub mod ffi;
 pub mod framer;

@@ -28,10 +28,10 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
 /// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
 /// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 160 bytes (with its rate state) and schema
+/// On 64-bit hosts a tool takes 176 bytes (with its rate state) and schema
 /// nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
 pub const MCP_SERVER_SIZE: usize = 400
-    + MCP_MAX_TOOLS * 160
+    + MCP_MAX_TOOLS * 176
     + MCP_MAX_SCHEMA_NODES * 12
     + MCP_MAX_SCHEMA_PROPS * 20
     + MCP_MAX_SCHEMA_KEYWORDS * 12;
@@ -187,3 +187,16 @@ pub const MCP_AUDIT_INPUT_REQUIRED: u32 = 6;
 /// Audit outcome: the tool ran but the call failed (callback error, result
 /// too large, outputSchema mismatch, missing client capability).
 pub const MCP_AUDIT_FAILED: u32 = 7;
+
+/// Entries of a duplicate table (`mcp_dedup_t`); the oldest is evicted first.
+pub const MCP_DEDUP_SLOTS: usize = 8;
+/// Longest idempotency key, in bytes; a call with a longer one is refused (-32602).
+pub const MCP_DEDUP_KEY_MAX: usize = 64;
+/// Largest result kept for replay, in bytes; a repeat of a call whose result
+/// was larger gets an isError refusal instead (the tool still never runs twice).
+pub const MCP_DEDUP_RESULT_MAX: usize = 512;
+/// How long a key is remembered, in milliseconds of the request clock.
+pub const MCP_DEDUP_WINDOW_MS: u32 = 600_000;
+/// Size of `mcp_dedup_t` in 8-byte words.
+pub const MCP_DEDUP_WORDS: usize =
+    (16 + MCP_DEDUP_SLOTS * (24 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX)) / 8;

@@ -74,6 +74,8 @@ pub struct Tool<'a> {
     pub principals: Option<&'a str>,
     /// Minimum milliseconds between two runs (0: no limit).
     pub min_interval_ms: u32,
+    /// Name of the argument carrying an idempotency key, if the tool has one.
+    pub idempotency_key: Option<&'a str>,
     /// What runs when the tool is called.
     pub handler: Handler,
     /// Root of the compiled `input_schema` (set by registration).
@@ -95,6 +97,7 @@ impl<'a> Tool<'a> {
             icons: None,
             principals: None,
             min_interval_ms: 0,
+            idempotency_key: None,
             handler,
             input_root: NONE,
             output_root: NONE,

@@ -8,6 +8,7 @@
 //! in the request, the request info, or the registered tools.
 
 use crate::call::RequestInfo;
+use crate::dedup::Dedup;
 use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::Hooks;
@@ -115,6 +116,18 @@ impl<'a> Server<'a> {
         request: &[u8],
         out: &mut [u8],
     ) -> Result<Outcome, HandleError> {
+        self.handle_with(info, None, request, out)
+    }
+
+    /// [`Server::handle`] with the transport's duplicate table, so tools that
+    /// declare an idempotency key are never run twice for one key.
+    pub fn handle_with(
+        &self,
+        info: &RequestInfo<'_>,
+        dedup: Option<&mut Dedup>,
+        request: &[u8],
+        out: &mut [u8],
+    ) -> Result<Outcome, HandleError> {
         if out.len() < MCP_MIN_RESPONSE_CAP {
             return Err(HandleError::BufferTooSmall);
         }
@@ -156,7 +169,7 @@ impl<'a> Server<'a> {
         // Room for a message built while handling (a validation error), kept
         // here so errors stay small as they travel back up.
         let mut scratch = MsgBuf::new();
-        match self.dispatch(&req, id, info, &mut w, &mut scratch) {
+        match self.dispatch(&req, id, info, &mut w, &mut scratch, dedup) {
             Ok(()) if w.is_complete() => Ok(Outcome {
                 len: w.len(),
                 rpc_error: 0,
@@ -193,6 +206,7 @@ impl<'a> Server<'a> {
         info: &RequestInfo<'_>,
         w: &mut Writer<'_>,
         scratch: &mut MsgBuf,
+        dedup: Option<&mut Dedup>,
     ) -> Result<(), Fail<'r>> {
         if req
             .params
@@ -234,7 +248,7 @@ impl<'a> Server<'a> {
         match method {
             Method::Discover => modern::discover(w, &self.info)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch)?,
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, dedup)?,
             Method::Initialize => {
                 legacy::initialize(w, &self.info, &req.doc, req.param("protocolVersion"))?
             }
@@ -812,6 +826,70 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
         assert_eq!(v["result"]["isError"], true, "{v}");
         assert!(v["result"].get("resultType").is_none());
+    }
+
+    static ONCE_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+    fn once(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+        let n = ONCE_RUNS.fetch_add(1, Ordering::SeqCst);
+        let big = call.lookup("big").is_ok();
+        let text = if big {
+            "x".repeat(600)
+        } else {
+            format!("run {n}")
+        };
+        r.text(&text).map_or(-1, |_| 0)
+    }
+
+    #[test]
+    fn idempotency_keys_never_run_a_tool_twice() {
+        let mut s = server();
+        s.add_tool(Tool {
+            idempotency_key: Some("req"),
+            ..Tool::new("once", "{\"type\":\"object\"}", Handler::Rust(once))
+        })
+        .unwrap();
+        let mut d = crate::dedup::Dedup::new();
+        let mut go = |id: &str, args: &str| {
+            let req = modern(
+                id,
+                "tools/call",
+                &format!(r#","name":"once","arguments":{args}"#),
+            );
+            let mut out = vec![0u8; 2048];
+            let o = s
+                .handle_with(
+                    &RequestInfo::default(),
+                    Some(&mut d),
+                    req.as_bytes(),
+                    &mut out,
+                )
+                .unwrap();
+            String::from_utf8(out[..o.len].to_vec()).unwrap()
+        };
+        let runs = ONCE_RUNS.load(Ordering::SeqCst);
+        let first = go("1", r#"{"req":"a"}"#);
+        let again = go("2", r#"{"req":"a"}"#);
+        assert_eq!(
+            again,
+            first.replacen(r#""id":1"#, r#""id":2"#, 1),
+            "the original result, under the new id"
+        );
+        assert_eq!(ONCE_RUNS.load(Ordering::SeqCst), runs + 1);
+        let other = go("3", r#"{"req":"b"}"#);
+        assert!(other.contains(&format!("run {}", runs + 1)), "{other}");
+        let no_key = go("4", "{}");
+        assert!(no_key.contains("run"), "{no_key}");
+        go("5", r#"{"req":"big","big":1}"#);
+        let gone = go("6", r#"{"req":"big","big":1}"#);
+        assert!(
+            gone.contains("the original result was too large to keep")
+                && gone.contains(r#""isError":true"#),
+            "{gone}"
+        );
+        assert_eq!(ONCE_RUNS.load(Ordering::SeqCst), runs + 4);
+        let long = go("7", &format!(r#"{{"req":"{}"}}"#, "k".repeat(65)));
+        assert!(long.contains("-32602"), "{long}");
     }
 
     #[test]

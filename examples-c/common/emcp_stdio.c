@@ -28,6 +28,9 @@ static const char overlong_response[] =
 
 static const char principal_local[] = "local";
 
+/* Repeated idempotency keys of this stream (one loop, so one table). */
+static mcp_dedup_t dedup;
+
 /* Writes one message and its newline, and flushes. */
 static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
 {
@@ -48,6 +51,7 @@ static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t 
     ctx.principal.ptr = principal_local;
     ctx.principal.len = sizeof principal_local - 1;
     ctx.now_ms = emcp_monotonic_ms();
+    ctx.dedup = &dedup;
 
     int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
                               NULL);
@@ -93,6 +97,7 @@ int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
         return -MCP_EINVAL;
     }
 
+    mcp_dedup_init(&dedup);
     struct line_state st = {0, false, false};
     for (;;) {
         int c = getc(in);

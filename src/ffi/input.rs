@@ -239,6 +239,27 @@ pub unsafe extern "C" fn mcp_result_request_state(
     unsafe { with_result(r, |res| res.set_request_state(data)) }
 }
 
+/// Whether the request declared the client capability `name` (e.g.
+/// `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta`, so a tool can
+/// choose a path the client supports before asking for input.
+///
+/// @return 1 when declared, 0 when not.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// # Safety
+/// `call` must be the handle passed to the running callback; `name` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_client_capability(
+    call: *const mcp_call_t,
+    name: *const c_char,
+) -> c_int {
+    // SAFETY: see call_ref; name is NUL-terminated.
+    match (unsafe { call_ref(call) }, unsafe { c_text(name) }) {
+        (Some(c), Ok(Some(n))) => c_int::from(c.client_capability(n)),
+        _ => -MCP_EINVAL,
+    }
+}
+
 /// Copies the verified `requestState` of a retried call into `buf`.
 ///
 /// @return Its length in bytes.

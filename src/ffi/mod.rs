@@ -36,6 +36,57 @@ struct Slot {
 
 const MAGIC: u32 = 0x4D43_5031;
 
+/// What lives inside `mcp_dedup_t`.
+#[repr(C)]
+struct DedupSlot {
+    magic: u32,
+    table: crate::dedup::Dedup,
+}
+
+const DEDUP_MAGIC: u32 = 0x4D43_4444;
+
+const _: () = assert!(core::mem::size_of::<DedupSlot>() <= core::mem::size_of::<mcp_dedup_t>());
+const _: () = assert!(core::mem::align_of::<DedupSlot>() <= core::mem::align_of::<mcp_dedup_t>());
+
+/// Initialises (or empties) a duplicate table.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL `dedup` is NULL.
+///
+/// # Safety
+/// `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+/// running `mcp_server_handle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
+    if dedup.is_null() {
+        return -MCP_EINVAL;
+    }
+    let slot = DedupSlot {
+        magic: DEDUP_MAGIC,
+        table: crate::dedup::Dedup::new(),
+    };
+    // SAFETY: non-NULL, writable, large and aligned enough (checked above).
+    unsafe { dedup.cast::<DedupSlot>().write(slot) };
+    0
+}
+
+/// The table behind an initialised `mcp_dedup_t`, for one handle call.
+unsafe fn dedup_mut<'a>(d: *mut mcp_dedup_t) -> Option<&'a mut crate::dedup::Dedup> {
+    if d.is_null() {
+        return None;
+    }
+    let p = d.cast::<DedupSlot>();
+    // SAFETY: the caller's storage holds a DedupSlot once initialised; the
+    // magic word is read through a raw pointer first, and the caller promises
+    // no other handle call uses the table at the same time.
+    unsafe {
+        if core::ptr::addr_of!((*p).magic).read() != DEDUP_MAGIC {
+            return None;
+        }
+        Some(&mut (*p).table)
+    }
+}
+
 const _: () = assert!(core::mem::size_of::<Slot>() <= core::mem::size_of::<mcp_server_t>());
 const _: () = assert!(core::mem::align_of::<Slot>() <= core::mem::align_of::<mcp_server_t>());
 
@@ -80,6 +131,16 @@ unsafe fn text_n<'a>(p: *const c_char, len: usize) -> Result<&'a str, c_int> {
     // SAFETY: the caller promises `len` readable bytes at `p`.
     let bytes = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len) };
     core::str::from_utf8(bytes).map_err(|_| -MCP_EILSEQ)
+}
+
+/// A caller's output buffer of `cap` bytes (at most `INT_MAX`, since lengths
+/// are returned as int); `None` for NULL or an empty buffer.
+unsafe fn out_buf<'a>(buf: *mut c_char, cap: usize) -> Option<&'a mut [u8]> {
+    if buf.is_null() || cap == 0 {
+        return None;
+    }
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    Some(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap.min(c_int::MAX as usize)) })
 }
 
 unsafe fn span<'a>(s: &mcp_str_t) -> Option<&'a [u8]> {
@@ -244,9 +305,15 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
     };
     // SAFETY: the caller promises NUL-terminated strings (or NULL).
-    let (icons, principals) = match unsafe { (c_text(t.icons), c_text(t.principals)) } {
-        (Ok(i), Ok(p)) => (i, p),
-        (Err(e), _) | (_, Err(e)) => return e,
+    let (icons, principals, idempotency_key) = match unsafe {
+        (
+            c_text(t.icons),
+            c_text(t.principals),
+            c_text(t.idempotency_key),
+        )
+    } {
+        (Ok(i), Ok(p), Ok(k)) => (i, p, k),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
     };
     let entry = Tool {
         title,
@@ -256,6 +323,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         icons,
         principals,
         min_interval_ms: t.min_interval_ms,
+        idempotency_key,
         ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other
@@ -286,12 +354,11 @@ pub unsafe extern "C" fn mcp_server_schema_error(
     let Some(slot) = (unsafe { slot(server) }) else {
         return -MCP_EINVAL;
     };
-    if buf.is_null() || cap == 0 {
-        return -MCP_EINVAL;
-    }
-    let cap = cap.min(c_int::MAX as usize);
     // SAFETY: the caller promises `cap` writable bytes at `buf`.
-    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    let Some(out) = (unsafe { out_buf(buf, cap) }) else {
+        return -MCP_EINVAL;
+    };
+    let cap = out.len();
     let mut m = crate::schema::MsgBuf::new();
     if let Some(e) = slot.server.tools.last_error {
         m.push(if e.output {
@@ -386,7 +453,13 @@ pub unsafe extern "C" fn mcp_server_handle(
             }
         },
     };
-    match slot.server.handle(&ri, req, out) {
+    // SAFETY: ctx is NULL or valid; its dedup is NULL or an initialised
+    // table that only this call uses.
+    let dedup = match unsafe { ctx.as_ref() } {
+        Some(c) => unsafe { dedup_mut(c.dedup) },
+        None => None,
+    };
+    match slot.server.handle_with(&ri, dedup, req, out) {
         Ok(o) => {
             // SAFETY: info is NULL or points to writable storage.
             if let Some(i) = unsafe { info.as_mut() } {
@@ -685,12 +758,11 @@ pub unsafe extern "C" fn mcp_call_arguments(
     let Some(c) = (unsafe { call_ref(call) }) else {
         return -MCP_EINVAL;
     };
-    if buf.is_null() || cap == 0 {
-        return -MCP_EINVAL;
-    }
-    let cap = cap.min(c_int::MAX as usize);
     // SAFETY: the caller promises `cap` writable bytes at `buf`.
-    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
+    let Some(out) = (unsafe { out_buf(buf, cap) }) else {
+        return -MCP_EINVAL;
+    };
+    let cap = out.len();
     let (body, nul) = out.split_at_mut(cap - 1);
     let mut w = Writer::new(body);
     if let Err(e) = c.arguments_json(&mut w) {

@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_int, c_void};
 
-use crate::limits::MCP_SERVER_WORDS;
+use crate::limits::{MCP_DEDUP_WORDS, MCP_SERVER_WORDS};
 /// The `mcp_request_ctx_t.flags` bits, defined with the rules they switch on.
 pub use crate::protocol::envelope::{
     MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_NO_SESSION,
@@ -73,6 +73,9 @@ pub struct mcp_request_ctx_t {
     /// (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`) and the legacy session
     /// (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
     pub flags: u32,
+    /// The transport's duplicate table (see `mcp_tool_t.idempotency_key`), or
+    /// NULL: then repeated idempotency keys are not detected.
+    pub dedup: *mut mcp_dedup_t,
 }
 
 /// Details of a handled request, for the transport.
@@ -138,4 +141,19 @@ pub struct mcp_tool_t {
     /// clock (`now_ms`); a call within it gets an isError result saying when to
     /// retry, and the callback does not run. 0 for no limit.
     pub min_interval_ms: u32,
+    /// Name of an argument carrying an idempotency key (string or number), or
+    /// NULL. A repeated key (same tool and principal, within
+    /// `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
+    /// callback does not run again — when the transport passes a duplicate
+    /// table (`mcp_request_ctx_t.dedup`).
+    pub idempotency_key: *const c_char,
+}
+
+/// Caller-owned duplicate table for tools with an idempotency key: one per
+/// transport loop (never used by two `mcp_server_handle` calls at once),
+/// initialised with `mcp_dedup_init`.
+#[repr(C)]
+pub struct mcp_dedup_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_DEDUP_WORDS],
 }

@@ -289,6 +289,24 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    /// Object members copied verbatim (`"a":1,"b":2`, as an earlier writer
+    /// produced them) into the object being written.
+    pub fn raw_members(&mut self, members: &[u8]) -> Result<(), WriteError> {
+        self.status()?;
+        if !self.in_object() || self.after_key {
+            return self.fail(WriteError::Misuse);
+        }
+        if members.is_empty() {
+            return Ok(());
+        }
+        if self.need_comma {
+            self.put(b",")?;
+        }
+        self.put(members)?;
+        self.need_comma = true;
+        Ok(())
+    }
+
     /// A valid JSON value copied without the whitespace between its tokens.
     pub fn minified_value(&mut self, json: &[u8]) -> Result<(), WriteError> {
         self.before_value()?;

@@ -5,6 +5,7 @@ use super::Era;
 use super::modern::cache_hints_scoped;
 use super::mrtr;
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
+use crate::dedup::{Dedup, Seen};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
@@ -160,6 +161,7 @@ pub fn call<'r>(
     info: &RequestInfo<'_>,
     era: Era,
     msg: &mut MsgBuf,
+    dedup: Option<&mut Dedup>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -208,6 +210,32 @@ pub fn call<'r>(
             data: crate::rpc::Data::None,
         }));
     }
+    // A repeated idempotency key gets the original answer; the tool never
+    // runs twice (checked before the rate limit: a retry is not a new call).
+    let key = match tool.idempotency_key {
+        Some(k) => idempotency_key(&doc, args, k)?,
+        None => None,
+    };
+    let tag = index * 2 + usize::from(era == Era::Modern);
+    let principal = info.principal.unwrap_or(&[]);
+    if let (Some(k), Some(d)) = (key, dedup.as_deref()) {
+        match d.seen(tag, principal, k, info.now_ms) {
+            Seen::New => {}
+            Seen::Result(members) => {
+                audit(MCP_AUDIT_DUPLICATE);
+                w.raw_members(members)?;
+                return Ok(());
+            }
+            Seen::Gone => {
+                audit(MCP_AUDIT_DUPLICATE);
+                return refusal(
+                    w,
+                    era,
+                    "duplicate request: the original result was too large to keep; the tool did not run again",
+                );
+            }
+        }
+    }
     if let Err(wait_ms) = s
         .tools
         .rates
@@ -216,7 +244,20 @@ pub fn call<'r>(
         audit(MCP_AUDIT_RATE_LIMITED);
         return rate_limited(w, era, wait_ms);
     }
-    let (result, outcome) = execute(w, s, tool, req, args, info, era, msg);
+    let members_start = w.len();
+    let mut outcome = MCP_AUDIT_OK;
+    let result = execute(w, s, tool, req, args, info, era, msg, &mut outcome);
+    if let (Ok(()), Some(k), Some(d)) = (&result, key, dedup) {
+        if matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) {
+            d.record(
+                tag,
+                principal,
+                k,
+                info.now_ms,
+                w.as_bytes().get(members_start..).unwrap_or(&[]),
+            );
+        }
+    }
     audit(match &result {
         Ok(()) => outcome,
         Err(Fail::Rpc(e)) if e.code == MCP_RPC_INVALID_PARAMS => MCP_AUDIT_INVALID_ARGUMENTS,
@@ -225,17 +266,45 @@ pub fn call<'r>(
     result
 }
 
+/// The key bytes of the idempotency-key argument `name` (string or number),
+/// or `None` when the call does not carry one.
+fn idempotency_key<'r>(
+    doc: &Doc<'r>,
+    args: Option<usize>,
+    name: &str,
+) -> Result<Option<&'r [u8]>, Fail<'r>> {
+    let Some(v) = args.and_then(|a| doc.get(a, name)) else {
+        return Ok(None);
+    };
+    let key = match doc.kind(v) {
+        Some(Kind::String) => doc.str_inner(v).unwrap_or(&[]),
+        _ => doc.raw(v),
+    };
+    if key.len() > MCP_DEDUP_KEY_MAX {
+        return Err(Fail::Rpc(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "idempotency key is longer than MCP_DEDUP_KEY_MAX",
+        )));
+    }
+    Ok(Some(key))
+}
+
 /// The isError result for a call refused by its rate limit.
 fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fail<'r>> {
     let mut text = MsgBuf::new();
     text.push("rate limited: retry in ");
     text.push_uint(u64::from(wait_ms));
     text.push(" ms");
+    refusal(w, era, text.as_str())
+}
+
+/// An isError result with one text block; the tool did not run.
+fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
     w.key("content")?;
     w.begin_array()?;
     w.begin_object()?;
     w.kv_str("type", "text")?;
-    w.kv_str("text", text.as_str())?;
+    w.kv_str("text", text)?;
     w.end_object()?;
     w.end_array()?;
     w.key("isError")?;
@@ -284,25 +353,10 @@ fn audit(
     f(user, &record);
 }
 
-/// Runs a validated, allowed, admitted call; returns the audit outcome too.
+/// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
+/// result (the caller derives it for errors).
 #[allow(clippy::too_many_arguments)]
 fn execute<'r>(
-    w: &mut Writer<'_>,
-    s: &Server<'_>,
-    tool: &Tool<'_>,
-    req: &Request<'r>,
-    args: Option<usize>,
-    info: &RequestInfo<'_>,
-    era: Era,
-    msg: &mut MsgBuf,
-) -> (Result<(), Fail<'r>>, u32) {
-    let mut outcome = MCP_AUDIT_OK;
-    let r = execute_inner(w, s, tool, req, args, info, era, msg, &mut outcome);
-    (r, outcome)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn execute_inner<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     tool: &Tool<'_>,

@@ -85,6 +85,8 @@ static int trace(const mcp_call_t *call, mcp_result_t *r, void *user)
     last_rc[1] = mcp_call_trace_id(call, small, sizeof small);
     last_rc[2] = mcp_call_meta_string(call, "tracestate", ts, sizeof ts, &len);
     last_rc[3] = mcp_call_meta_string(call, "absent", ts, sizeof ts, NULL);
+    last_rc[4] = mcp_call_client_capability(call, "sampling");
+    last_rc[5] = mcp_call_client_capability(call, "roots");
     const char *text = last_rc[0] == 0 ? id : "-";
     return mcp_result_text(r, text, strlen(text));
 }
@@ -233,12 +235,14 @@ static void test_state_keys(void)
 static void test_trace(void)
 {
     HANDLE(&server, NULL,
-           CALL("trace", "{}", ",\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\","
+           CALL("trace", "{\"sampling\":{},\"roots\":true}", ",\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\","
                                "\"tracestate\":\"vendor=a\\u003db\""));
     CHECK_INT(last_rc[0], 0);
     CHECK_INT(last_rc[1], -MCP_ENOBUFS);
     CHECK_INT(last_rc[2], 0);
     CHECK_INT(last_rc[3], -MCP_ENOENT);
+    CHECK_INT(last_rc[4], 1);
+    CHECK_INT(last_rc[5], 0); /* declared, but not as an object */
     CHECK_AT("result>content>0>text", "\"4bf92f3577b34da6a3ce929d0e0e4736\"");
     HANDLE(&server, NULL, CALL("trace", "{}", ",\"traceparent\":\"01-xyz\""));
     CHECK_INT(last_rc[0], -MCP_ENOENT);
