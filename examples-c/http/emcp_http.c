@@ -1,0 +1,1323 @@
+/*
+ * The MCP Streamable HTTP binding: BSD sockets, poll() and http_parser,
+ * single-threaded and non-blocking, no allocation. See emcp_http.h and
+ * docs/bindings/http.md.
+ */
+
+#include "emcp_http.h"
+
+#include "emcp_clock.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#if EMCP_HTTP_WITH_OPENSSL
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#endif
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0 /* the application ignores SIGPIPE instead */
+#endif
+
+_Static_assert(EMCP_HTTP_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
+               "EMCP_HTTP_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
+_Static_assert(EMCP_HTTP_HEADER_MAX + EMCP_HTTP_BODY_MAX < 65535,
+               "header spans are 16-bit offsets into the receive buffer");
+_Static_assert(EMCP_HTTP_MAX_CONNS > 0, "EMCP_HTTP_MAX_CONNS must be positive");
+
+/* ---- Small helpers ------------------------------------------------------ */
+
+
+static void logf_(const emcp_http_t *h, const char *fmt, ...)
+{
+    if (h->cfg.log == NULL) {
+        return;
+    }
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    h->cfg.log(h->cfg.log_user, line);
+}
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Case-insensitive equality of a span with a NUL-terminated lowercase name. */
+static bool ieq(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (len != n) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lower(s[i]) != lit[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool iprefix(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    return len >= n && ieq(s, n, lit);
+}
+
+/* Case-insensitive search of a lowercase needle. */
+static bool icontains(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (size_t i = 0; i + n <= len; i++) {
+        if (ieq(s + i, n, lit)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len > 0 && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len > 0 && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t')) {
+        (*len)--;
+    }
+}
+
+int emcp_http_ct_compare(const char *expected, size_t expected_len, const char *got,
+                         size_t got_len)
+{
+    /* Every byte of the expected value is visited whatever arrives, so the
+     * time reveals only the expected length. */
+    unsigned diff = (unsigned)(expected_len != got_len);
+    for (size_t i = 0; i < expected_len; i++) {
+        unsigned char g = i < got_len ? (unsigned char)got[i] : 0u;
+        diff |= (unsigned)((unsigned char)expected[i] ^ g);
+    }
+    return diff != 0;
+}
+
+int emcp_http_bearer_auth(void *user, const char *authorization, size_t len,
+                          mcp_str_t *principal)
+{
+    const emcp_http_bearer_t *b = user;
+    if (b == NULL || b->token == NULL || authorization == NULL) {
+        return -1;
+    }
+    trim(&authorization, &len);
+    if (!iprefix(authorization, len, "bearer ")) {
+        return -1;
+    }
+    const char *tok = authorization + 7;
+    size_t tok_len = len - 7;
+    trim(&tok, &tok_len);
+    if (emcp_http_ct_compare(b->token, strlen(b->token), tok, tok_len) != 0) {
+        return -1;
+    }
+    principal->ptr = b->principal != NULL ? b->principal : "bearer";
+    principal->len = strlen(principal->ptr);
+    return 0;
+}
+
+/* ---- SipHash-2-4 and stateless session ids ------------------------------ */
+
+#define ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                       \
+    do {                                                                               \
+        v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32);                  \
+        v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2;                                       \
+        v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0;                                       \
+        v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32);                  \
+    } while (0)
+
+static uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) {
+        v = (v << 8) | p[i];
+    }
+    return v;
+}
+
+uint64_t emcp_http_siphash24(const uint8_t key[16], const uint8_t *data, size_t len)
+{
+    uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
+    uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
+    uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
+    uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
+    uint64_t v3 = k1 ^ 0x7465646279746573ULL;
+    size_t full = len & ~(size_t)7;
+    for (size_t i = 0; i < full; i += 8) {
+        uint64_t m = load_le64(data + i);
+        v3 ^= m;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m;
+    }
+    uint64_t b = (uint64_t)len << 56;
+    for (size_t j = 0; j < len - full; j++) {
+        b |= (uint64_t)data[full + j] << (8 * j);
+    }
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void hex64(uint64_t v, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 15; i >= 0; i--) {
+        out[i] = digits[v & 15u];
+        v >>= 4;
+    }
+}
+
+static uint64_t session_mac(const emcp_http_t *h, uint64_t counter)
+{
+    uint8_t msg[8];
+    for (int i = 0; i < 8; i++) {
+        msg[i] = (uint8_t)(counter >> (8 * i));
+    }
+    return emcp_http_siphash24(h->cfg.session_key, msg, sizeof msg);
+}
+
+void emcp_http_session_mint(const emcp_http_t *h, uint64_t counter,
+                            char out[EMCP_HTTP_SESSION_ID_LEN + 1])
+{
+    hex64(counter, out);
+    hex64(session_mac(h, counter), out + 16);
+    out[EMCP_HTTP_SESSION_ID_LEN] = '\0';
+}
+
+int emcp_http_session_valid(const emcp_http_t *h, const char *id, size_t len)
+{
+    if (len != EMCP_HTTP_SESSION_ID_LEN) {
+        return 0;
+    }
+    uint64_t counter = 0;
+    for (size_t i = 0; i < 16; i++) {
+        char c = id[i];
+        unsigned d;
+        if (c >= '0' && c <= '9') {
+            d = (unsigned)(c - '0');
+        } else if (c >= 'a' && c <= 'f') {
+            d = (unsigned)(c - 'a' + 10);
+        } else {
+            return 0;
+        }
+        counter = (counter << 4) | d;
+    }
+    char expect[EMCP_HTTP_SESSION_ID_LEN + 1];
+    emcp_http_session_mint(h, counter, expect);
+    return emcp_http_ct_compare(expect + 16, 16, id + 16, 16) == 0;
+}
+
+/* ---- Connection state --------------------------------------------------- */
+
+static uint64_t now_ms(void)
+{
+    return emcp_monotonic_ms();
+}
+
+static struct emcp_http_conn *conn_of(http_parser *p)
+{
+    return (struct emcp_http_conn *)p->data;
+}
+
+static void span_extend(struct emcp_http_conn *c, struct emcp_http_span *s, const char *at,
+                        size_t len)
+{
+    size_t off = (size_t)((const uint8_t *)at - c->rx);
+    if (!s->set) {
+        s->off = (uint16_t)off;
+        s->len = (uint16_t)len;
+        s->set = true;
+    } else {
+        s->len = (uint16_t)(off + len - s->off);
+    }
+}
+
+/* Header bytes are counted by position: a message starts at rx[0]. */
+static int header_bounds(struct emcp_http_conn *c, const char *at, size_t len)
+{
+    if ((size_t)((const uint8_t *)at - c->rx) + len > EMCP_HTTP_HEADER_MAX) {
+        c->status = 431;
+        return -1;
+    }
+    return 0;
+}
+
+static const char *span_ptr(const struct emcp_http_conn *c, const struct emcp_http_span *s)
+{
+    return (const char *)c->rx + s->off;
+}
+
+static void request_reset(struct emcp_http_conn *c)
+{
+    c->headers_done = false;
+    c->message_done = false;
+    c->last_was_value = false;
+    c->status = 0;
+    c->header_count = 0;
+    c->dup_routing = 0;
+    c->n_params = 0;
+    memset(&c->url, 0, sizeof c->url);
+    memset(&c->field, 0, sizeof c->field);
+    memset(&c->value, 0, sizeof c->value);
+    memset(&c->h_content_type, 0, sizeof c->h_content_type);
+    memset(&c->h_accept, 0, sizeof c->h_accept);
+    memset(&c->h_origin, 0, sizeof c->h_origin);
+    memset(&c->h_host, 0, sizeof c->h_host);
+    memset(&c->h_auth, 0, sizeof c->h_auth);
+    memset(&c->h_version, 0, sizeof c->h_version);
+    memset(&c->h_method, 0, sizeof c->h_method);
+    memset(&c->h_name, 0, sizeof c->h_name);
+    memset(&c->h_session, 0, sizeof c->h_session);
+    memset(&c->h_expect, 0, sizeof c->h_expect);
+    c->continue_sent = false;
+    c->body_off = 0;
+    c->body_len = 0;
+}
+
+/* ---- http_parser callbacks ---------------------------------------------- */
+
+static int on_message_begin(http_parser *p)
+{
+    request_reset(conn_of(p));
+    return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t len)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    if (header_bounds(c, at, len) != 0) {
+        return -1;
+    }
+    span_extend(c, &c->url, at, len);
+    return 0;
+}
+
+/* Stores a header we care about; others are only counted. */
+static int commit_header(struct emcp_http_conn *c)
+{
+    if (!c->field.set) {
+        return 0;
+    }
+    if (++c->header_count > EMCP_HTTP_MAX_HEADERS) {
+        c->status = 431;
+        return -1;
+    }
+    const char *f = span_ptr(c, &c->field);
+    size_t n = c->field.len;
+    struct emcp_http_span v = c->value;
+    if (!v.set) { /* an empty value */
+        v.off = (uint16_t)(c->field.off + c->field.len);
+        v.len = 0;
+        v.set = true;
+    }
+    struct emcp_http_span *dst = NULL;
+    bool routing = false;
+    if (ieq(f, n, "content-type")) {
+        dst = &c->h_content_type;
+    } else if (ieq(f, n, "accept")) {
+        dst = &c->h_accept;
+    } else if (ieq(f, n, "origin")) {
+        dst = &c->h_origin;
+    } else if (ieq(f, n, "host")) {
+        dst = &c->h_host;
+    } else if (ieq(f, n, "authorization")) {
+        dst = &c->h_auth;
+    } else if (ieq(f, n, "expect")) {
+        dst = &c->h_expect;
+    } else if (ieq(f, n, "mcp-session-id")) {
+        dst = &c->h_session;
+    } else if (ieq(f, n, "mcp-protocol-version")) {
+        dst = &c->h_version;
+        routing = true;
+    } else if (ieq(f, n, "mcp-method")) {
+        dst = &c->h_method;
+        routing = true;
+    } else if (ieq(f, n, "mcp-name")) {
+        dst = &c->h_name;
+        routing = true;
+    } else if (iprefix(f, n, "mcp-param-")) {
+        if (c->n_params >= EMCP_HTTP_MAX_PARAM_HEADERS) {
+            c->status = 431;
+            return -1;
+        }
+        struct emcp_http_span name = {(uint16_t)(c->field.off + 10), (uint16_t)(n - 10), true};
+        c->p_name[c->n_params] = name;
+        c->p_value[c->n_params] = v;
+        c->n_params++;
+    }
+    if (dst != NULL) {
+        if (dst->set && routing) {
+            c->dup_routing = 1;
+        }
+        if (!dst->set) {
+            *dst = v;
+        }
+    }
+    memset(&c->field, 0, sizeof c->field);
+    memset(&c->value, 0, sizeof c->value);
+    return 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    if (header_bounds(c, at, len) != 0) {
+        return -1;
+    }
+    if (c->last_was_value) {
+        if (commit_header(c) != 0) {
+            return -1;
+        }
+        c->last_was_value = false;
+    }
+    span_extend(c, &c->field, at, len);
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    if (header_bounds(c, at, len) != 0) {
+        return -1;
+    }
+    c->last_was_value = true;
+    span_extend(c, &c->value, at, len);
+    return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    if (commit_header(c) != 0) {
+        return -1;
+    }
+    c->headers_done = true;
+    if ((p->flags & F_CONTENTLENGTH) && p->content_length > EMCP_HTTP_BODY_MAX) {
+        c->status = 413;
+        return -1;
+    }
+    return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    if (c->body_len + len > EMCP_HTTP_BODY_MAX) {
+        c->status = 413;
+        return -1;
+    }
+    if (c->body_len == 0) {
+        c->body_off = (size_t)((const uint8_t *)at - c->rx);
+    }
+    /* Chunked bodies arrive in pieces: pack them together over the chunk
+     * framing already parsed (the destination never passes the source). */
+    memmove(c->rx + c->body_off + c->body_len, at, len);
+    c->body_len += len;
+    return 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct emcp_http_conn *c = conn_of(p);
+    c->message_done = true;
+    http_parser_pause(p, 1); /* one request at a time; the rest waits in rx */
+    return 0;
+}
+
+/* ---- Socket I/O, plain or TLS ------------------------------------------- */
+
+enum { IO_AGAIN = -1, IO_ERROR = -2 };
+
+/* Bytes read, 0 at end of stream, IO_AGAIN or IO_ERROR. */
+static ssize_t conn_recv(struct emcp_http_conn *c, void *buf, size_t len)
+{
+#if EMCP_HTTP_WITH_OPENSSL
+    if (c->tls != NULL) {
+        int n = SSL_read((SSL *)c->tls, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+        if (n > 0) {
+            c->tls_want_write = false;
+            return n;
+        }
+        switch (SSL_get_error((SSL *)c->tls, n)) {
+        case SSL_ERROR_WANT_READ:
+            c->tls_want_write = false;
+            return IO_AGAIN;
+        case SSL_ERROR_WANT_WRITE:
+            c->tls_want_write = true;
+            return IO_AGAIN;
+        case SSL_ERROR_ZERO_RETURN:
+            return 0;
+        default:
+            ERR_clear_error();
+            return IO_ERROR;
+        }
+    }
+#endif
+    ssize_t n = recv(c->fd, buf, len, 0);
+    if (n >= 0) {
+        return n;
+    }
+    return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? IO_AGAIN : IO_ERROR;
+}
+
+/* Bytes written (> 0), IO_AGAIN or IO_ERROR. */
+static ssize_t conn_send(struct emcp_http_conn *c, const void *buf, size_t len)
+{
+#if EMCP_HTTP_WITH_OPENSSL
+    if (c->tls != NULL) {
+        int n = SSL_write((SSL *)c->tls, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+        if (n > 0) {
+            return n;
+        }
+        switch (SSL_get_error((SSL *)c->tls, n)) {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            return IO_AGAIN;
+        default:
+            ERR_clear_error();
+            return IO_ERROR;
+        }
+    }
+#endif
+    ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+    if (n > 0) {
+        return n;
+    }
+    return (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) ? IO_AGAIN
+                                                                                 : IO_ERROR;
+}
+
+/* Decrypted bytes the TLS engine holds that poll() cannot see. */
+static bool conn_pending(const struct emcp_http_conn *c)
+{
+#if EMCP_HTTP_WITH_OPENSSL
+    return c->tls != NULL && SSL_pending((const SSL *)c->tls) > 0;
+#else
+    (void)c;
+    return false;
+#endif
+}
+
+static void tls_free(struct emcp_http_conn *c, bool notify)
+{
+#if EMCP_HTTP_WITH_OPENSSL
+    if (c->tls != NULL) {
+        if (notify) {
+            (void)SSL_shutdown((SSL *)c->tls); /* close_notify, best effort */
+        }
+        SSL_free((SSL *)c->tls);
+        ERR_clear_error();
+    }
+#else
+    (void)notify;
+#endif
+    c->tls = NULL;
+}
+
+/* ---- Sending ------------------------------------------------------------ */
+
+static void conn_close(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    (void)h;
+    tls_free(c, false);
+    if (c->fd >= 0) {
+        close(c->fd);
+    }
+    c->fd = -1;
+}
+
+static const char *reason(unsigned status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+/* Places the status line and headers right before the body, which is
+ * already at tx + body_off (body_off >= EMCP_HTTP_RESPONSE_HEAD_MAX). */
+static void set_response(struct emcp_http_conn *c, unsigned status, size_t body_off,
+                         size_t body_len, bool sse, const char *extra_headers)
+{
+    char head[EMCP_HTTP_RESPONSE_HEAD_MAX];
+    const char *type = body_len == 0 ? ""
+                       : sse         ? "Content-Type: text/event-stream\r\nX-Accel-Buffering: no\r\n"
+                                     : "Content-Type: application/json\r\n";
+    int n = snprintf(head, sizeof head, "HTTP/1.1 %u %s\r\n%s%s%sContent-Length: %zu\r\n%s\r\n",
+                     status, reason(status), type, extra_headers != NULL ? extra_headers : "",
+                     status == 200 ? "Cache-Control: no-store\r\n" : "", body_len,
+                     c->close_after_tx ? "Connection: close\r\n" : "");
+    if (n < 0 || (size_t)n >= sizeof head) {
+        n = snprintf(head, sizeof head,
+                     "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n"
+                     "Connection: close\r\n\r\n");
+        body_len = 0;
+        c->close_after_tx = true;
+    }
+    memcpy(c->tx + body_off - (size_t)n, head, (size_t)n);
+    c->tx_off = body_off - (size_t)n;
+    c->tx_len = body_off + body_len;
+}
+
+/* A response the binding itself decides, with a JSON-RPC error body. */
+static void respond_error(emcp_http_t *h, struct emcp_http_conn *c, unsigned status, int code,
+                          const char *message, const char *extra_headers, bool close_conn)
+{
+    char *body = (char *)c->tx + EMCP_HTTP_RESPONSE_HEAD_MAX;
+    int n = snprintf(body, EMCP_HTTP_RESPONSE_MAX,
+                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
+                     code, message);
+    if (close_conn) {
+        c->close_after_tx = true;
+    }
+    set_response(c, status, EMCP_HTTP_RESPONSE_HEAD_MAX, n > 0 ? (size_t)n : 0, false,
+                 extra_headers);
+    h->stats.requests++;
+    logf_(h, "emcp_http: %u %s", status, message);
+}
+
+/* Writes what the socket takes. Returns false when the connection closed. */
+static bool flush_tx(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    while (c->tx_off < c->tx_len) {
+        ssize_t n = conn_send(c, c->tx + c->tx_off, c->tx_len - c->tx_off);
+        if (n > 0) {
+            c->tx_off += (size_t)n;
+            continue;
+        }
+        if (n == IO_AGAIN) {
+            return true;
+        }
+        conn_close(h, c);
+        return false;
+    }
+    c->tx_off = c->tx_len = 0;
+    if (c->close_after_tx) {
+        /* Half-close, then discard what the client still sends for a while:
+         * closing with unread input would reset the connection and could
+         * destroy the response before the client reads it. */
+        tls_free(c, true);
+        shutdown(c->fd, SHUT_WR);
+        c->draining = true;
+        c->in_request = false;
+        c->deadline_ms = now_ms() + EMCP_HTTP_LINGER_MS;
+        return false;
+    }
+    return true;
+}
+
+/* ---- Request rules ------------------------------------------------------ */
+
+/* host[:port] names the loopback. */
+static bool loopback_host(const char *s, size_t len)
+{
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (len >= n && ieq(s, n, names[i]) && (len == n || s[n] == ':')) {
+            bool digits = true;
+            for (size_t j = n + 1; j < len; j++) {
+                digits = digits && s[j] >= '0' && s[j] <= '9';
+            }
+            return digits;
+        }
+    }
+    return false;
+}
+
+static bool origin_allowed(const emcp_http_t *h, const char *o, size_t len)
+{
+    for (size_t i = 0; i < h->cfg.allowed_origins_len; i++) {
+        const char *a = h->cfg.allowed_origins[i];
+        if (a != NULL && strlen(a) == len && memcmp(a, o, len) == 0) {
+            return true;
+        }
+    }
+    if (iprefix(o, len, "http://")) {
+        return loopback_host(o + 7, len - 7);
+    }
+    if (iprefix(o, len, "https://")) {
+        return loopback_host(o + 8, len - 8);
+    }
+    return false;
+}
+
+static bool is_legacy_version(const char *v, size_t len)
+{
+    static const char *const legacy[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+    trim(&v, &len);
+    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) {
+        if (strlen(legacy[i]) == len && memcmp(legacy[i], v, len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* SSE framing of one message. */
+static const char sse_prefix[] = "event: message\r\ndata: ";
+static const char sse_suffix[] = "\r\n\r\n";
+#define SSE_PREFIX_LEN (sizeof sse_prefix - 1)
+#define SSE_SUFFIX_LEN (sizeof sse_suffix - 1)
+
+/* mcp_request_ctx_t.emit: stages a notification of the running request as an
+ * SSE event; they go out, in order, before the final response. */
+static int http_emit(void *transport_context, const uint8_t *message, size_t len)
+{
+    struct emcp_http_conn *c = transport_context;
+    size_t need = SSE_PREFIX_LEN + len + SSE_SUFFIX_LEN;
+    /* Keep room for the final event's prefix in the same region. */
+    if (c == NULL || c->sse_len + need + SSE_PREFIX_LEN > EMCP_HTTP_SSE_MAX) {
+        return -MCP_ENOBUFS;
+    }
+    uint8_t *dst = c->tx + EMCP_HTTP_RESPONSE_HEAD_MAX + c->sse_len;
+    memcpy(dst, sse_prefix, SSE_PREFIX_LEN);
+    memcpy(dst + SSE_PREFIX_LEN, message, len);
+    memcpy(dst + SSE_PREFIX_LEN + len, sse_suffix, SSE_SUFFIX_LEN);
+    c->sse_len += need;
+    return 0;
+}
+
+static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    http_parser *p = &c->parser;
+    if (!http_should_keep_alive(p) || p->upgrade) {
+        c->close_after_tx = true; /* no protocol upgrades: answer, then close */
+    }
+
+    /* Host and Origin first: a rebinding page learns nothing else. */
+    if (h->loopback && c->h_host.set) {
+        const char *s = span_ptr(c, &c->h_host);
+        size_t n = c->h_host.len;
+        trim(&s, &n);
+        if (!loopback_host(s, n)) {
+            respond_error(h, c, 403, -32600, "Invalid Host header", NULL, false);
+            return;
+        }
+    }
+    if (c->h_origin.set) {
+        const char *s = span_ptr(c, &c->h_origin);
+        size_t n = c->h_origin.len;
+        trim(&s, &n);
+        if (!origin_allowed(h, s, n)) {
+            respond_error(h, c, 403, -32600, "Invalid Origin header", NULL, false);
+            return;
+        }
+    }
+
+    const char *url = span_ptr(c, &c->url);
+    size_t url_len = c->url.len;
+    for (size_t i = 0; i < url_len; i++) {
+        if (url[i] == '?') {
+            url_len = i;
+            break;
+        }
+    }
+    if (url_len != strlen(h->path) || memcmp(url, h->path, url_len) != 0) {
+        respond_error(h, c, 404, -32600, "Not Found", NULL, false);
+        return;
+    }
+    if (p->method != HTTP_POST) {
+        respond_error(h, c, 405, -32600, "Method Not Allowed: POST only", "Allow: POST\r\n",
+                      false);
+        return;
+    }
+
+    mcp_str_t principal = {NULL, 0};
+    if (h->cfg.auth != NULL) {
+        const char *a = c->h_auth.set ? span_ptr(c, &c->h_auth) : NULL;
+        size_t an = c->h_auth.set ? c->h_auth.len : 0;
+        if (h->cfg.auth(h->cfg.auth_user, a, an, &principal) != 0) {
+            respond_error(h, c, 401, -32600, "Unauthorized",
+                          a != NULL ? "WWW-Authenticate: Bearer realm=\"mcp\", "
+                                      "error=\"invalid_token\"\r\n"
+                                    : "WWW-Authenticate: Bearer realm=\"mcp\"\r\n",
+                          false);
+            return;
+        }
+    }
+
+    {
+        const char *ct = c->h_content_type.set ? span_ptr(c, &c->h_content_type) : "";
+        size_t n = c->h_content_type.set ? c->h_content_type.len : 0;
+        for (size_t i = 0; i < n; i++) {
+            if (ct[i] == ';') {
+                n = i;
+                break;
+            }
+        }
+        trim(&ct, &n);
+        if (!ieq(ct, n, "application/json")) {
+            respond_error(h, c, 415, -32600,
+                          "Unsupported Media Type: Content-Type must be application/json", NULL,
+                          false);
+            return;
+        }
+    }
+    if (c->h_accept.set) {
+        const char *a = span_ptr(c, &c->h_accept);
+        size_t n = c->h_accept.len;
+        if (!icontains(a, n, "application/json") && !icontains(a, n, "*/*") &&
+            !icontains(a, n, "application/*")) {
+            respond_error(h, c, 406, -32600,
+                          "Not Acceptable: Accept must include application/json", NULL, false);
+            return;
+        }
+    }
+
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    mcp_header_param_t params[EMCP_HTTP_MAX_PARAM_HEADERS];
+    ctx.transport_context = c;
+    /* Notifications before the result only to a client that takes a stream. */
+    c->sse_len = 0;
+    if (c->h_accept.set && (icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "text/event-stream") ||
+                            icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "*/*"))) {
+        ctx.emit = http_emit;
+    }
+    ctx.principal = principal;
+    ctx.now_ms = now_ms();
+    ctx.flags = MCP_CTX_HTTP | (c->dup_routing ? MCP_CTX_DUPLICATE_HEADER : 0u);
+    bool modern = false;
+    if (c->h_version.set) {
+        ctx.protocol_version.ptr = span_ptr(c, &c->h_version);
+        ctx.protocol_version.len = c->h_version.len;
+        modern = !is_legacy_version(ctx.protocol_version.ptr, ctx.protocol_version.len);
+    }
+    if (c->h_method.set) {
+        ctx.method.ptr = span_ptr(c, &c->h_method);
+        ctx.method.len = c->h_method.len;
+    }
+    if (c->h_name.set) {
+        ctx.name.ptr = span_ptr(c, &c->h_name);
+        ctx.name.len = c->h_name.len;
+    }
+    for (uint16_t i = 0; i < c->n_params; i++) {
+        params[i].name.ptr = span_ptr(c, &c->p_name[i]);
+        params[i].name.len = c->p_name[i].len;
+        params[i].value.ptr = span_ptr(c, &c->p_value[i]);
+        params[i].value.len = c->p_value[i].len;
+    }
+    ctx.params = c->n_params > 0 ? params : NULL;
+    ctx.params_len = c->n_params;
+
+    /* Legacy era: the session id is checked here, statelessly. A modern
+     * request ignores Mcp-Session-Id. */
+    bool sessionless = false;
+    if (!modern) {
+        if (c->h_session.set) {
+            const char *s = span_ptr(c, &c->h_session);
+            size_t n = c->h_session.len;
+            trim(&s, &n);
+            if (!emcp_http_session_valid(h, s, n)) {
+                respond_error(h, c, 404, -32600, "Session not found", NULL, false);
+                return;
+            }
+        } else {
+            sessionless = true;
+            ctx.flags |= MCP_CTX_LEGACY_NO_SESSION;
+        }
+    }
+
+    mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
+    const size_t out_off = EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX;
+    uint8_t *out = c->tx + out_off;
+    int n = mcp_server_handle(h->server, &ctx, c->rx + c->body_off, c->body_len, out,
+                              EMCP_HTTP_RESPONSE_MAX, &info);
+    if (n < 0) {
+        respond_error(h, c, 500, -32603, "Internal error", NULL, true);
+        return;
+    }
+    h->stats.requests++;
+    unsigned status = info.http_status != 0 ? info.http_status : (n > 0 ? 200u : 202u);
+    char extra[64] = "";
+    /* Only initialize and ping succeed without a session: their answer
+     * carries a freshly minted one. */
+    if (sessionless && n > 0 && info.rpc_error == 0) {
+        char id[EMCP_HTTP_SESSION_ID_LEN + 1];
+        emcp_http_session_mint(h, h->session_counter++, id);
+        snprintf(extra, sizeof extra, "Mcp-Session-Id: %s\r\n", id);
+    }
+    if (c->sse_len > 0 && n > 0) {
+        /* A stream: the staged events, then the response as the last event,
+         * contiguous right before and after the response. */
+        size_t start = out_off - SSE_PREFIX_LEN - c->sse_len;
+        memmove(c->tx + start, c->tx + EMCP_HTTP_RESPONSE_HEAD_MAX, c->sse_len);
+        memcpy(c->tx + out_off - SSE_PREFIX_LEN, sse_prefix, SSE_PREFIX_LEN);
+        memcpy(out + n, sse_suffix, SSE_SUFFIX_LEN);
+        size_t total = c->sse_len + SSE_PREFIX_LEN + (size_t)n + SSE_SUFFIX_LEN;
+        c->sse_len = 0;
+        set_response(c, 200, start, total, true, extra);
+        return;
+    }
+    c->sse_len = 0;
+    set_response(c, status, out_off, (size_t)n, false, extra);
+}
+
+/* ---- The connection loop ------------------------------------------------ */
+
+static void start_waiting(emcp_http_t *h, struct emcp_http_conn *c, uint64_t now, bool fresh)
+{
+    c->in_request = false;
+    c->deadline_ms = now + (fresh ? h->cfg.header_timeout_ms : h->cfg.idle_timeout_ms);
+}
+
+/* Parses what is in rx and answers complete requests, one at a time. */
+static void process(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    while (c->fd >= 0 && !c->draining && c->tx_len == 0) {
+        if (c->rx_parsed < c->rx_len) {
+            size_t got = http_parser_execute(&c->parser, &h->settings,
+                                             (const char *)c->rx + c->rx_parsed,
+                                             c->rx_len - c->rx_parsed);
+            c->rx_parsed += got;
+        }
+        enum http_errno err = HTTP_PARSER_ERRNO(&c->parser);
+        if (c->status != 0) {
+            respond_error(h, c, c->status, -32600,
+                          c->status == 413 ? "Request body too large"
+                                           : "Request headers too large",
+                          NULL, true);
+            break;
+        }
+        if (err != HPE_OK && err != HPE_PAUSED) {
+            respond_error(h, c, 400, -32700, "Malformed HTTP request", NULL, true);
+            break;
+        }
+        if (!c->headers_done && c->rx_len > EMCP_HTTP_HEADER_MAX) {
+            respond_error(h, c, 431, -32600, "Request headers too large", NULL, true);
+            break;
+        }
+        if (!c->message_done) {
+            if (c->rx_len == sizeof c->rx) { /* chunk framing filled the buffer */
+                respond_error(h, c, 413, -32600, "Request body too large", NULL, true);
+            } else if (c->headers_done) {
+                c->deadline_ms = c->started_ms + h->cfg.request_timeout_ms;
+                if (c->h_expect.set && !c->continue_sent) {
+                    /* curl waits for this before sending a large body; the
+                     * body limit was already checked against Content-Length. */
+                    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                    c->continue_sent = true;
+                    (void)conn_send(c, cont, sizeof cont - 1);
+                }
+            }
+            break;
+        }
+        handle_request(h, c);
+        /* Keep the unparsed rest (a pipelined request) at the start of rx. */
+        size_t rest = c->rx_len - c->rx_parsed;
+        memmove(c->rx, c->rx + c->rx_parsed, rest);
+        c->rx_len = rest;
+        c->rx_parsed = 0;
+        c->message_done = false;
+        c->headers_done = false;
+        http_parser_pause(&c->parser, 0);
+        uint64_t now = now_ms();
+        if (rest > 0) {
+            c->in_request = true;
+            c->started_ms = now;
+        } else {
+            c->in_request = false;
+        }
+        /* The response must drain within the idle time. */
+        c->deadline_ms = now + h->cfg.idle_timeout_ms;
+        flush_tx(h, c);
+    }
+}
+
+static void on_readable(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    if (c->draining) {
+        ssize_t d;
+        while ((d = recv(c->fd, c->rx, sizeof c->rx, 0)) > 0) {
+        }
+        if (d == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            conn_close(h, c);
+        }
+        return;
+    }
+    do {
+        if (c->rx_len >= sizeof c->rx) {
+            return; /* process() answers a full buffer */
+        }
+        ssize_t n = conn_recv(c, c->rx + c->rx_len, sizeof c->rx - c->rx_len);
+        if (n == 0 || n == IO_ERROR) {
+            conn_close(h, c); /* the client is done, or the connection failed */
+            return;
+        }
+        if (n == IO_AGAIN) {
+            return;
+        }
+        uint64_t now = now_ms();
+        if (!c->in_request) {
+            c->in_request = true;
+            c->started_ms = now;
+            c->deadline_ms = now + h->cfg.header_timeout_ms;
+        }
+        c->rx_len += (size_t)n;
+        process(h, c);
+    } while (c->fd >= 0 && !c->draining && c->tx_len == 0 && conn_pending(c));
+}
+
+static void on_timeout(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    if (c->draining) {
+        conn_close(h, c);
+        return;
+    }
+    h->stats.timeouts++;
+    if (c->tx_len == 0 && c->in_request) {
+        /* Best effort: a client that stalls mid-request hears why. */
+        respond_error(h, c, 408, -32600, "Request timeout", NULL, true);
+        (void)flush_tx(h, c);
+        if (c->draining) {
+            c->deadline_ms = now_ms() + EMCP_HTTP_LINGER_MS / 4;
+            return;
+        }
+    }
+    if (c->fd >= 0) {
+        logf_(h, "emcp_http: connection timed out");
+        conn_close(h, c);
+    }
+}
+
+static unsigned active_conns(const emcp_http_t *h)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        n += h->conns[i].fd >= 0;
+    }
+    return n;
+}
+
+static void reject_busy(emcp_http_t *h, int fd)
+{
+#define BUSY_BODY                                                                      \
+    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":"            \
+    "\"Too many connections\"}}"
+    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                               "Retry-After: 1\r\nConnection: close\r\nContent-Length: 84\r\n\r\n" BUSY_BODY;
+    _Static_assert(sizeof BUSY_BODY - 1 == 84, "Content-Length of the 503 body");
+#undef BUSY_BODY
+    (void)!send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
+    shutdown(fd, SHUT_WR);
+    /* Read what already arrived, so closing does not reset the connection
+     * before the client reads the 503. */
+    uint8_t scratch[512];
+    while (recv(fd, scratch, sizeof scratch, 0) > 0) {
+    }
+    close(fd);
+    h->stats.rejected++;
+    logf_(h, "emcp_http: 503, connection table full");
+}
+
+static void accept_new(emcp_http_t *h)
+{
+    for (int k = 0; k < 64; k++) {
+        int fd = accept(h->listen_fd, NULL, NULL);
+        if (fd < 0) {
+            return; /* EAGAIN: none left */
+        }
+        int fl = fcntl(fd, F_GETFL, 0);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+            close(fd);
+            continue;
+        }
+        struct emcp_http_conn *c = NULL;
+        if (active_conns(h) < h->cfg.max_conns) {
+            for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+                if (h->conns[i].fd < 0) {
+                    c = &h->conns[i];
+                    break;
+                }
+            }
+        }
+        if (c == NULL) {
+            if (h->tls_ctx == NULL) {
+                reject_busy(h, fd);
+            } else { /* no room to run a handshake: just refuse */
+                close(fd);
+                h->stats.rejected++;
+            }
+            continue;
+        }
+        c->tls = NULL;
+        c->tls_want_write = false;
+#if EMCP_HTTP_WITH_OPENSSL
+        if (h->tls_ctx != NULL) {
+            SSL *ssl = SSL_new((SSL_CTX *)h->tls_ctx);
+            if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
+                SSL_free(ssl);
+                ERR_clear_error();
+                close(fd);
+                continue;
+            }
+            SSL_set_accept_state(ssl); /* the handshake runs inside SSL_read */
+            c->tls = ssl;
+        }
+#endif
+        c->fd = fd;
+        http_parser_init(&c->parser, HTTP_REQUEST);
+        c->parser.data = c;
+        c->rx_len = c->rx_parsed = 0;
+        c->tx_len = c->tx_off = 0;
+        c->close_after_tx = false;
+        c->draining = false;
+        request_reset(c);
+        start_waiting(h, c, now_ms(), true);
+    }
+}
+
+int emcp_http_poll(emcp_http_t *h, int timeout_ms)
+{
+    if (h == NULL || h->listen_fd < 0) {
+        return -MCP_EINVAL;
+    }
+    uint64_t now = now_ms();
+    nfds_t n = 0;
+    int slot[EMCP_HTTP_MAX_CONNS];
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        struct emcp_http_conn *c = &h->conns[i];
+        if (c->fd < 0) {
+            continue;
+        }
+        if (c->deadline_ms != 0) {
+            int64_t left = (int64_t)(c->deadline_ms - now);
+            if (left < 0) {
+                left = 0;
+            }
+            if (timeout_ms < 0 || left < timeout_ms) {
+                timeout_ms = (int)left;
+            }
+        }
+        h->pfds[n].fd = c->fd;
+        h->pfds[n].events = (c->tx_len > 0 || c->tls_want_write) ? POLLOUT : POLLIN;
+        h->pfds[n].revents = 0;
+        slot[n] = (int)i;
+        n++;
+    }
+    h->pfds[n].fd = h->listen_fd;
+    h->pfds[n].events = POLLIN;
+    h->pfds[n].revents = 0;
+    int r = poll(h->pfds, n + 1, timeout_ms);
+    if (r < 0) {
+        return errno == EINTR ? 0 : -EMCP_HTTP_EIO;
+    }
+    for (nfds_t k = 0; k < n; k++) {
+        struct emcp_http_conn *c = &h->conns[slot[k]];
+        short ev = h->pfds[k].revents;
+        if (c->fd < 0 || ev == 0) {
+            continue;
+        }
+        if ((ev & POLLOUT) && c->tx_len > 0) {
+            if (flush_tx(h, c) && c->tx_len == 0 && !c->draining) {
+                if (c->rx_len > 0) {
+                    process(h, c); /* a pipelined request waits */
+                } else {
+                    start_waiting(h, c, now_ms(), false);
+                }
+                if (c->fd >= 0 && c->tx_len == 0 && conn_pending(c)) {
+                    on_readable(h, c);
+                }
+            }
+        } else if (ev & (POLLIN | POLLOUT | POLLHUP | POLLERR)) {
+            on_readable(h, c);
+        }
+    }
+    now = now_ms();
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        struct emcp_http_conn *c = &h->conns[i];
+        if (c->fd >= 0 && c->deadline_ms != 0 && now >= c->deadline_ms) {
+            on_timeout(h, c);
+        }
+    }
+    if (h->pfds[n].revents & POLLIN) {
+        accept_new(h);
+    }
+    return 0;
+}
+
+/* ---- Setup -------------------------------------------------------------- */
+
+static void draw_key(emcp_http_t *h)
+{
+    bool zero = true;
+    for (size_t i = 0; i < sizeof h->cfg.session_key; i++) {
+        zero = zero && h->cfg.session_key[i] == 0;
+    }
+    if (!zero) {
+        return;
+    }
+    ssize_t got = -1;
+    uint64_t salt = now_ms();
+#if !defined(__ZEPHYR__) && (defined(__unix__) || defined(__APPLE__))
+    int fd = open("/dev/urandom", O_RDONLY);
+    got = fd >= 0 ? read(fd, h->cfg.session_key, sizeof h->cfg.session_key) : -1;
+    if (fd >= 0) {
+        close(fd);
+    }
+    salt ^= (uint64_t)getpid() << 32;
+#endif
+    if (got != (ssize_t)sizeof h->cfg.session_key) {
+        /* No entropy source (firmware should pass its TRNG output in
+         * session_key): at least differ per boot time. */
+        for (size_t i = 0; i < sizeof h->cfg.session_key; i++) {
+            h->cfg.session_key[i] ^= (uint8_t)(salt >> ((i % 8) * 8)) ^ (uint8_t)(i * 37u);
+        }
+        logf_(h, "emcp_http: no entropy source; weak session key (set session_key)");
+    }
+    /* The counter starts at a key-derived value so ids do not reveal uptime. */
+    h->session_counter = emcp_http_siphash24(h->cfg.session_key, (const uint8_t *)"ctr", 3) >> 16;
+}
+
+int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_config_t *cfg)
+{
+    if (h == NULL || server == NULL || cfg == NULL) {
+        return -MCP_EINVAL;
+    }
+    memset(h, 0, sizeof *h);
+    h->listen_fd = -1;
+    h->server = server;
+    h->cfg = *cfg;
+    const char *path = cfg->path != NULL ? cfg->path : "/mcp";
+    if (path[0] != '/' || strlen(path) >= sizeof h->path) {
+        return -MCP_EINVAL;
+    }
+    memcpy(h->path, path, strlen(path) + 1);
+    if (h->cfg.max_conns == 0 || h->cfg.max_conns > EMCP_HTTP_MAX_CONNS) {
+        h->cfg.max_conns = EMCP_HTTP_MAX_CONNS;
+    }
+    if (h->cfg.header_timeout_ms == 0) {
+        h->cfg.header_timeout_ms = EMCP_HTTP_HEADER_TIMEOUT_MS;
+    }
+    if (h->cfg.request_timeout_ms == 0) {
+        h->cfg.request_timeout_ms = EMCP_HTTP_REQUEST_TIMEOUT_MS;
+    }
+    if (h->cfg.idle_timeout_ms == 0) {
+        h->cfg.idle_timeout_ms = EMCP_HTTP_IDLE_TIMEOUT_MS;
+    }
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        h->conns[i].fd = -1;
+    }
+    h->settings.on_message_begin = on_message_begin;
+    h->settings.on_url = on_url;
+    h->settings.on_header_field = on_header_field;
+    h->settings.on_header_value = on_header_value;
+    h->settings.on_headers_complete = on_headers_complete;
+    h->settings.on_body = on_body;
+    h->settings.on_message_complete = on_message_complete;
+    draw_key(h);
+    if (cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL) {
+#if EMCP_HTTP_WITH_OPENSSL
+        SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+        if (ctx == NULL || cfg->tls_cert_file == NULL || cfg->tls_key_file == NULL ||
+            SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+            SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert_file) != 1 ||
+            SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key_file, SSL_FILETYPE_PEM) != 1 ||
+            SSL_CTX_check_private_key(ctx) != 1) {
+            SSL_CTX_free(ctx);
+            ERR_clear_error();
+            logf_(h, "emcp_http: cannot load the TLS certificate or key");
+            return -EMCP_HTTP_ENOTSUP;
+        }
+        SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+        h->tls_ctx = ctx;
+#else
+        logf_(h, "emcp_http: built without TLS (EMCP_HTTP_WITH_OPENSSL)");
+        return -EMCP_HTTP_ENOTSUP;
+#endif
+    }
+
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(cfg->port);
+    const char *bind_addr = cfg->bind_addr != NULL ? cfg->bind_addr : "127.0.0.1";
+    if (inet_pton(AF_INET, bind_addr, &addr.sin_addr) != 1) {
+        emcp_http_close(h);
+        return -MCP_EINVAL;
+    }
+    h->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        emcp_http_close(h);
+        return -EMCP_HTTP_EIO;
+    }
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int fl = fcntl(fd, F_GETFL, 0);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+        bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 128) != 0) {
+        close(fd);
+        emcp_http_close(h);
+        return -EMCP_HTTP_EIO;
+    }
+    socklen_t len = sizeof addr;
+    if (getsockname(fd, (struct sockaddr *)&addr, &len) == 0) {
+        h->port = ntohs(addr.sin_port);
+    }
+    h->listen_fd = fd;
+    return 0;
+}
+
+uint16_t emcp_http_port(const emcp_http_t *h)
+{
+    return h != NULL ? h->port : 0;
+}
+
+void emcp_http_close(emcp_http_t *h)
+{
+    if (h == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        conn_close(h, &h->conns[i]);
+    }
+    if (h->listen_fd >= 0) {
+        close(h->listen_fd);
+        h->listen_fd = -1;
+    }
+#if EMCP_HTTP_WITH_OPENSSL
+    SSL_CTX_free((SSL_CTX *)h->tls_ctx);
+#endif
+    h->tls_ctx = NULL;
+}

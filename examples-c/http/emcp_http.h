@@ -1,0 +1,298 @@
+/**
+ * @file emcp_http.h
+ * @brief The MCP Streamable HTTP binding for emcp (revision 2026-07-28, and
+ *        2025-11-25 for legacy clients), over BSD sockets and http_parser.
+ *
+ * Single-threaded and non-blocking: the firmware's loop (or one thread) calls
+ * emcp_http_poll(), which waits at most the given time in one poll() over the
+ * listening socket and every open connection, then accepts, reads, parses,
+ * answers and writes as far as each socket allows. One slow client never
+ * blocks another. Nothing is allocated: the connection table, each
+ * connection's receive and transmit buffers and the poll set live inside
+ * emcp_http_t (static storage of the caller), and every limit is a named
+ * constant below (documented in docs/bindings/http.md).
+ *
+ * HTTP rules (docs/bindings/http.md has the full table):
+ * - POST on the endpoint path only ("/mcp"); other methods 405 with
+ *   "Allow: POST", other paths 404; Content-Type application/json (415),
+ *   Accept must admit application/json (406); a body over
+ *   EMCP_HTTP_BODY_MAX is 413, headers over EMCP_HTTP_HEADER_MAX 431,
+ *   slow headers 408; beyond the connection limit 503.
+ * - Host and Origin: when bound to a loopback address, Host must name the
+ *   loopback (DNS rebinding protection); a present Origin must be a loopback
+ *   origin or in the allow-list (403 otherwise).
+ * - Bearer authentication: an optional hook; a refused request gets 401 with
+ *   WWW-Authenticate. The principal it returns reaches the core
+ *   (mcp_request_ctx_t.principal, visible to tools through mcp_call_ctx()).
+ * - MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* are handed to
+ *   the core (MCP_CTX_HTTP), which compares them with the body (-32020); the
+ *   response status is mcp_response_info_t.http_status (202 and no body for
+ *   a notification).
+ * - Legacy clients (no or a legacy MCP-Protocol-Version): a successful
+ *   initialize gets an Mcp-Session-Id minted without a session table (a
+ *   SipHash-2-4 MAC over a counter under a key drawn at start); later legacy
+ *   requests without it get 400, with one that does not verify 404.
+ */
+
+#ifndef EMCP_HTTP_H
+#define EMCP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <http_parser.h>
+#include <poll.h>
+
+#include "emcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Connection table size: concurrent connections beyond it get 503. */
+#ifndef EMCP_HTTP_MAX_CONNS
+#define EMCP_HTTP_MAX_CONNS 80
+#endif
+
+/** Most bytes of a request line plus headers (more: 431). */
+#ifndef EMCP_HTTP_HEADER_MAX
+#define EMCP_HTTP_HEADER_MAX 4096
+#endif
+
+/** Most header lines in one request (more: 431). */
+#ifndef EMCP_HTTP_MAX_HEADERS
+#define EMCP_HTTP_MAX_HEADERS 48
+#endif
+
+/** Most Mcp-Param-* headers passed to the core (more: 431). */
+#ifndef EMCP_HTTP_MAX_PARAM_HEADERS
+#define EMCP_HTTP_MAX_PARAM_HEADERS 8
+#endif
+
+/** Largest request body (one JSON-RPC message) in bytes (more: 413). */
+#ifndef EMCP_HTTP_BODY_MAX
+#define EMCP_HTTP_BODY_MAX 8192
+#endif
+
+/** Response body buffer per connection (the mcp_server_handle() buffer). */
+#ifndef EMCP_HTTP_RESPONSE_MAX
+#define EMCP_HTTP_RESPONSE_MAX 16384
+#endif
+
+/** Room for the response status line and headers. */
+#define EMCP_HTTP_RESPONSE_HEAD_MAX 512
+
+/** Room per connection for the notifications a request emits before its
+ *  result (progress, log messages), framed as SSE events; the response then
+ *  goes out as text/event-stream. An emit beyond it returns -MCP_ENOBUFS. */
+#ifndef EMCP_HTTP_SSE_MAX
+#define EMCP_HTTP_SSE_MAX 2048
+#endif
+
+/** Longest endpoint path, e.g. "/mcp". */
+#define EMCP_HTTP_PATH_MAX 64
+
+/** Default time from a request's first byte to the end of its headers. */
+#ifndef EMCP_HTTP_HEADER_TIMEOUT_MS
+#define EMCP_HTTP_HEADER_TIMEOUT_MS 5000
+#endif
+
+/** Default time from a request's first byte to the end of its body. */
+#ifndef EMCP_HTTP_REQUEST_TIMEOUT_MS
+#define EMCP_HTTP_REQUEST_TIMEOUT_MS 10000
+#endif
+
+/** Default idle time of a kept-alive connection, and the longest a response
+ *  may take to drain to a client that does not read. */
+#ifndef EMCP_HTTP_IDLE_TIMEOUT_MS
+#define EMCP_HTTP_IDLE_TIMEOUT_MS 30000
+#endif
+
+/** How long a connection closed after an error keeps reading (and
+ *  discarding) what the client still sends, so it reads the response instead
+ *  of a reset. */
+#ifndef EMCP_HTTP_LINGER_MS
+#define EMCP_HTTP_LINGER_MS 2000
+#endif
+
+/** Length of a minted Mcp-Session-Id: hex of a 64-bit counter and a 64-bit MAC. */
+#define EMCP_HTTP_SESSION_ID_LEN 32
+
+/** emcp_http_* failures: a socket call failed (Linux EIO). */
+#define EMCP_HTTP_EIO 5
+
+/** emcp_http_open(): TLS was asked for but is not built in, or the
+ *  certificate or key could not be loaded (Linux ENOTSUP). */
+#define EMCP_HTTP_ENOTSUP 95
+
+/**
+ * The authentication hook. Called for every request on the endpoint with the
+ * raw Authorization header value (NULL and 0 when absent).
+ *
+ * @param user          emcp_http_config_t.auth_user.
+ * @param authorization The header value, not NUL-terminated, or NULL.
+ * @param len           Its length.
+ * @param principal     Set it to the authenticated identity (static or
+ *                      user-owned storage, valid until the next call).
+ * @return 0 to accept; anything else refuses with 401.
+ */
+typedef int (*emcp_http_auth_fn)(void *user, const char *authorization, size_t len,
+                                 mcp_str_t *principal);
+
+/** A single bearer token for emcp_http_bearer_auth. */
+typedef struct emcp_http_bearer_t {
+    const char *token;     /**< The expected token (NUL-terminated). */
+    const char *principal; /**< The principal of a request bearing it. */
+} emcp_http_bearer_t;
+
+/**
+ * A ready emcp_http_auth_fn: accepts "Bearer <token>" when the token equals
+ * ((emcp_http_bearer_t *)user)->token, compared in constant time (the time
+ * depends only on the expected token's length).
+ */
+int emcp_http_bearer_auth(void *user, const char *authorization, size_t len,
+                          mcp_str_t *principal);
+
+/** Byte comparison whose time depends only on @p expected_len. 0 when equal. */
+int emcp_http_ct_compare(const char *expected, size_t expected_len, const char *got,
+                         size_t got_len);
+
+/** Where and how to serve. Zero-initialise, then set what you need. */
+typedef struct emcp_http_config_t {
+    /** IPv4 address to bind, dotted quad; NULL means "127.0.0.1". */
+    const char *bind_addr;
+    /** TCP port; 0 lets the system choose (see emcp_http_port()). */
+    uint16_t port;
+    /** Endpoint path; NULL means "/mcp". */
+    const char *path;
+    /** Extra allowed Origin values (exact, e.g. "https://app.example"). */
+    const char *const *allowed_origins;
+    /** Number of entries in allowed_origins. */
+    size_t allowed_origins_len;
+    /** Authentication hook, or NULL for none. */
+    emcp_http_auth_fn auth;
+    /** Passed to auth. */
+    void *auth_user;
+    /** 16 random bytes keying the session MAC; all zero: drawn from
+     *  /dev/urandom at emcp_http_open() (firmware: pass its TRNG output). */
+    uint8_t session_key[16];
+    /** Concurrent connections allowed, at most EMCP_HTTP_MAX_CONNS (0: that). */
+    unsigned max_conns;
+    /** Timeouts in ms; 0 selects the EMCP_HTTP_*_TIMEOUT_MS default. */
+    uint32_t header_timeout_ms;
+    uint32_t request_timeout_ms; /**< See EMCP_HTTP_REQUEST_TIMEOUT_MS. */
+    uint32_t idle_timeout_ms;    /**< See EMCP_HTTP_IDLE_TIMEOUT_MS. */
+    /** Diagnostics (one line per event), or NULL. */
+    void (*log)(void *log_user, const char *line);
+    /** Passed to log. */
+    void *log_user;
+    /** PEM certificate (chain) and private key files: serve HTTPS through
+     *  OpenSSL when the binding is built with EMCP_HTTP_WITH_OPENSSL (on
+     *  Zephyr, use its TLS secure sockets instead). NULL: plain HTTP. */
+    const char *tls_cert_file;
+    const char *tls_key_file; /**< See tls_cert_file. */
+} emcp_http_config_t;
+
+/** Header spans of the request being received, as offsets into rx. */
+struct emcp_http_span {
+    uint16_t off;
+    uint16_t len;
+    bool set;
+};
+
+/** One connection slot. Private to the binding. */
+struct emcp_http_conn {
+    int fd; /* -1: free */
+    http_parser parser;
+    uint64_t deadline_ms;
+    uint64_t started_ms;
+    size_t rx_len;    /* bytes in rx */
+    size_t rx_parsed; /* bytes of rx consumed by the parser */
+    size_t tx_len, tx_off;
+    bool in_request;       /* a request's first byte has arrived */
+    bool headers_done;
+    bool message_done;
+    bool close_after_tx;
+    bool draining;       /* response sent, write side shut: discarding input */
+    bool tls_want_write; /* the TLS engine waits for the socket to be writable */
+    void *tls;           /* SSL * of an HTTPS connection, else NULL */
+    bool last_was_value; /* header callback state */
+    uint16_t status;     /* early error status decided while parsing, 0: none */
+    uint16_t header_count;
+    uint16_t dup_routing; /* a routing header was repeated */
+    uint16_t n_params;
+    struct emcp_http_span url, field, value;
+    struct emcp_http_span h_content_type, h_accept, h_origin, h_host, h_auth, h_version,
+        h_method, h_name, h_session, h_expect;
+    bool continue_sent; /* "100 Continue" answered to Expect */
+    struct emcp_http_span p_name[EMCP_HTTP_MAX_PARAM_HEADERS];
+    struct emcp_http_span p_value[EMCP_HTTP_MAX_PARAM_HEADERS];
+    size_t body_off, body_len;
+    uint8_t rx[EMCP_HTTP_HEADER_MAX + EMCP_HTTP_BODY_MAX];
+    size_t sse_len; /* bytes of SSE events staged at tx + RESPONSE_HEAD_MAX */
+    uint8_t tx[EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX + EMCP_HTTP_RESPONSE_MAX + 4];
+};
+
+/** A server instance: `static emcp_http_t http;`. Private contents. */
+typedef struct emcp_http_t {
+    const mcp_server_t *server;
+    emcp_http_config_t cfg;
+    int listen_fd;
+    bool loopback;
+    uint16_t port;
+    char path[EMCP_HTTP_PATH_MAX];
+    uint64_t session_counter;
+    void *tls_ctx; /* SSL_CTX * when serving HTTPS */
+    http_parser_settings settings;
+    struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1];
+    struct emcp_http_conn conns[EMCP_HTTP_MAX_CONNS];
+    struct emcp_http_stats {
+        uint64_t requests;  /**< Requests answered. */
+        uint64_t rejected;  /**< Connections refused with 503. */
+        uint64_t timeouts;  /**< Connections cut off by a timeout. */
+    } stats;
+} emcp_http_t;
+
+/**
+ * Opens the listening socket and initialises the connection table.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer, bad address or path.
+ * @retval -EMCP_HTTP_EIO socket, bind or listen failed.
+ * @retval -EMCP_HTTP_ENOTSUP TLS asked for but unavailable, or the
+ *         certificate or key did not load.
+ */
+int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_config_t *cfg);
+
+/** The bound port (useful with port 0). */
+uint16_t emcp_http_port(const emcp_http_t *h);
+
+/**
+ * One bounded step: waits at most @p timeout_ms (less when a connection's
+ * deadline comes first) for socket events and serves them.
+ *
+ * @return 0, or -EMCP_HTTP_EIO when poll() itself failed.
+ */
+int emcp_http_poll(emcp_http_t *h, int timeout_ms);
+
+/** Closes every connection and the listening socket. */
+void emcp_http_close(emcp_http_t *h);
+
+/**
+ * Session id helpers (exposed for tests): writes the EMCP_HTTP_SESSION_ID_LEN
+ * characters (and a NUL) for @p counter under the instance's key, and checks
+ * one in constant time (1 valid, 0 not).
+ */
+void emcp_http_session_mint(const emcp_http_t *h, uint64_t counter,
+                            char out[EMCP_HTTP_SESSION_ID_LEN + 1]);
+int emcp_http_session_valid(const emcp_http_t *h, const char *id, size_t len);
+
+/** SipHash-2-4 of @p len bytes under a 16-byte key (exposed for tests). */
+uint64_t emcp_http_siphash24(const uint8_t key[16], const uint8_t *data, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMCP_HTTP_H */

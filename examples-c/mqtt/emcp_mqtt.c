@@ -1,0 +1,435 @@
+/*
+ * The portable part of the MQTT 5 binding: topics, properties, correlation
+ * and the replay cache. No MQTT library and no allocation; the shims own the
+ * network. See emcp_mqtt.h and docs/bindings/mqtt.md.
+ */
+
+#include "emcp_mqtt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+_Static_assert(EMCP_MQTT_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
+               "EMCP_MQTT_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
+_Static_assert(EMCP_MQTT_RESPONSE_MAX <= 65535, "slot lengths are 16-bit");
+_Static_assert(EMCP_MQTT_TOPIC_MAX <= 65535, "slot lengths are 16-bit");
+_Static_assert(EMCP_MQTT_CORRELATION_MAX <= 65535, "slot lengths are 16-bit");
+_Static_assert(EMCP_MQTT_PRESENCE_MAX >= 128, "EMCP_MQTT_PRESENCE_MAX too small for offline presence");
+
+/* The protocol versions the core answers (both eras), newest first. */
+static const char presence_versions[] =
+    "[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\",\"2025-03-26\",\"2024-11-05\"]";
+
+/* ---- Logging ------------------------------------------------------------ */
+
+#if defined(__GNUC__)
+static void logf_(const emcp_mqtt_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
+
+static void logf_(const emcp_mqtt_t *b, const char *fmt, ...)
+{
+    if (b->config.log == NULL) {
+        return;
+    }
+    char line[EMCP_MQTT_LOG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    b->config.log(b->config.log_user, line);
+}
+
+/* ---- Names and topics --------------------------------------------------- */
+
+static bool name_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+}
+
+/* A server id, group or instance id: 1..EMCP_MQTT_NAME_MAX of [A-Za-z0-9_.-]. */
+static bool valid_name(const char *s)
+{
+    if (s == NULL) {
+        return false;
+    }
+    size_t n = strlen(s);
+    if (n == 0 || n > EMCP_MQTT_NAME_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!name_char(s[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A prefix: names separated by single '/', not starting with '$' (reserved
+ * for the broker) and without wildcards. */
+static bool valid_prefix(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > EMCP_MQTT_NAME_MAX || s[0] == '/' || s[n - 1] == '/') {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '/') {
+            if (s[i + 1] == '/') {
+                return false;
+            }
+        } else if (!name_char(s[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int build(char *dst, const char *fmt, const char *a, const char *b, const char *c)
+{
+    int n = snprintf(dst, EMCP_MQTT_TOPIC_MAX + 1, fmt, a, b, c);
+    return (n < 0 || n > EMCP_MQTT_TOPIC_MAX) ? -MCP_ENOBUFS : 0;
+}
+
+int emcp_mqtt_init(emcp_mqtt_t *b, const mcp_server_t *server, const emcp_mqtt_config_t *config)
+{
+    if (b == NULL || server == NULL || config == NULL || config->name == NULL ||
+        config->version == NULL || config->name[0] == '\0' || config->version[0] == '\0') {
+        return -MCP_EINVAL;
+    }
+    const char *prefix = config->prefix != NULL ? config->prefix : EMCP_MQTT_DEFAULT_PREFIX;
+    if (!valid_prefix(prefix) || !valid_name(config->server_id)) {
+        return -MCP_EINVAL;
+    }
+    if (config->share_group != NULL && !valid_name(config->share_group)) {
+        return -MCP_EINVAL;
+    }
+    if (config->instance_id != NULL && !valid_name(config->instance_id)) {
+        return -MCP_EINVAL;
+    }
+    if (config->share_group != NULL && config->instance_id == NULL) {
+        return -MCP_EINVAL;
+    }
+
+    memset(b, 0, sizeof *b);
+    b->server = server;
+    b->config = *config;
+    b->config.prefix = prefix;
+
+    int rc = build(b->request_topic, "%s/%s/request%s", prefix, config->server_id, "");
+    if (rc == 0 && config->share_group != NULL) {
+        rc = build(b->subscription, "$share/%s/%s/%s", config->share_group, prefix,
+                   b->request_topic + strlen(prefix) + 1);
+        /* One instance's Will must not mark the whole group offline. */
+        if (rc == 0) {
+            int n = snprintf(b->presence_topic, sizeof b->presence_topic, "%s/%s/presence/%s", prefix,
+                             config->server_id, config->instance_id);
+            rc = (n < 0 || n > EMCP_MQTT_TOPIC_MAX) ? -MCP_ENOBUFS : 0;
+        }
+    } else if (rc == 0) {
+        memcpy(b->subscription, b->request_topic, sizeof b->subscription);
+        rc = build(b->presence_topic, "%s/%s/presence%s", prefix, config->server_id, "");
+    }
+    return rc;
+}
+
+const char *emcp_mqtt_subscription(const emcp_mqtt_t *b)
+{
+    return b->subscription;
+}
+
+const char *emcp_mqtt_request_topic(const emcp_mqtt_t *b)
+{
+    return b->request_topic;
+}
+
+const char *emcp_mqtt_presence_topic(const emcp_mqtt_t *b)
+{
+    return b->presence_topic;
+}
+
+/* ---- Presence ----------------------------------------------------------- */
+
+/* Appends s as a JSON string body (no quotes); returns false when full. */
+static bool json_escape(char *buf, size_t cap, size_t *pos, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[7];
+        size_t n = 0;
+        if (c == '"' || c == '\\') {
+            esc[n++] = '\\';
+            esc[n++] = (char)c;
+        } else if (c < 0x20) {
+            esc[n++] = '\\';
+            esc[n++] = 'u';
+            esc[n++] = '0';
+            esc[n++] = '0';
+            esc[n++] = hex[c >> 4];
+            esc[n++] = hex[c & 15];
+        } else {
+            esc[n++] = (char)c;
+        }
+        if (*pos + n > cap) {
+            return false;
+        }
+        memcpy(buf + *pos, esc, n);
+        *pos += n;
+    }
+    return true;
+}
+
+static bool append(char *buf, size_t cap, size_t *pos, const char *s)
+{
+    size_t n = strlen(s);
+    if (*pos + n > cap) {
+        return false;
+    }
+    memcpy(buf + *pos, s, n);
+    *pos += n;
+    return true;
+}
+
+int emcp_mqtt_presence(const emcp_mqtt_t *b, bool online, char *buf, size_t cap)
+{
+    if (b == NULL || buf == NULL) {
+        return -MCP_EINVAL;
+    }
+    size_t pos = 0;
+    bool ok = append(buf, cap, &pos, online ? "{\"status\":\"online\"" : "{\"status\":\"offline\"") &&
+              append(buf, cap, &pos, ",\"serverId\":\"") &&
+              json_escape(buf, cap, &pos, b->config.server_id) && append(buf, cap, &pos, "\"");
+    if (ok && b->config.instance_id != NULL) {
+        ok = append(buf, cap, &pos, ",\"instance\":\"") &&
+             json_escape(buf, cap, &pos, b->config.instance_id) && append(buf, cap, &pos, "\"");
+    }
+    if (ok && online) {
+        ok = append(buf, cap, &pos, ",\"name\":\"") && json_escape(buf, cap, &pos, b->config.name) &&
+             append(buf, cap, &pos, "\",\"version\":\"") &&
+             json_escape(buf, cap, &pos, b->config.version) &&
+             append(buf, cap, &pos, "\",\"protocolVersions\":") &&
+             append(buf, cap, &pos, presence_versions) &&
+             append(buf, cap, &pos, ",\"requestTopic\":\"") &&
+             json_escape(buf, cap, &pos, b->request_topic) && append(buf, cap, &pos, "\"");
+    }
+    ok = ok && append(buf, cap, &pos, "}");
+    return ok ? (int)pos : -MCP_ENOBUFS;
+}
+
+/* ---- Replay cache ------------------------------------------------------- */
+
+/* FNV-1a, 64-bit: tells a retry (same principal and payload) from a client
+ * that reused its correlation data for another request. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static uint64_t fingerprint(const emcp_mqtt_message_t *msg)
+{
+    uint64_t h = 14695981039346656037ull;
+    if (msg->principal.ptr != NULL) {
+        h = fnv1a(h, msg->principal.ptr, msg->principal.len);
+    }
+    h = fnv1a(h, "\0", 1);
+    return fnv1a(h, msg->payload, msg->payload_len);
+}
+
+#if EMCP_MQTT_REPLAY_SLOTS > 0
+static bool slot_live(const struct emcp_mqtt_slot *s, uint64_t now_ms)
+{
+    return s->stamp != 0 && now_ms - s->stored_ms < EMCP_MQTT_REPLAY_TTL_MS;
+}
+
+static struct emcp_mqtt_slot *cache_find(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg)
+{
+    for (size_t i = 0; i < EMCP_MQTT_REPLAY_SLOTS; i++) {
+        struct emcp_mqtt_slot *s = &b->slots[i];
+        if (slot_live(s, msg->now_ms) && s->topic_len == msg->response_topic.len &&
+            s->corr_len == msg->correlation.len &&
+            memcmp(s->topic, msg->response_topic.ptr, s->topic_len) == 0 &&
+            memcmp(s->corr, msg->correlation.ptr, s->corr_len) == 0) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* The slot to overwrite: the same key if present, else an empty or expired
+ * slot, else the least recently used one. */
+static struct emcp_mqtt_slot *cache_victim(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg,
+                                           struct emcp_mqtt_slot *same_key)
+{
+    if (same_key != NULL) {
+        return same_key;
+    }
+    struct emcp_mqtt_slot *lru = &b->slots[0];
+    for (size_t i = 0; i < EMCP_MQTT_REPLAY_SLOTS; i++) {
+        struct emcp_mqtt_slot *s = &b->slots[i];
+        if (!slot_live(s, msg->now_ms)) {
+            return s;
+        }
+        if (s->stamp < lru->stamp) {
+            lru = s;
+        }
+    }
+    b->stats.evicted++;
+    return lru;
+}
+#endif
+
+/* ---- Requests ----------------------------------------------------------- */
+
+static int refuse(emcp_mqtt_t *b, emcp_mqtt_reply_t *reply, const char *message)
+{
+    int n = snprintf((char *)b->response, sizeof b->response,
+                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"%s\"}}",
+                     message);
+    reply->payload = b->response;
+    reply->payload_len = (size_t)n;
+    reply->source = EMCP_MQTT_REPLY_REFUSED;
+    b->stats.refused++;
+    logf_(b, "emcp_mqtt: request refused: %s", message);
+    return 1;
+}
+
+static bool topic_has_wildcard(mcp_str_t t)
+{
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.ptr[i] == '+' || t.ptr[i] == '#' || t.ptr[i] == '\0') {
+            return true;
+        }
+    }
+    return false;
+}
+
+int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_reply_t *reply)
+{
+    if (b == NULL || msg == NULL || reply == NULL || (msg->payload == NULL && msg->payload_len > 0)) {
+        return -MCP_EINVAL;
+    }
+    static const uint8_t empty[1] = {0};
+    const uint8_t *payload = msg->payload != NULL ? msg->payload : empty;
+    memset(reply, 0, sizeof *reply);
+
+    size_t req_len = strlen(b->request_topic);
+    if (msg->topic.ptr != NULL &&
+        (msg->topic.len != req_len || memcmp(msg->topic.ptr, b->request_topic, req_len) != 0)) {
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a message on a topic other than %s (not executed)",
+              b->request_topic);
+        return 0;
+    }
+    if (msg->retained) {
+        /* A retained request would run again at every subscribe. */
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a retained message on the request topic (not executed)");
+        return 0;
+    }
+    if (msg->response_topic.ptr == NULL) {
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a request without Response Topic (%lu bytes, not executed)",
+              (unsigned long)msg->payload_len);
+        return 0;
+    }
+    if (msg->response_topic.len == 0 || msg->response_topic.len > EMCP_MQTT_TOPIC_MAX ||
+        topic_has_wildcard(msg->response_topic)) {
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a request whose Response Topic is empty, longer than "
+                 "EMCP_MQTT_TOPIC_MAX (%d) or has a wildcard (not executed)",
+              EMCP_MQTT_TOPIC_MAX);
+        return 0;
+    }
+    memcpy(b->reply_topic, msg->response_topic.ptr, msg->response_topic.len);
+    b->reply_topic[msg->response_topic.len] = '\0';
+    reply->topic = b->reply_topic;
+
+    if (msg->correlation.ptr != NULL) {
+        size_t n = msg->correlation.len;
+        if (n > EMCP_MQTT_CORRELATION_MAX) {
+            /* Not echoed: a truncated echo would match nothing. */
+            return refuse(b, reply, "Correlation Data exceeds EMCP_MQTT_CORRELATION_MAX");
+        }
+        memcpy(b->reply_corr, msg->correlation.ptr, n);
+        reply->correlation = b->reply_corr;
+        reply->correlation_len = n;
+    }
+    if (msg->content_type.ptr != NULL &&
+        (msg->content_type.len != sizeof EMCP_MQTT_CONTENT_TYPE - 1 ||
+         memcmp(msg->content_type.ptr, EMCP_MQTT_CONTENT_TYPE, msg->content_type.len) != 0)) {
+        return refuse(b, reply, "Content Type must be application/json");
+    }
+    if (msg->payload_len > EMCP_MQTT_PAYLOAD_MAX) {
+        return refuse(b, reply, "Request exceeds EMCP_MQTT_PAYLOAD_MAX");
+    }
+
+    uint64_t fp = fingerprint(msg);
+#if EMCP_MQTT_REPLAY_SLOTS > 0
+    struct emcp_mqtt_slot *hit = NULL;
+    if (msg->correlation.ptr != NULL) {
+        hit = cache_find(b, msg);
+        if (hit != NULL && hit->fingerprint == fp) {
+            hit->stamp = ++b->use_counter;
+            reply->payload = hit->response;
+            reply->payload_len = hit->response_len;
+            reply->source = EMCP_MQTT_REPLY_REPLAYED;
+            b->stats.replayed++;
+            logf_(b, "emcp_mqtt: duplicate request answered from the replay cache (not executed)");
+            return 1;
+        }
+        if (hit != NULL) {
+            logf_(b, "emcp_mqtt: correlation data reused for a different request; executing it");
+        }
+    }
+#endif
+
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.principal = msg->principal;
+    ctx.now_ms = msg->now_ms;
+    mcp_response_info_t info;
+    int n = mcp_server_handle(b->server, &ctx, payload, msg->payload_len, b->response,
+                              sizeof b->response, &info);
+    b->stats.executed++;
+    if (n < 0) {
+        logf_(b, "emcp_mqtt: mcp_server_handle failed (%d); no reply", n);
+        return 0;
+    }
+    if (n == 0) {
+        return 0; /* a notification */
+    }
+    reply->payload = b->response;
+    reply->payload_len = (size_t)n;
+    reply->source = EMCP_MQTT_REPLY_EXECUTED;
+
+#if EMCP_MQTT_REPLAY_SLOTS > 0
+    if (msg->correlation.ptr != NULL) {
+        struct emcp_mqtt_slot *s = cache_victim(b, msg, hit);
+        s->stamp = ++b->use_counter;
+        s->stored_ms = msg->now_ms;
+        s->fingerprint = fp;
+        s->topic_len = (uint16_t)msg->response_topic.len;
+        memcpy(s->topic, msg->response_topic.ptr, s->topic_len);
+        s->topic[s->topic_len] = '\0';
+        s->corr_len = (uint16_t)msg->correlation.len;
+        memcpy(s->corr, msg->correlation.ptr, s->corr_len);
+        s->response_len = (uint16_t)n;
+        memcpy(s->response, b->response, (size_t)n);
+    }
+#else
+    (void)fp;
+#endif
+    return 1;
+}
+
+emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b)
+{
+    return b->stats;
+}

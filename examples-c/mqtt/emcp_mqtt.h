@@ -1,0 +1,241 @@
+/**
+ * @file emcp_mqtt.h
+ * @brief The portable part of the MQTT 5 binding for emcp: topic scheme,
+ *        request/response properties, correlation and the replay cache.
+ *
+ * This part knows MQTT 5 concepts (topics, Response Topic, Correlation Data,
+ * Content Type, the retain flag) but no MQTT library: a shim (libmosquitto on
+ * Linux, emcp_mqtt_mosq.h; Zephyr MQTT or coreMQTT on firmware) decodes each
+ * PUBLISH into an emcp_mqtt_message_t, calls emcp_mqtt_handle() and publishes
+ * the emcp_mqtt_reply_t it gets back. docs/bindings/mqtt.md is the binding's
+ * specification.
+ *
+ * - Topics (prefix configurable, default "mcp"): requests on
+ *   `{prefix}/{server-id}/request`, presence on `{prefix}/{server-id}/presence`
+ *   (with a shared subscription `$share/{group}/{prefix}/{server-id}/request`,
+ *   each instance's presence is `{prefix}/{server-id}/presence/{instance}`).
+ * - A request carries one JSON-RPC message, a Response Topic and Correlation
+ *   Data; the reply goes to the Response Topic with the same Correlation Data
+ *   and Content Type "application/json", QoS 1, not retained.
+ * - The replay cache keeps the last EMCP_MQTT_REPLAY_SLOTS responses keyed by
+ *   (Response Topic, Correlation Data), so a redelivered request is answered
+ *   from the cache and its tool never runs twice.
+ *
+ * Nothing is allocated: the cache, the response buffer and the topics live in
+ * the caller's emcp_mqtt_t (e.g. `static emcp_mqtt_t binding;`). The binding
+ * is not reentrant: one shim thread calls emcp_mqtt_handle() at a time.
+ */
+
+#ifndef EMCP_MQTT_H
+#define EMCP_MQTT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @defgroup emcp_mqtt emcp MQTT 5 binding (portable part)
+ *  @{ */
+
+/** Default first topic level. */
+#define EMCP_MQTT_DEFAULT_PREFIX "mcp"
+
+/** Content Type of every request and reply. */
+#define EMCP_MQTT_CONTENT_TYPE "application/json"
+
+/** QoS of requests, replies and presence. */
+#define EMCP_MQTT_QOS 1
+
+/** Longest server id, share group, prefix or instance id, in bytes. Server
+ *  ids, groups and instance ids are `[A-Za-z0-9_.-]`; the prefix may also
+ *  hold `/` between levels. */
+#ifndef EMCP_MQTT_NAME_MAX
+#define EMCP_MQTT_NAME_MAX 64
+#endif
+
+/** Longest topic in bytes, without the NUL: the binding's own topics and the
+ *  Response Topic of a request (longer → no reply, one log line). */
+#ifndef EMCP_MQTT_TOPIC_MAX
+#define EMCP_MQTT_TOPIC_MAX 256
+#endif
+
+/** Longest Correlation Data in bytes (longer → -32600 reply, not executed). */
+#ifndef EMCP_MQTT_CORRELATION_MAX
+#define EMCP_MQTT_CORRELATION_MAX 64
+#endif
+
+/** Longest request payload in bytes (longer → -32600 reply, not executed). */
+#ifndef EMCP_MQTT_PAYLOAD_MAX
+#define EMCP_MQTT_PAYLOAD_MAX 16384
+#endif
+
+/** The response buffer passed to mcp_server_handle(), and the size of the
+ *  response each replay slot holds. */
+#ifndef EMCP_MQTT_RESPONSE_MAX
+#define EMCP_MQTT_RESPONSE_MAX 4096
+#endif
+
+/** Replay cache slots (0 disables the cache: duplicates execute again). */
+#ifndef EMCP_MQTT_REPLAY_SLOTS
+#define EMCP_MQTT_REPLAY_SLOTS 16
+#endif
+
+/** How long a cached response answers duplicates, in ms of now_ms. */
+#ifndef EMCP_MQTT_REPLAY_TTL_MS
+#define EMCP_MQTT_REPLAY_TTL_MS 600000u
+#endif
+
+/** Longest presence payload in bytes. */
+#ifndef EMCP_MQTT_PRESENCE_MAX
+#define EMCP_MQTT_PRESENCE_MAX 512
+#endif
+
+/** Longest log line passed to emcp_mqtt_config_t.log, in bytes with the NUL
+ *  (longer lines are cut). */
+#ifndef EMCP_MQTT_LOG_MAX
+#define EMCP_MQTT_LOG_MAX 256
+#endif
+
+/** A log line: @p msg is NUL-terminated and has no newline. */
+typedef void (*emcp_mqtt_log_fn)(void *user, const char *msg);
+
+/** Configuration for emcp_mqtt_init(); the strings must outlive the binding. */
+typedef struct emcp_mqtt_config_t {
+    const char *prefix;      /**< First topic level(s), or NULL for "mcp". */
+    const char *server_id;   /**< The server's id in the topics (required). */
+    const char *share_group; /**< Shared-subscription group, or NULL for none. */
+    const char *instance_id; /**< This instance (its MQTT client id); required with share_group. */
+    const char *name;        /**< serverInfo.name for presence (required). */
+    const char *version;     /**< serverInfo.version for presence (required). */
+    emcp_mqtt_log_fn log;    /**< Diagnostics, or NULL. */
+    void *log_user;          /**< Passed to @c log. */
+} emcp_mqtt_config_t;
+
+/** One replay slot (private). */
+struct emcp_mqtt_slot {
+    uint64_t stamp;       /**< Use order for LRU eviction; 0 = empty. */
+    uint64_t stored_ms;   /**< now_ms when the response was stored. */
+    uint64_t fingerprint; /**< FNV-1a of principal and payload. */
+    uint16_t topic_len;
+    uint16_t corr_len;
+    uint16_t response_len;
+    char topic[EMCP_MQTT_TOPIC_MAX + 1];
+    uint8_t corr[EMCP_MQTT_CORRELATION_MAX];
+    uint8_t response[EMCP_MQTT_RESPONSE_MAX];
+};
+
+/** Counters, for logs and tests. */
+typedef struct emcp_mqtt_stats_t {
+    uint32_t executed;       /**< Requests handed to mcp_server_handle(). */
+    uint32_t replayed;       /**< Duplicates answered from the cache. */
+    uint32_t refused;        /**< Requests answered with a binding error. */
+    uint32_t dropped;        /**< Messages with no reply (no Response Topic, retained, bad topic). */
+    uint32_t evicted;        /**< Live cache entries replaced before their TTL. */
+} emcp_mqtt_stats_t;
+
+/** The binding's state; caller-owned, e.g. `static emcp_mqtt_t binding;`. */
+typedef struct emcp_mqtt_t {
+    const mcp_server_t *server;
+    emcp_mqtt_config_t config;
+    char request_topic[EMCP_MQTT_TOPIC_MAX + 1];
+    char subscription[EMCP_MQTT_TOPIC_MAX + 1];
+    char presence_topic[EMCP_MQTT_TOPIC_MAX + 1];
+    char reply_topic[EMCP_MQTT_TOPIC_MAX + 1];
+    uint8_t reply_corr[EMCP_MQTT_CORRELATION_MAX];
+    uint8_t response[EMCP_MQTT_RESPONSE_MAX];
+    uint64_t use_counter;
+    emcp_mqtt_stats_t stats;
+#if EMCP_MQTT_REPLAY_SLOTS > 0
+    struct emcp_mqtt_slot slots[EMCP_MQTT_REPLAY_SLOTS];
+#endif
+} emcp_mqtt_t;
+
+/** An incoming PUBLISH as the shim decoded it. Spans are absent when ptr is NULL. */
+typedef struct emcp_mqtt_message_t {
+    mcp_str_t topic;          /**< The topic it was published to (absent: not checked). */
+    const uint8_t *payload;   /**< The payload bytes. */
+    size_t payload_len;       /**< Their length. */
+    mcp_str_t response_topic; /**< Response Topic property. */
+    mcp_str_t correlation;    /**< Correlation Data property (binary). */
+    mcp_str_t content_type;   /**< Content Type property. */
+    bool retained;            /**< Delivered from the broker's retained store. */
+    mcp_str_t principal;      /**< The identity the shim authenticated as. */
+    uint64_t now_ms;          /**< Monotonic clock in ms. */
+} emcp_mqtt_message_t;
+
+/** Where a reply came from. */
+typedef enum emcp_mqtt_reply_source_t {
+    EMCP_MQTT_REPLY_EXECUTED = 0, /**< mcp_server_handle() produced it now. */
+    EMCP_MQTT_REPLY_REPLAYED = 1, /**< The replay cache answered a duplicate. */
+    EMCP_MQTT_REPLY_REFUSED = 2,  /**< The binding refused the request (-32600). */
+} emcp_mqtt_reply_source_t;
+
+/** The reply to publish: QoS 1, not retained, Content Type
+ *  EMCP_MQTT_CONTENT_TYPE, Correlation Data echoed when present. The spans
+ *  point into the binding and stay valid until the next emcp_mqtt_handle(). */
+typedef struct emcp_mqtt_reply_t {
+    const char *topic;          /**< NUL-terminated Response Topic. */
+    const uint8_t *correlation; /**< Correlation Data, or NULL when the request had none. */
+    size_t correlation_len;     /**< Its length. */
+    const uint8_t *payload;     /**< One JSON-RPC response. */
+    size_t payload_len;         /**< Its length. */
+    emcp_mqtt_reply_source_t source; /**< Executed, replayed or refused. */
+} emcp_mqtt_reply_t;
+
+/**
+ * Builds the topics and empties the replay cache.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer, missing server_id/name/version, a name
+ *         with characters outside `[A-Za-z0-9_.-]` (prefix: also `/`, not at
+ *         either end), a share_group without instance_id, or a name longer
+ *         than EMCP_MQTT_NAME_MAX.
+ * @retval -MCP_ENOBUFS A topic would exceed EMCP_MQTT_TOPIC_MAX.
+ */
+int emcp_mqtt_init(emcp_mqtt_t *b, const mcp_server_t *server, const emcp_mqtt_config_t *config);
+
+/** The topic filter to subscribe to with QoS 1 (shared when share_group is set). */
+const char *emcp_mqtt_subscription(const emcp_mqtt_t *b);
+
+/** The request topic `{prefix}/{server-id}/request`. */
+const char *emcp_mqtt_request_topic(const emcp_mqtt_t *b);
+
+/** The presence topic to publish retained presence and the Will on. */
+const char *emcp_mqtt_presence_topic(const emcp_mqtt_t *b);
+
+/**
+ * Writes the presence payload (JSON): online with name, version, the
+ * supported protocol versions and the request topic, or offline (the Will).
+ *
+ * @return The length written (not NUL-terminated).
+ * @retval -MCP_ENOBUFS @p cap is too small.
+ * @retval -MCP_EINVAL NULL pointer.
+ */
+int emcp_mqtt_presence(const emcp_mqtt_t *b, bool online, char *buf, size_t cap);
+
+/**
+ * Handles one incoming PUBLISH.
+ *
+ * @retval 1 @p reply holds a reply to publish.
+ * @retval 0 Nothing to publish (a topic other than the request topic, no
+ *         Response Topic, a retained message, a notification, an unusable
+ *         Response Topic); the reason was logged.
+ * @retval -MCP_EINVAL NULL pointer.
+ */
+int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_reply_t *reply);
+
+/** The binding's counters. */
+emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMCP_MQTT_H */
