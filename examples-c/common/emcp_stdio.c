@@ -43,6 +43,13 @@ static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
     return 0;
 }
 
+/* The emit hook: a notification (progress, log) goes out as its own line
+ * before the response, as MCP's stdio framing says. */
+static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
+{
+    return write_message((FILE *)transport_context, NULL, msg, len);
+}
+
 /* Handles one complete line (line ending already removed). */
 static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t len)
 {
@@ -52,6 +59,8 @@ static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t 
     ctx.principal.len = sizeof principal_local - 1;
     ctx.now_ms = emcp_monotonic_ms();
     ctx.dedup = &dedup;
+    ctx.emit = emit_line;
+    ctx.transport_context = out;
 
     int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
                               NULL);

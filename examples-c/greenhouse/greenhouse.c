@@ -291,14 +291,20 @@ static int tool_audited(const mcp_call_t *call, mcp_result_t *r, void *user)
     if (rc == BODY_ASKED) {
         rc = 0;
     }
+    /* The request's trace id, when it carries a W3C traceparent. */
+    char trace[40] = "";
+    char id[33];
+    if (mcp_call_trace_id(call, id, sizeof id) == 0) {
+        snprintf(trace, sizeof trace, " trace=%s", id);
+    }
     if (n >= 0) {
-        fprintf(stderr, "audit: tool=%s args=%s outcome=%s\n", tool->def.name, args, outcome);
+        fprintf(stderr, "audit: tool=%s args=%s outcome=%s%s\n", tool->def.name, args, outcome, trace);
     } else if (n == -MCP_ENOBUFS) {
-        fprintf(stderr, "audit: tool=%s args=(over %d bytes) outcome=%s\n", tool->def.name,
-                GREENHOUSE_AUDIT_ARGS_MAX - 1, outcome);
+        fprintf(stderr, "audit: tool=%s args=(over %d bytes) outcome=%s%s\n", tool->def.name,
+                GREENHOUSE_AUDIT_ARGS_MAX - 1, outcome, trace);
     } else {
-        fprintf(stderr, "audit: tool=%s args=(unavailable: %d) outcome=%s\n", tool->def.name, n,
-                outcome);
+        fprintf(stderr, "audit: tool=%s args=(unavailable: %d) outcome=%s%s\n", tool->def.name, n,
+                outcome, trace);
     }
     return rc;
 }

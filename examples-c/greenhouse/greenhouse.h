@@ -10,7 +10,8 @@
  *   lock is on.
  *
  * Every executed tools/call writes one audit line to stderr:
- * `audit: tool=<name> args=<compact json> outcome=<ok|error>`.
+ * `audit: tool=<name> args=<compact json> outcome=<ok|error|input_required>`,
+ * followed by ` trace=<32 hex digits>` when the request carries a traceparent.
  *
  * The reading ages use the request's mcp_request_ctx_t.now_ms, so transports
  * must fill it from CLOCK_MONOTONIC in milliseconds (0 falls back to the
