@@ -434,6 +434,12 @@
 #define MCP_DEDUP_WORDS ((16 + (MCP_DEDUP_SLOTS * ((24 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX))) / 8)
 
 /**
+ * `Mcp-Param-*` headers compared per request (on the stack of
+ * `mcp_server_handle`, 32 bytes each); more are answered with -32020.
+ */
+#define MCP_MAX_HEADER_PARAMS 8
+
+/**
  * Length of a SHA-256 digest and of the MAC, in bytes.
  */
 #define MAC_LEN 32

@@ -33,10 +33,23 @@ pub struct RequestInfo<'a> {
     /// `MCP_CTX_*` flags from the transport (HTTP rules, duplicate routing
     /// headers, legacy session state); 0 for none.
     pub flags: u32,
+    /// HTTP `Mcp-Param-*` headers as received (name after the prefix, value).
+    pub hdr_params: &'a [HeaderParam<'a>],
+    /// More `Mcp-Param-*` headers arrived than `MCP_MAX_HEADER_PARAMS`.
+    pub hdr_params_dropped: bool,
     /// Sends a notification within this exchange (progress, log messages).
     pub emit: Option<EmitFn>,
     /// Passed to `emit` unchanged.
     pub transport_context: *mut c_void,
+}
+
+/// One `Mcp-Param-{name}` header.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeaderParam<'a> {
+    /// The header name after `Mcp-Param-` (compared case-insensitively).
+    pub name: &'a [u8],
+    /// The value as received.
+    pub value: &'a [u8],
 }
 
 /// Sends one complete JSON-RPC notification within the current exchange;
@@ -86,6 +99,8 @@ impl Default for RequestInfo<'_> {
             now_ms: 0,
             origin: core::ptr::null(),
             flags: 0,
+            hdr_params: &[],
+            hdr_params_dropped: false,
             emit: None,
             transport_context: core::ptr::null_mut(),
         }

@@ -200,3 +200,7 @@ pub const MCP_DEDUP_WINDOW_MS: u32 = 600_000;
 /// Size of `mcp_dedup_t` in 8-byte words.
 pub const MCP_DEDUP_WORDS: usize =
     (16 + MCP_DEDUP_SLOTS * (24 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX)) / 8;
+
+/// `Mcp-Param-*` headers compared per request (on the stack of
+/// `mcp_server_handle`, 32 bytes each); more are answered with -32020.
+pub const MCP_MAX_HEADER_PARAMS: usize = 8;

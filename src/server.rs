@@ -893,6 +893,81 @@ mod tests {
     }
 
     #[test]
+    fn mcp_param_headers_mirror_their_arguments() {
+        use crate::call::HeaderParam;
+        use crate::protocol::envelope::MCP_CTX_HTTP;
+        let mut s = server();
+        let schema = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}"#;
+        s.add_tool(Tool::new("regional", schema, Handler::Rust(echo)))
+            .unwrap();
+        let req = modern(
+            "1",
+            "tools/call",
+            r#","name":"regional","arguments":{"region":"eu","n":42}"#,
+        );
+        let code = |flags: u32, params: &[(&'static [u8], &'static [u8])]| {
+            let hp: Vec<HeaderParam<'static>> = params
+                .iter()
+                .map(|&(name, value)| HeaderParam { name, value })
+                .collect();
+            let info = RequestInfo {
+                hdr_protocol_version: Some(b"2026-07-28"),
+                hdr_method: Some(b"tools/call"),
+                hdr_name: Some(b"regional"),
+                flags,
+                hdr_params: &hp,
+                ..RequestInfo::default()
+            };
+            let mut out = vec![0u8; 2048];
+            s.handle(&info, req.as_bytes(), &mut out).unwrap().rpc_error
+        };
+        assert_eq!(code(0, &[]), 0, "no headers off HTTP: nothing to compare");
+        assert_eq!(code(MCP_CTX_HTTP, &[(b"Region", b"eu"), (b"N", b"42")]), 0);
+        assert_eq!(
+            code(
+                MCP_CTX_HTTP,
+                &[(b"region", b" =?base64?ZXU=?= "), (b"n", b"42")]
+            ),
+            0
+        );
+        assert_eq!(
+            code(MCP_CTX_HTTP, &[(b"Region", b"us"), (b"N", b"42")]),
+            -32020
+        );
+        assert_eq!(
+            code(MCP_CTX_HTTP, &[(b"Region", b"eu"), (b"N", b"4.2e1")]),
+            -32020
+        );
+        assert_eq!(
+            code(MCP_CTX_HTTP, &[(b"Region", b"eu")]),
+            -32020,
+            "missing over HTTP"
+        );
+        assert_eq!(
+            code(0, &[(b"Region", b"EU")]),
+            -32020,
+            "values are case-sensitive"
+        );
+        let no_args = modern("2", "tools/call", r#","name":"regional","arguments":{}"#);
+        let hp = [HeaderParam {
+            name: b"Region",
+            value: b"eu",
+        }];
+        let info = RequestInfo {
+            hdr_params: &hp,
+            ..RequestInfo::default()
+        };
+        let mut out = vec![0u8; 1024];
+        assert_eq!(
+            s.handle(&info, no_args.as_bytes(), &mut out)
+                .unwrap()
+                .rpc_error,
+            -32020,
+            "header without argument"
+        );
+    }
+
+    #[test]
     fn notifications_never_run() {
         let before = CALLS.load(Ordering::SeqCst);
         let (r, o) = run(&format!(

@@ -14,7 +14,7 @@ pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
 
-use crate::call::{ArgError, Call, RequestInfo, ResultError, ToolResult};
+use crate::call::{ArgError, Call, HeaderParam, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
 pub use crate::policy::mcp_audit_t;
@@ -436,6 +436,28 @@ pub unsafe extern "C" fn mcp_server_handle(
     let cap = response_cap.min(c_int::MAX as usize);
     // SAFETY: the caller promises `response_cap` writable bytes.
     let out = unsafe { core::slice::from_raw_parts_mut(response, cap) };
+    // The Mcp-Param-* headers, copied into a bounded table on this stack.
+    let mut params = [HeaderParam::default(); MCP_MAX_HEADER_PARAMS];
+    let mut n_params = 0;
+    let mut dropped = false;
+    // SAFETY: ctx is NULL or valid; its params array holds params_len entries.
+    if let Some(c) = unsafe { ctx.as_ref() } {
+        if !c.params.is_null() {
+            dropped = c.params_len > MCP_MAX_HEADER_PARAMS;
+            for (i, slot) in params.iter_mut().enumerate().take(c.params_len) {
+                // SAFETY: i < params_len, as promised by the caller.
+                let p = unsafe { &*c.params.add(i) };
+                // SAFETY: the spans are valid for the call, as promised.
+                *slot = unsafe {
+                    HeaderParam {
+                        name: span(&p.name).unwrap_or(&[]),
+                        value: span(&p.value).unwrap_or(&[]),
+                    }
+                };
+                n_params = i + 1;
+            }
+        }
+    }
     // SAFETY: ctx is either NULL or valid for the call, with valid spans.
     let ri = match unsafe { ctx.as_ref() } {
         None => RequestInfo::default(),
@@ -448,6 +470,8 @@ pub unsafe extern "C" fn mcp_server_handle(
                 now_ms: c.now_ms,
                 origin: ctx.cast::<c_void>(),
                 flags: c.flags,
+                hdr_params: params.get(..n_params).unwrap_or(&[]),
+                hdr_params_dropped: dropped,
                 emit: c.emit,
                 transport_context: c.transport_context,
             }

@@ -5,9 +5,12 @@
 
 use super::{Era, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::call::RequestInfo;
+use crate::json::doc::exact_int;
 use crate::json::{Doc, Kind};
 use crate::limits::*;
+use crate::registry::Tool;
 use crate::rpc::{Data, Message, Request, RpcError};
+use crate::schema::{Tables, compile::same_text};
 
 const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -33,7 +36,7 @@ pub const MCP_CTX_LEGACY_NO_SESSION: u32 = 4;
 /// Longest routing header value after `=?base64?...?=` decoding, in bytes
 /// (decoded on the stack of `mcp_server_handle`); a longer one is answered
 /// with -32020.
-const MAX_DECODED_HEADER: usize = 512;
+pub(crate) const MAX_DECODED_HEADER: usize = 512;
 
 /// The era of one request: modern when its `_meta` carries an envelope key, or
 /// when the transport saw a non-legacy `MCP-Protocol-Version` header.
@@ -161,6 +164,78 @@ fn compare(
     }
 }
 
+/// Compares the `Mcp-Param-*` headers with the arguments they mirror: each
+/// property of the tool's input schema that declares `x-mcp-header` must
+/// arrive in a header equal to the argument (strings exactly after base64
+/// decoding, integers numerically, booleans as `true`/`false`). Over HTTP a
+/// missing header is an error too; a header for an absent argument always is.
+pub fn check_params<'r>(
+    t: &Tables,
+    tool: &Tool<'_>,
+    doc: &Doc<'_>,
+    args: Option<usize>,
+    info: &RequestInfo<'_>,
+) -> Result<(), RpcError<'r>> {
+    if info.hdr_params_dropped {
+        return Err(mismatch(
+            "More Mcp-Param-* headers than MCP_MAX_HEADER_PARAMS",
+        ));
+    }
+    let http = info.flags & MCP_CTX_HTTP != 0;
+    let Some(root) = t.node(tool.input_root) else {
+        return Ok(());
+    };
+    let text = tool.input_schema;
+    for p in t.props(root).iter().filter(|p| !p.header.is_empty()) {
+        let name = p.name.of(text);
+        let arg = args.and_then(|a| {
+            doc.members(a)
+                .find(|&(k, _)| same_text(doc.str_inner(k).unwrap_or(&[]), name))
+                .map(|(_, v)| v)
+        });
+        let header = p.header.of(text);
+        let hdr = info
+            .hdr_params
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(header));
+        match (arg, hdr) {
+            (None, None) => {}
+            (Some(_), None) if !http => {}
+            (Some(_), None) => {
+                return Err(mismatch(
+                    "An Mcp-Param header that the tool's inputSchema requires is missing",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(mismatch(
+                    "An Mcp-Param header names an argument the request does not send",
+                ));
+            }
+            (Some(a), Some(h)) => {
+                let mut buf = [0u8; MAX_DECODED_HEADER];
+                let v = decode_header(h.value, &mut buf)?;
+                let plain_int = {
+                    let digits = v.strip_prefix(b"-").unwrap_or(v);
+                    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+                };
+                let same = match doc.kind(a) {
+                    Some(Kind::String) => doc.str_eq_bytes(a, v),
+                    Some(Kind::True) => v == b"true",
+                    Some(Kind::False) => v == b"false",
+                    Some(Kind::Number) if plain_int => doc.as_i64(a).ok() == exact_int(v).ok(),
+                    _ => false,
+                };
+                if !same {
+                    return Err(mismatch(
+                        "An Mcp-Param header does not match the request body's argument",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn mismatch(message: &'static str) -> RpcError<'static> {
     RpcError::new(MCP_RPC_HEADER_MISMATCH, message)
 }
@@ -168,7 +243,10 @@ fn mismatch(message: &'static str) -> RpcError<'static> {
 /// A routing header's value for comparison: optional whitespace trimmed and
 /// the `=?base64?<base64 of UTF-8>?=` form decoded into `buf`. A malformed or
 /// over-long encoded value is -32020.
-fn decode_header<'b>(raw: &'b [u8], buf: &'b mut [u8]) -> Result<&'b [u8], RpcError<'static>> {
+pub(crate) fn decode_header<'b>(
+    raw: &'b [u8],
+    buf: &'b mut [u8],
+) -> Result<&'b [u8], RpcError<'static>> {
     let v = trim_ows(raw);
     let Some(body) = v
         .strip_prefix(b"=?base64?")

@@ -126,7 +126,7 @@ pub fn verify_state(
         .str_inner(t)
         .filter(|_| !doc.token(t).is_some_and(|tok| tok.escaped))?;
     let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MAC_LEN];
-    let n = base64_decode(text, &mut raw)?;
+    let n = super::envelope::base64_decode(text, &mut raw)?;
     let token = raw.get(..n)?;
     let (&version, rest) = token.split_first()?;
     let state_len = rest.len().checked_sub(MAC_LEN)?;
@@ -136,39 +136,6 @@ pub fn verify_state(
     }
     out.get_mut(..state_len)?.copy_from_slice(state);
     Some(state_len)
-}
-
-fn base64_decode(text: &[u8], out: &mut [u8]) -> Option<usize> {
-    let val = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        }))
-    };
-    if text.len() % 4 != 0 {
-        return None;
-    }
-    let mut n = 0;
-    for chunk in text.chunks(4) {
-        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 {
-            return None;
-        }
-        let mut v = 0u32;
-        for &c in chunk.get(..4 - pad)? {
-            v = (v << 6) | val(c)?;
-        }
-        v <<= 6 * pad as u32;
-        for (i, b) in v.to_be_bytes().iter().skip(1).take(3 - pad).enumerate() {
-            *out.get_mut(n + i)? = *b;
-        }
-        n += 3 - pad;
-    }
-    Some(n)
 }
 
 #[cfg(test)]

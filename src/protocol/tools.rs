@@ -3,7 +3,7 @@
 
 use super::Era;
 use super::modern::cache_hints_scoped;
-use super::mrtr;
+use super::{envelope, mrtr};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
 use crate::dedup::{Dedup, Seen};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
@@ -193,6 +193,12 @@ pub fn call<'r>(
     if !s.hooks.allows(tool, info.principal) {
         audit(MCP_AUDIT_REFUSED);
         return Err(unknown);
+    }
+    // Mcp-Param-* headers must mirror their arguments (-32020), as the
+    // routing headers mirror the method and name.
+    if let Err(e) = envelope::check_params(&s.tools.tables, tool, &doc, args, info) {
+        audit(MCP_AUDIT_INVALID_ARGUMENTS);
+        return Err(Fail::Rpc(e));
     }
     // No model output reaches the callback without passing the schema.
     if !schema::validate(

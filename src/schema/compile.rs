@@ -206,7 +206,7 @@ fn reserve(
 }
 
 /// True when two escaped JSON string insides decode to the same text.
-pub(super) fn same_text(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
     Unescape::new(a).eq(Unescape::new(b))
 }
 

@@ -9,7 +9,7 @@
 //! Tables hold spans into the schema text (which the caller keeps alive for
 //! the server's lifetime), so a number bound or an enum list costs 8 bytes.
 
-mod compile;
+pub(crate) mod compile;
 mod message;
 mod validate;
 
