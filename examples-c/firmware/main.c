@@ -1,0 +1,506 @@
+/*
+ * The emcp test firmware: the greenhouse gateway's tools (read_sensor,
+ * set_vent from examples-c/greenhouse/greenhouse.c) on a Cortex-M core under
+ * QEMU, served through the stream framer exactly as a UART would feed it.
+ *
+ * It plays a scripted byte stream of requests (both protocol eras, a
+ * notification, CRLF and empty lines, a malformed message and one line longer
+ * than the receive buffer) into mcp_framer_feed() in chunks of 1, 7 and 64
+ * bytes and through the zero-copy calls (mcp_framer_space/commit/poll), and
+ * checks every response line. It paints the stack to measure the high-water
+ * mark of mcp_server_handle() and of the whole receive path, prints a
+ * `key=value` summary and a final `N passed, M failed` line, and returns the
+ * number of failures, which QEMU's semihosting turns into its exit status.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emcp.h"
+#include "greenhouse.h"
+
+#ifndef FW_RX_MAX
+#define FW_RX_MAX 1024 /* the UART receive buffer: longest request + 1 */
+#endif
+#ifndef FW_TX_MAX
+#define FW_TX_MAX 1024 /* the response line buffer */
+#endif
+#ifndef FW_TARGET
+#define FW_TARGET "unknown"
+#endif
+
+_Static_assert(FW_TX_MAX > MCP_MIN_RESPONSE_CAP, "FW_TX_MAX must exceed MCP_MIN_RESPONSE_CAP");
+
+static mcp_server_t server;
+static mcp_framer_t rx;
+static uint8_t rx_buf[FW_RX_MAX];
+static uint8_t tx_buf[FW_TX_MAX];
+
+static unsigned passed, failed;
+
+static void check(bool ok, const char *what)
+{
+    if (ok) {
+        passed++;
+        printf("PASS %s\n", what);
+    } else {
+        failed++;
+        printf("FAIL %s\n", what);
+    }
+}
+
+/* ---- The scripted stream ------------------------------------------------ */
+
+#define ENV                                                                                     \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                    \
+    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+/* One request line (with its line ending) and what its response must contain:
+ * every listed substring, where "a|b" accepts either; no response if want[0]
+ * is NULL. */
+struct step {
+    const char *line;
+    const char *want[4];
+};
+
+static const struct step script[] = {
+    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" ENV "}}\n",
+     {"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":", "\"supportedVersions\":[\"2026-07-28\"]"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" ENV "}}\r\n",
+     {"\"id\":2,\"result\":", "\"name\":\"read_sensor\"", "\"name\":\"set_vent\""}},
+    {"\r\n\n", {NULL}},
+    {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", {NULL}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"read_sensor\",\"arguments\":{\"sensor_id\":\"t1\"}}}\n",
+     {"\"id\":3,\"result\":", "\"structuredContent\":{\"value\":21.5,\"unit\":\"C\",\"age_s\":0}",
+      "\"isError\":false", "21.5 C, 0s old"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":\"s-4\",\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"read_sensor\",\"arguments\":{\"sensor_id\":\"soil1\"}}}\r\n",
+     {"\"id\":\"s-4\",\"result\":", "\"isError\":true", "no reading yet"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":40}}}\n",
+     {"\"id\":5,\"result\":", "\"structuredContent\":{\"ok\":true,\"percent\":40}",
+      "vent set to 40%"}},
+    /* Refused by the tool (isError) or by schema validation (-32602). */
+    {"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":150}}}\n",
+     {"\"id\":6,", "\"isError\":true|\"code\":-32602"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\n",
+     {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700"}},
+    /* Replaced by a line longer than FW_RX_MAX at startup (see build_stream). */
+    {"OVERSIZE", {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/list\",\"params\":{" ENV "}}\n",
+     {"\"id\":9,\"error\":{\"code\":-32601"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+     "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fw\",\"version\":\"1\"}}}\n",
+     {"\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\"", "\"name\":\"greenhouse-gw\""}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"}\r\n",
+     {"{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"open_door\",\"arguments\":{}}}\n",
+     {"\"id\":12,\"error\":{\"code\":-32602"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":0}}}\n",
+     {"\"id\":13,\"result\":", "\"structuredContent\":{\"ok\":true,\"percent\":0}"}},
+};
+
+#define STEPS (sizeof script / sizeof script[0])
+
+static uint8_t stream[6144];
+static size_t stream_len;
+
+/* Concatenates the script into one byte stream. */
+static bool build_stream(void)
+{
+    stream_len = 0;
+    for (size_t i = 0; i < STEPS; i++) {
+        if (strcmp(script[i].line, "OVERSIZE") == 0) {
+            /* A well-formed request with id 8 that does not fit the buffer:
+             * it must be answered with id null, never executed. */
+            static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":{\"pad\":\"";
+            static const char tail[] = "\"}}\n";
+            size_t pad = FW_RX_MAX + 200;
+            if (stream_len + sizeof head + pad + sizeof tail > sizeof stream) {
+                return false;
+            }
+            memcpy(stream + stream_len, head, sizeof head - 1);
+            stream_len += sizeof head - 1;
+            memset(stream + stream_len, 'x', pad);
+            stream_len += pad;
+            memcpy(stream + stream_len, tail, sizeof tail - 1);
+            stream_len += sizeof tail - 1;
+            continue;
+        }
+        size_t n = strlen(script[i].line);
+        if (stream_len + n > sizeof stream) {
+            return false;
+        }
+        memcpy(stream + stream_len, script[i].line, n);
+        stream_len += n;
+    }
+    return true;
+}
+
+/* ---- Checking responses ------------------------------------------------- */
+
+static bool contains(const char *hay, size_t n, const char *needle, size_t k)
+{
+    if (k == 0) {
+        return true;
+    }
+    for (size_t i = 0; i + k <= n; i++) {
+        if (memcmp(hay + i, needle, k) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* True when the response has `want` (alternatives separated by '|'). */
+static bool has(const char *resp, size_t n, const char *want)
+{
+    for (;;) {
+        const char *bar = strchr(want, '|');
+        size_t k = bar ? (size_t)(bar - want) : strlen(want);
+        if (contains(resp, n, want, k)) {
+            return true;
+        }
+        if (bar == NULL) {
+            return false;
+        }
+        want = bar + 1;
+    }
+}
+
+struct pass {
+    size_t next_step; /* script index the next response should answer */
+    unsigned responses;
+    unsigned bad;
+};
+
+static struct pass cur;
+
+/* Advances to the next step that expects a response. */
+static const struct step *expected_step(void)
+{
+    while (cur.next_step < STEPS && script[cur.next_step].want[0] == NULL) {
+        cur.next_step++;
+    }
+    return cur.next_step < STEPS ? &script[cur.next_step] : NULL;
+}
+
+static void check_response(const uint8_t *msg, size_t len)
+{
+    const char *r = (const char *)msg;
+    cur.responses++;
+    const struct step *s = expected_step();
+    bool ok = s != NULL && len > 1 && r[len - 1] == '\n' && memchr(r, '\n', len - 1) == NULL;
+    for (size_t i = 0; ok && i < 4 && s->want[i] != NULL; i++) {
+        ok = has(r, len, s->want[i]);
+    }
+    if (!ok) {
+        cur.bad++;
+        printf("  unexpected response #%u (step %u): %.*s\n", cur.responses,
+               (unsigned)cur.next_step, (int)len, r);
+    }
+    cur.next_step++;
+}
+
+static int on_response(void *transport_context, const uint8_t *msg, size_t len)
+{
+    (void)transport_context;
+    /* A UART driver would start the transmission of msg[0..len) here. */
+    check_response(msg, len);
+    return 0;
+}
+
+static unsigned expected_responses(void)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < STEPS; i++) {
+        n += script[i].want[0] != NULL;
+    }
+    return n;
+}
+
+static void begin_pass(void)
+{
+    memset(&cur, 0, sizeof cur);
+    (void)mcp_framer_reset(&rx);
+}
+
+static bool end_pass(void)
+{
+    return cur.bad == 0 && cur.responses == expected_responses() && expected_step() == NULL &&
+           greenhouse_vent_percent() == 0;
+}
+
+/* ---- Stack painting ---------------------------------------------------- */
+
+#define PAINT_WORD 0xC5C5C5C5u
+#define PAINT_BYTES (12u * 1024u)
+
+static inline uintptr_t sp_now(void)
+{
+    uintptr_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
+/* Fills the unused stack from `limit` up to just below this function's frame. */
+__attribute__((noinline)) static void paint_stack(uintptr_t limit)
+{
+    volatile uint32_t *p = (volatile uint32_t *)limit;
+    uintptr_t top = sp_now() - 16u;
+    while ((uintptr_t)p < top) {
+        *p++ = PAINT_WORD;
+    }
+}
+
+/* Bytes below `sp0` that were written since paint_stack(limit). */
+static size_t stack_used(uintptr_t limit, uintptr_t sp0)
+{
+    const volatile uint32_t *p = (const volatile uint32_t *)limit;
+    while ((uintptr_t)p < sp0 && *p == PAINT_WORD) {
+        p++;
+    }
+    return sp0 - (uintptr_t)p;
+}
+
+static mcp_request_ctx_t uart_ctx(void)
+{
+    static const char principal[] = "uart0";
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.principal.ptr = principal;
+    ctx.principal.len = sizeof principal - 1;
+    return ctx;
+}
+
+/* ---- The passes -------------------------------------------------------- */
+
+static size_t peak_feed; /* deepest stack below the caller of the framer */
+
+/* Copying framer: the whole stream in chunks of `chunk` bytes. */
+__attribute__((noinline)) static bool feed_pass(size_t chunk)
+{
+    mcp_request_ctx_t ctx = uart_ctx();
+    uintptr_t sp0 = sp_now();
+    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
+    paint_stack(limit);
+    begin_pass();
+    bool ok = true;
+    for (size_t at = 0; at < stream_len; at += chunk) {
+        size_t n = stream_len - at < chunk ? stream_len - at : chunk;
+        int rc = mcp_framer_feed(&rx, &server, &ctx, stream + at, n, tx_buf, sizeof tx_buf,
+                                 on_response, NULL);
+        ok = ok && rc >= 0;
+    }
+    size_t used = stack_used(limit, sp0);
+    peak_feed = used > peak_feed ? used : peak_feed;
+    return ok && end_pass();
+}
+
+/* Zero-copy framer: "DMA" writes up to `chunk` bytes into the free tail. */
+__attribute__((noinline)) static bool zero_copy_pass(size_t chunk)
+{
+    mcp_request_ctx_t ctx = uart_ctx();
+    begin_pass();
+    bool ok = true;
+    size_t at = 0;
+    while (ok && at < stream_len) {
+        uint8_t *space = NULL;
+        int room = mcp_framer_space(&rx, &space);
+        if (room <= 0) {
+            ok = false;
+            break;
+        }
+        size_t n = stream_len - at;
+        n = n < chunk ? n : chunk;
+        n = n < (size_t)room ? n : (size_t)room;
+        memcpy(space, stream + at, n); /* the DMA transfer */
+        at += n;
+        ok = mcp_framer_commit(&rx, n) == 0;
+        int r;
+        while (ok && (r = mcp_framer_poll(&rx, &server, &ctx, tx_buf, sizeof tx_buf, NULL)) !=
+                         -MCP_EAGAIN) {
+            if (r > 0) {
+                check_response(tx_buf, (size_t)r);
+            } else if (r < 0) {
+                ok = false;
+            }
+        }
+    }
+    return ok && end_pass();
+}
+
+/* ---- The core alone: a tool without libc calls -------------------------- */
+
+static mcp_server_t probe_server;
+
+/* Reads its argument and writes a small structured result through the core's
+ * accessors, like set_vent but without snprintf/fprintf, so the measured
+ * stack is the core's own. */
+static int probe_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    int64_t pct = -1;
+    if (mcp_arg_int(call, "percent", &pct) != 0) {
+        return mcp_result_error(r, "percent", 7);
+    }
+    int rc = mcp_result_text(r, "ok", 2);
+    if (rc == 0) {
+        rc = mcp_result_structured_begin(r);
+    }
+    if (rc == 0) {
+        rc = mcp_json_key(r, "percent");
+    }
+    if (rc == 0) {
+        rc = mcp_json_int(r, pct);
+    }
+    if (rc == 0) {
+        rc = mcp_result_structured_end(r);
+    }
+    return rc;
+}
+
+static const mcp_tool_t probe_def = {
+    .name = "probe",
+    .description = "Stack probe.",
+    .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
+                    "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
+    .annotations = MCP_TOOL_IDEMPOTENT,
+};
+
+static char deep_req[512];
+static char wide_req[1024];
+
+/* Worst cases for the tokenizer: the deepest nesting and the most tokens accepted. */
+static void build_limit_requests(void)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(deep_req, sizeof deep_req,
+                          "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"ping\",\"params\":{\"a\":");
+    for (unsigned i = 0; i + 3 < MCP_MAX_DEPTH && n + 2 < sizeof deep_req; i++) {
+        deep_req[n++] = '[';
+    }
+    for (unsigned i = 0; i + 3 < MCP_MAX_DEPTH && n + 4 < sizeof deep_req; i++) {
+        deep_req[n++] = ']';
+    }
+    memcpy(deep_req + n, "}}", 3);
+
+    n = (size_t)snprintf(wide_req, sizeof wide_req,
+                         "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"ping\",\"params\":{\"a\":[0");
+    for (unsigned i = 0; i + 12 < MCP_MAX_JSON_TOKENS && n + 8 < sizeof wide_req; i++) {
+        n += (size_t)snprintf(wide_req + n, sizeof wide_req - n, ",%u", i % 10);
+    }
+    memcpy(wide_req + n, "]}}", 4);
+}
+
+static const char *const probe_reqs[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" ENV "}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" ENV "}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{" ENV
+    ",\"name\":\"probe\",\"arguments\":{\"percent\":42}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
+    ",\"name\":\"probe\",\"arguments\":{\"percent\":420}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fw\",\"version\":\"1\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"nope\",\"params\":{" ENV "}}",
+    deep_req,
+    wide_req,
+};
+
+/* Peak stack of mcp_server_handle() over requests of every kind. */
+__attribute__((noinline)) static size_t measure_handle(bool *ok)
+{
+    mcp_request_ctx_t ctx = uart_ctx();
+    uintptr_t sp0 = sp_now();
+    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
+    paint_stack(limit);
+    *ok = true;
+    for (size_t i = 0; i < sizeof probe_reqs / sizeof probe_reqs[0]; i++) {
+        const char *q = probe_reqs[i];
+        int n = mcp_server_handle(&probe_server, &ctx, (const uint8_t *)q, strlen(q), tx_buf,
+                                  sizeof tx_buf, NULL);
+        char id[16];
+        int k = snprintf(id, sizeof id, "\"id\":%u", (unsigned)i + 1);
+        bool good = n > 0 && (i == 5 ? contains((const char *)tx_buf, (size_t)n, "\"id\":null", 9)
+                                     : i >= 7 || contains((const char *)tx_buf, (size_t)n, id,
+                                                          (size_t)k));
+        if (!good) {
+            printf("  probe request %u: rc %d: %.*s\n", (unsigned)i, n, n > 0 ? n : 0,
+                   (const char *)tx_buf);
+            *ok = false;
+        }
+    }
+    return stack_used(limit, sp0);
+}
+
+/* Peak stack of mcp_server_handle() running the greenhouse tools (libc's
+ * snprintf and fprintf included). */
+__attribute__((noinline)) static size_t measure_greenhouse(void)
+{
+    mcp_request_ctx_t ctx = uart_ctx();
+    uintptr_t sp0 = sp_now();
+    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
+    paint_stack(limit);
+    size_t lines[] = {4, 5, 6, 7};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const char *q = script[lines[i]].line;
+        (void)mcp_server_handle(&server, &ctx, (const uint8_t *)q, strlen(q) - 1, tx_buf,
+                                sizeof tx_buf, NULL);
+    }
+    return stack_used(limit, sp0);
+}
+
+int main(void)
+{
+    printf("emcp firmware test on %s: sizeof(mcp_server_t)=%u sizeof(mcp_framer_t)=%u\n",
+           FW_TARGET, (unsigned)sizeof(mcp_server_t), (unsigned)sizeof(mcp_framer_t));
+
+    check(greenhouse_register(&server, false) == 0, "greenhouse_register");
+    check(mcp_framer_init(&rx, rx_buf, sizeof rx_buf) == 0, "mcp_framer_init");
+    check(build_stream(), "scripted stream fits");
+
+    static const size_t chunks[] = {1, 7, 64};
+    char what[64];
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        bool ok = feed_pass(chunks[i]);
+        snprintf(what, sizeof what, "mcp_framer_feed, %u-byte chunks: %u responses",
+                 (unsigned)chunks[i], cur.responses);
+        check(ok, what);
+    }
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        bool ok = zero_copy_pass(chunks[i]);
+        snprintf(what, sizeof what, "zero-copy space/commit/poll, %u-byte DMA: %u responses",
+                 (unsigned)chunks[i], cur.responses);
+        check(ok, what);
+    }
+
+    static const mcp_server_config_t probe_cfg = {
+        .name = "probe", .version = "1", .cache_scope = MCP_CACHE_PUBLIC};
+    check(mcp_server_init(&probe_server, &probe_cfg) == 0 &&
+              mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) == 0,
+          "probe server");
+    build_limit_requests();
+    bool probe_ok = false;
+    size_t stack_handle = measure_handle(&probe_ok);
+    check(probe_ok, "mcp_server_handle on every request kind (stack probe)");
+    size_t stack_tools = measure_greenhouse();
+    check(stack_handle < PAINT_BYTES && stack_tools < PAINT_BYTES && peak_feed < PAINT_BYTES,
+          "stack high-water marks inside the painted area");
+
+    printf("target=%s\n", FW_TARGET);
+    printf("ram.server=%u\n", (unsigned)sizeof(mcp_server_t));
+    printf("ram.framer=%u\n", (unsigned)sizeof(mcp_framer_t));
+    printf("stack.handle=%u\n", (unsigned)stack_handle);
+    printf("stack.handle_greenhouse=%u\n", (unsigned)stack_tools);
+    printf("stack.feed_greenhouse=%u\n", (unsigned)peak_feed);
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

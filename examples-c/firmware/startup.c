@@ -1,0 +1,128 @@
+/*
+ * Startup and board support of the emcp test firmware (Cortex-M0/M3/M4F on
+ * QEMU's MPS2 boards): the vector table, the reset handler, fault handlers
+ * that end the QEMU run with a failure, the firmware's millisecond clock, and
+ * the 64-bit atomic helpers GCC calls on cores without LDREXD.
+ *
+ * The reset handler copies .data from flash, enables the FPU when the code
+ * is built for one, and enters newlib's _start (rdimon semihosting crt0),
+ * which zeroes .bss, runs constructors and calls main(); main's return value
+ * becomes QEMU's exit status.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emcp_clock.h"
+
+extern uint32_t __StackTop;
+extern uint32_t __data_load__;
+extern uint32_t __data_start__;
+extern uint32_t __data_end__;
+
+extern void _start(void) __attribute__((noreturn));
+
+void Reset_Handler(void) __attribute__((noreturn));
+void Fault_Handler(void) __attribute__((noreturn));
+void Default_Handler(void) __attribute__((noreturn));
+
+void Reset_Handler(void)
+{
+#if defined(__ARM_FP)
+    /* CPACR: full access to CP10 and CP11 (the FPU) before any FP instruction. */
+    volatile uint32_t *cpacr = (volatile uint32_t *)0xE000ED88u;
+    *cpacr |= 0xFu << 20;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
+    /* .data is loaded into flash; copy it to RAM word by word. */
+    const uint32_t *src = &__data_load__;
+    for (uint32_t *dst = &__data_start__; dst < &__data_end__;) {
+        *dst++ = *src++;
+    }
+    _start();
+}
+
+/* A fault is a failed test: say so on the semihosting console and exit. */
+void Fault_Handler(void)
+{
+    static const char msg[] = "firmware: FAULT (HardFault/MemManage/BusFault/UsageFault)\n";
+    (void)write(2, msg, sizeof msg - 1);
+    _exit(90);
+}
+
+void Default_Handler(void)
+{
+    static const char msg[] = "firmware: unexpected interrupt\n";
+    (void)write(2, msg, sizeof msg - 1);
+    _exit(91);
+}
+
+typedef void (*vector_t)(void);
+
+/* Initial SP, reset, then the ten system exception vectors of ARMv6-M/v7-M. */
+__attribute__((section(".isr_vector"), used)) static const vector_t vectors[16] = {
+    (vector_t)(uintptr_t)&__StackTop,
+    Reset_Handler,
+    Default_Handler, /* NMI */
+    Fault_Handler,   /* HardFault */
+    Fault_Handler,   /* MemManage */
+    Fault_Handler,   /* BusFault */
+    Fault_Handler,   /* UsageFault */
+    0,
+    0,
+    0,
+    0,
+    Default_Handler, /* SVCall */
+    Default_Handler, /* DebugMon */
+    0,
+    Default_Handler, /* PendSV */
+    Default_Handler, /* SysTick */
+};
+
+/* ---- Board support ---------------------------------------------------- */
+
+/* The firmware's clock. A product reads its RTOS tick; this test firmware
+ * keeps time fixed so that every response is reproducible. */
+static volatile uint64_t board_ms = 5000u;
+
+uint64_t emcp_monotonic_ms(void)
+{
+    return board_ms;
+}
+
+/* 64-bit atomics. ARMv6-M has no exclusive loads at all and ARMv7-M none of
+ * 64 bits, so GCC calls these for _Atomic uint64_t; with one core and no
+ * preemption by other users of the value, masking interrupts is atomic. */
+static uint32_t irq_save(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+    return primask;
+}
+
+static void irq_restore(uint32_t primask)
+{
+    __asm__ volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+uint64_t __atomic_load_8(const volatile void *mem, int model);
+void __atomic_store_8(volatile void *mem, uint64_t val, int model);
+
+uint64_t __atomic_load_8(const volatile void *mem, int model)
+{
+    (void)model;
+    uint32_t s = irq_save();
+    uint64_t v = *(const volatile uint64_t *)mem;
+    irq_restore(s);
+    return v;
+}
+
+void __atomic_store_8(volatile void *mem, uint64_t val, int model)
+{
+    (void)model;
+    uint32_t s = irq_save();
+    *(volatile uint64_t *)mem = val;
+    irq_restore(s);
+}
