@@ -218,8 +218,12 @@ pub fn call<'r>(
     }
     // A repeated idempotency key gets the original answer; the tool never
     // runs twice (checked before the rate limit: a retry is not a new call).
-    let key = match tool.idempotency_key {
-        Some(k) => idempotency_key(&doc, args, k)?,
+    let key = match tool.idempotency_key.map(|k| idempotency_key(&doc, args, k)) {
+        Some(Ok(k)) => k,
+        Some(Err(e)) => {
+            audit(MCP_AUDIT_INVALID_ARGUMENTS);
+            return Err(e);
+        }
         None => None,
     };
     let tag = index * 2 + usize::from(era == Era::Modern);
