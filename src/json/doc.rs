@@ -158,9 +158,49 @@ impl<'a> Doc<'a> {
     }
 }
 
+/// True when `raw` is exactly one JSON number (RFC 8259 grammar).
+fn is_json_number(raw: &[u8]) -> bool {
+    let mut i = usize::from(raw.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while raw.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - from
+    };
+    match raw.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if raw.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if let Some(b'e' | b'E') = raw.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = raw.get(i) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == raw.len()
+}
+
 /// The exact integer value of a (validated) JSON number, computed in decimal
 /// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
 pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
+    // Callers pass validated JSON numbers; refuse anything else outright so
+    // no other text can reach the digit arithmetic below.
+    if !is_json_number(raw) {
+        return Err(ConvError::Type);
+    }
     let (neg, rest) = match raw.split_first() {
         Some((b'-', r)) => (true, r),
         _ => (false, raw),

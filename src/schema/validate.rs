@@ -209,6 +209,14 @@ impl<'a, 'r> V<'a, 'r> {
                 elem.first() == Some(&b'"')
                     && same_text(self.doc.str_inner(inst).unwrap_or(&[]), str_inner(elem))
             }
+            // A number equals only number members (never a string's text).
+            Some(Kind::Number)
+                if !elem
+                    .first()
+                    .is_some_and(|&b| b == b'-' || b.is_ascii_digit()) =>
+            {
+                false
+            }
             Some(Kind::Number) => match (Num::parse(self.doc.raw(inst)), Num::parse(elem)) {
                 (Some(a), Some(b)) => a.cmp(b) == Some(Ordering::Equal),
                 _ => false,
@@ -584,6 +592,41 @@ mod tests {
         for (args, want) in cases {
             assert_eq!(check(args), Err(want.to_string()), "{args}");
         }
+    }
+
+    #[test]
+    fn string_members_never_equal_numbers() {
+        // Found by the schema fuzz target: a number was parsed against a
+        // string member's text (an overflow in debug, a false match in release).
+        let s = r#"{"type":"object","properties":{"e":{"enum":["a","7"]},"c":{"const":"a"}}}"#;
+        let mut t = Tables::new();
+        let root = compile(s, &mut t).unwrap();
+        for (args, ok) in [
+            (r#"{"e":24932}"#, false),
+            (r#"{"e":7}"#, false),
+            (r#"{"e":"7"}"#, true),
+            (r#"{"c":24932}"#, false),
+            (r#"{"c":"a"}"#, true),
+        ] {
+            let mut toks = [Token::EMPTY; 16];
+            let n = tokenize(args.as_bytes(), &mut toks, 8).unwrap();
+            let mut m = MsgBuf::new();
+            assert_eq!(
+                validate(
+                    &t,
+                    s,
+                    root,
+                    &Doc::new(args.as_bytes(), &toks[..n]),
+                    Some(0),
+                    &mut m
+                ),
+                ok,
+                "{args}: {}",
+                m.as_str()
+            );
+        }
+        assert_eq!(exact_int(b"\"a\""), Err(ConvError::Type));
+        assert_eq!(exact_int(b"1-2"), Err(ConvError::Type));
     }
 
     #[test]
