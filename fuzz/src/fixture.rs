@@ -1,0 +1,356 @@
+//! The server the `handle*` targets drive, and handlers that check their own
+//! arguments against the schemas below with an independent reader.
+//!
+//! A handler that runs on a request that was not a tools/call with an id, or
+//! on arguments the schema forbids, panics: that is the "no tool runs unless
+//! validated" invariant.
+
+use crate::tree::{self, J};
+use core::ffi::c_int;
+use emcp::call::{Call, InputParams, ToolResult};
+use emcp::protocol::mrtr::StateMac;
+use emcp::registry::{Handler, Tool};
+use emcp::server::{Server, ServerInfo};
+use serde_json::value::RawValue;
+use std::cell::{Cell, RefCell};
+
+/// `bounded`: integer bounds, an enum string, a nested object, array items,
+/// `additionalProperties: false`.
+pub const BOUNDED: &str = r#"{"type":"object","required":["n"],"additionalProperties":false,"properties":{"n":{"type":"integer","minimum":-5,"maximum":100},"mode":{"type":"string","enum":["a","bb","ccc"]},"pos":{"type":"object","required":["x"],"additionalProperties":false,"properties":{"x":{"type":"integer","minimum":0,"maximum":9},"y":{"type":"number","maximum":1.5}}},"list":{"type":"array","items":{"type":"integer","minimum":1,"maximum":3},"maxItems":4}}}"#;
+/// `text`: string lengths in code points, a boolean, a default.
+pub const TEXT: &str = r#"{"type":"object","properties":{"s":{"type":"string","minLength":1,"maxLength":4},"flag":{"type":"boolean"},"k":{"type":"integer","default":3}}}"#;
+/// `any` and `ask`: any object.
+pub const ANY: &str = r#"{"type":"object"}"#;
+/// `typed`: its structuredContent must match this outputSchema.
+pub const OUT: &str =
+    r#"{"type":"object","required":["n"],"properties":{"n":{"type":"integer","maximum":10}}}"#;
+
+/// Names of the registered tools, in order.
+pub const TOOLS: [&str; 5] = ["bounded", "text", "any", "typed", "ask"];
+
+thread_local! {
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+    static LAST: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Tool handler invocations so far on this thread.
+pub fn calls() -> usize {
+    CALLS.with(|c| c.get())
+}
+
+/// The tool the last handler invocation was for.
+pub fn last_tool() -> String {
+    LAST.with(|l| l.borrow().clone())
+}
+
+/// The fixed server.
+pub fn server() -> Server<'static> {
+    let mut s = Server::new(ServerInfo {
+        name: "fuzz",
+        version: "1",
+        title: Some("Fuzz"),
+        instructions: Some("Only for fuzzing."),
+        list_ttl_ms: 7,
+        cache_public: false,
+    });
+    s.state_mac = StateMac::Key([0x5a; 64], 32);
+    s.add_tool(Tool {
+        description: Some("Bounded arguments"),
+        annotations: emcp::limits::MCP_TOOL_IDEMPOTENT,
+        ..Tool::new("bounded", BOUNDED, Handler::Rust(bounded))
+    })
+    .expect("bounded");
+    s.add_tool(Tool::new("text", TEXT, Handler::Rust(text)))
+        .expect("text");
+    s.add_tool(Tool {
+        title: Some("Echo"),
+        ..Tool::new("any", ANY, Handler::Rust(any))
+    })
+    .expect("any");
+    s.add_tool(Tool {
+        output_schema: Some(OUT),
+        ..Tool::new("typed", ANY, Handler::Rust(typed))
+    })
+    .expect("typed");
+    s.add_tool(Tool::new("ask", ANY, Handler::Rust(ask)))
+        .expect("ask");
+    s
+}
+
+/// Common entry check of every handler: the request is a tools/call with an
+/// id naming this tool, and its first `arguments` member is what the
+/// callback sees. Returns the arguments span (None when absent).
+fn enter<'a>(call: &Call<'a>) -> Option<&'a RawValue> {
+    CALLS.with(|c| c.set(c.get() + 1));
+    LAST.with(|l| *l.borrow_mut() = call.tool.name.to_string());
+    let src = call.doc.src();
+    let show = || String::from_utf8_lossy(src).into_owned();
+    let top = tree::top(src).unwrap_or_else(|| panic!("handler ran on non-JSON: {}", show()));
+    let m = tree::members(top).unwrap_or_else(|| panic!("handler ran on a non-object: {}", show()));
+    let id = tree::first(&m, "id")
+        .unwrap_or_else(|| panic!("handler ran for a notification: {}", show()));
+    assert!(
+        matches!(tree::open(id), Some(J::Str(_) | J::Num(_))),
+        "handler ran with id {}: {}",
+        id.get(),
+        show()
+    );
+    let jsonrpc = tree::first(&m, "jsonrpc").and_then(tree::string);
+    assert_eq!(
+        jsonrpc.as_deref(),
+        Some("2.0"),
+        "handler ran without jsonrpc 2.0: {}",
+        show()
+    );
+    let method = tree::first(&m, "method").and_then(tree::string);
+    assert_eq!(
+        method.as_deref(),
+        Some("tools/call"),
+        "handler ran for another method: {}",
+        show()
+    );
+    let params = tree::first(&m, "params")
+        .and_then(tree::members)
+        .unwrap_or_else(|| panic!("handler ran without params object: {}", show()));
+    let name = tree::first(&params, "name").and_then(tree::string);
+    assert_eq!(
+        name.as_deref(),
+        Some(call.tool.name),
+        "handler for the wrong tool: {}",
+        show()
+    );
+    let args = tree::first(&params, "arguments");
+    match (args, call.args) {
+        (None, None) => None,
+        (Some(a), Some(t)) => {
+            let seen = std::str::from_utf8(call.doc.raw(t)).expect("utf-8 arguments");
+            assert_eq!(
+                tree::text(a),
+                seen,
+                "callback sees other arguments than the first: {}",
+                show()
+            );
+            assert!(
+                tree::members(a).is_some(),
+                "arguments not an object: {}",
+                show()
+            );
+            Some(a)
+        }
+        (a, t) => panic!("arguments {a:?} but callback sees token {t:?}: {}", show()),
+    }
+}
+
+fn fail(tool: &str, args: &RawValue, why: &str) -> ! {
+    panic!(
+        "tool {tool} ran on arguments that break its schema ({why}): {}",
+        args.get()
+    )
+}
+
+/// An exact-enough integer check: any value the core accepts as an integer
+/// in [lo, hi] is a small exact integer, so f64 parsing decides it exactly.
+fn int_in(v: &RawValue, lo: f64, hi: f64) -> bool {
+    match tree::open(v) {
+        Some(J::Num(t)) => t
+            .parse::<f64>()
+            .is_ok_and(|f| f.is_finite() && f.fract() == 0.0 && f >= lo && f <= hi),
+        _ => false,
+    }
+}
+
+fn num_max(v: &RawValue, hi: f64) -> bool {
+    match tree::open(v) {
+        Some(J::Num(t)) => t.parse::<f64>().is_ok_and(|f| f.is_finite() && f <= hi),
+        _ => false,
+    }
+}
+
+fn check_bounded(args: &RawValue) {
+    let m = tree::members(args).unwrap_or_else(|| fail("bounded", args, "not an object"));
+    if tree::first(&m, "n").is_none() {
+        fail("bounded", args, "n required");
+    }
+    for (k, v) in &m {
+        let ok = match k.as_str() {
+            "n" => int_in(v, -5.0, 100.0),
+            "mode" => matches!(tree::string(v).as_deref(), Some("a" | "bb" | "ccc")),
+            "pos" => tree::members(v).is_some_and(|p| {
+                tree::first(&p, "x").is_some()
+                    && p.iter().all(|(k, v)| match k.as_str() {
+                        "x" => int_in(v, 0.0, 9.0),
+                        "y" => num_max(v, 1.5),
+                        _ => false,
+                    })
+            }),
+            "list" => matches!(tree::open(v), Some(J::Arr(a))
+                if a.len() <= 4 && a.iter().all(|e| int_in(e, 1.0, 3.0))),
+            _ => false,
+        };
+        if !ok {
+            fail("bounded", args, k);
+        }
+    }
+}
+
+fn check_text(args: &RawValue) {
+    let m = tree::members(args).unwrap_or_else(|| fail("text", args, "not an object"));
+    for (k, v) in &m {
+        let ok = match k.as_str() {
+            "s" => tree::string(v).is_some_and(|s| (1..=4).contains(&s.chars().count())),
+            "flag" => matches!(tree::open(v), Some(J::Bool(_))),
+            "k" => int_in(v, -9.3e18, 9.3e18), // any i64 (its f64 rounds to ±2^63)
+            _ => true,
+        };
+        if !ok {
+            fail("text", args, k);
+        }
+    }
+}
+
+fn bounded(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    let Some(args) = enter(call) else {
+        panic!("bounded ran without arguments (n is required)");
+    };
+    check_bounded(args);
+    // What the accessor reads must be inside the bounds too.
+    let n = call
+        .with_value("n", |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv))
+        .expect("n readable");
+    assert!((-5..=100).contains(&n), "accessor read n = {n}");
+    if let Ok(x) = call.with_value("pos.x", |d, i| {
+        d.as_i64(i).map_err(emcp::call::ArgError::Conv)
+    }) {
+        assert!((0..=9).contains(&x), "accessor read pos.x = {x}");
+    }
+    for i in 0..4 {
+        let p = format!("list[{i}]");
+        if let Ok(e) = call.with_value(&p, |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv)) {
+            assert!((1..=3).contains(&e), "accessor read {p} = {e}");
+        }
+    }
+    if res.text("ok").is_err() {
+        return -105;
+    }
+    if n == 13 {
+        return -5; // a failing callback: -32603
+    }
+    if n == 42 {
+        return if res.error("refused").is_ok() {
+            0
+        } else {
+            -105
+        };
+    }
+    0
+}
+
+fn text(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    if let Some(a) = enter(call) {
+        check_text(a);
+    }
+    let k = call
+        .with_value("k", |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv))
+        .expect("k has a default");
+    let s = call
+        .with_value("s", |d, i| {
+            let mut b = [0u8; 64];
+            let n = d
+                .unescape_into(i, &mut b)
+                .map_err(emcp::call::ArgError::Conv)?;
+            Ok(String::from_utf8(b[..n].to_vec()).expect("unescaped utf-8"))
+        })
+        .unwrap_or_default();
+    assert!(s.chars().count() <= 4, "accessor read s = {s:?}");
+    // Long results (k large) overflow small buffers on purpose.
+    let reps = usize::try_from(k.clamp(0, 2000)).unwrap_or(0);
+    if res.text(&s.repeat(reps)).is_err() {
+        return -105;
+    }
+    0
+}
+
+fn any(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    let a = enter(call);
+    // Echo the arguments as text: escapes and long values reach the writer.
+    let t = a.map_or("{}", tree::text);
+    if res.text(t).is_err() {
+        return -105;
+    }
+    if res.structured_begin().is_err() {
+        return -105;
+    }
+    let Ok(w) = res.json() else { return -105 };
+    if w.key("len").and_then(|_| w.int(t.len() as i64)).is_err() {
+        return -105;
+    }
+    if res.structured_end().is_err() {
+        return -105;
+    }
+    0
+}
+
+fn typed(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    enter(call);
+    // structuredContent {"n": <arguments.n or 0>}; above 10 breaks the outputSchema.
+    let n = call
+        .with_value("n", |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv))
+        .unwrap_or(0);
+    if res.structured_begin().is_err() {
+        return -105;
+    }
+    let Ok(w) = res.json() else { return -105 };
+    if w.key("n").and_then(|_| w.int(n)).is_err() {
+        return -105;
+    }
+    if res.structured_end().is_err() {
+        return -105;
+    }
+    0
+}
+
+fn ask(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    enter(call);
+    let ok = call.with_input("confirm.content.ok", |d, i| {
+        d.as_bool(i).map_err(emcp::call::ArgError::Conv)
+    });
+    if call.state.is_some() && ok == Ok(true) {
+        return if res.text("done").is_ok() { 0 } else { -105 };
+    }
+    let asked = res.input_request(
+        "confirm",
+        "elicitation/create",
+        emcp::call::caps::ELICITATION,
+        InputParams::Elicit {
+            message: "Sure?",
+            schema: r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#,
+        },
+    );
+    match asked {
+        Ok(()) => {
+            if res.set_request_state(b"step=1").is_ok() {
+                0
+            } else {
+                -105
+            }
+        }
+        Err(emcp::call::ResultError::Unsupported) => {
+            if res.error("needs confirmation").is_ok() {
+                0
+            } else {
+                -105
+            }
+        }
+        Err(_) => 0,
+    }
+}
+
+thread_local! {
+    static SHARED: &'static Server<'static> = Box::leak(Box::new(server()));
+}
+
+/// The fixture server, built once per thread (the server is not `Sync`:
+/// C handlers carry raw pointers).
+pub fn shared() -> &'static Server<'static> {
+    SHARED.with(|s| *s)
+}

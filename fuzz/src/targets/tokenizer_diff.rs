@@ -1,0 +1,137 @@
+//! emcp::json::tokenize against serde_json: the same accept/reject decision
+//! on every input within the token and depth limits passed, the same number
+//! of tokens (every value and every key), and well-formed spans.
+//!
+//! Intended difference: numbers beyond f64's range (`1e400`) are valid JSON
+//! text (RFC 8259 sets no limit), so emcp's tokenizer accepts them and the
+//! schema layer refuses them later; serde_json (without
+//! `arbitrary_precision`) refuses them while parsing. Such inputs count as
+//! agreement when serde_json's error is "number out of range".
+use crate::tree;
+use emcp::json::{tokenize, Kind, Token, TokenizeError};
+
+/// Token array size and depth passed to tokenize: generous, so that the
+/// limits rarely decide (inputs beyond them are skipped, not compared).
+const TOKENS: usize = 512;
+const DEPTH: usize = 64;
+
+/// One fuzz input.
+pub fn run(data: &[u8]) {
+    let mut toks = vec![Token::EMPTY; TOKENS];
+    let ours = tokenize(data, &mut toks, DEPTH);
+    // The counting pass (no token storage) decides the same way.
+    let counted = tokenize(data, &mut [], DEPTH);
+    match (&ours, &counted) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "counting pass disagrees"),
+        (Err(TokenizeError::TooManyTokens), Ok(n)) => assert!(*n > TOKENS),
+        // Documented: TooManyTokens means "valid so far"; the counting pass
+        // reads on and may find the text invalid (or too deep) further on.
+        // Hence a message with more than MCP_MAX_JSON_TOKENS tokens before
+        // its syntax error is answered -32600, not -32700.
+        (
+            Err(TokenizeError::TooManyTokens),
+            Err(TokenizeError::Invalid | TokenizeError::TooDeep),
+        ) => {}
+        (a, b) => assert_eq!(a, b, "counting pass disagrees"),
+    }
+    // Deterministic.
+    let mut again = vec![Token::EMPTY; TOKENS];
+    assert_eq!(ours, tokenize(data, &mut again, DEPTH));
+    assert_eq!(toks, again);
+
+    let theirs = serde_json::from_slice::<serde_json::Value>(data);
+    match ours {
+        Ok(n) => {
+            if let Err(e) = &theirs {
+                assert!(
+                    e.to_string().starts_with("number out of range"),
+                    "emcp accepts, serde_json refuses ({e}): {:?}",
+                    String::from_utf8_lossy(data)
+                );
+            }
+            let top = tree::top(data).expect("serde_json reads the spans");
+            let (count, depth) = tree::tokens_and_depth(top).expect("every level parses");
+            assert_eq!(
+                n,
+                count,
+                "token count differs: {:?}",
+                String::from_utf8_lossy(data)
+            );
+            assert!(depth <= DEPTH);
+            check_tokens(data, &toks[..n]);
+        }
+        Err(TokenizeError::Invalid) => {
+            assert!(
+                theirs.is_err(),
+                "emcp refuses, serde_json accepts: {:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+        Err(TokenizeError::TooManyTokens) | Err(TokenizeError::TooDeep) => {
+            // Beyond the limits passed: serde_json may accept (it does when
+            // the nesting is within its own 128). If it accepts, the limit
+            // really is exceeded.
+            if theirs.is_ok() {
+                let top = tree::top(data).expect("accepted");
+                if let Some((count, depth)) = tree::tokens_and_depth(top) {
+                    assert!(
+                        count > TOKENS || depth > DEPTH,
+                        "emcp says {ours:?} for {count} tokens, depth {depth}"
+                    );
+                }
+            }
+        }
+        Err(TokenizeError::TooLong) => unreachable!("fuzz inputs are small"),
+    }
+}
+
+/// Spans lie inside the input, in order; strings are quoted; numbers and
+/// literals are what their kind says; `next` skips exactly the subtree.
+fn check_tokens(src: &[u8], toks: &[Token]) {
+    let mut prev_start = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        assert!(t.start < t.end && t.end as usize <= src.len(), "span {t:?}");
+        assert!(t.start >= prev_start, "tokens out of order");
+        prev_start = t.start;
+        let raw = &src[t.start as usize..t.end as usize];
+        let next = usize::from(t.next);
+        match t.kind {
+            Kind::Object | Kind::Array => {
+                assert!(next > i && next <= toks.len(), "next {next} at {i}");
+                let (o, c) = if t.kind == Kind::Object {
+                    (b'{', b'}')
+                } else {
+                    (b'[', b']')
+                };
+                assert_eq!((raw[0], raw[raw.len() - 1]), (o, c));
+                for child in &toks[i + 1..next] {
+                    assert!(
+                        child.start > t.start && child.end < t.end,
+                        "child outside parent"
+                    );
+                }
+            }
+            Kind::String => {
+                assert!(raw.len() >= 2 && raw[0] == b'"' && raw[raw.len() - 1] == b'"');
+                assert_eq!(t.escaped, raw.contains(&b'\\'), "escaped flag");
+                let s: String =
+                    serde_json::from_slice(raw).expect("a string token is a JSON string");
+                let _ = s;
+            }
+            Kind::Number => {
+                let s = std::str::from_utf8(raw).expect("ascii");
+                assert!(
+                    s.bytes().all(|b| b"0123456789+-.eE".contains(&b)),
+                    "number {s}"
+                );
+                assert!(s.parse::<f64>().is_ok(), "number {s}");
+            }
+            Kind::True => assert_eq!(raw, b"true"),
+            Kind::False => assert_eq!(raw, b"false"),
+            Kind::Null => assert_eq!(raw, b"null"),
+        }
+        if !matches!(t.kind, Kind::Object | Kind::Array) {
+            assert_eq!(next, i + 1, "scalar next");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+"""Fixtures: a fresh greenhouse-stdio per test, checked at teardown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from driver import Greenhouse, binary
+
+
+@pytest.fixture
+def gh():
+    path = binary()
+    if not path.is_file():
+        pytest.fail(
+            f"greenhouse-stdio not found at {path}: build it (cmake -S . -B build && "
+            "cmake --build build) or set GREENHOUSE_STDIO",
+            pytrace=False,
+        )
+    g = Greenhouse()
+    yield g
+    rc = g.close()
+    err = "".join(g.err)
+    # Built with ASan/UBSan in the test command: any report is a failure.
+    assert "AddressSanitizer" not in err and "runtime error:" not in err, err[-3000:]
+    assert rc == 0, f"exit code {rc}; stderr: {err[-2000:]}"
+    # stdout carries only JSON-RPC responses, one per line.
+    for line in g.raw_out:
+        m = json.loads(line)
+        assert m.get("jsonrpc") == "2.0" and "id" in m and ("result" in m) != ("error" in m), line[:300]
