@@ -46,6 +46,12 @@ static const struct {
      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":40}}}",
      "\"structuredContent\":{\"ok\":true,\"percent\":40}"},
+    /* The same call to a twin of set_vent whose schema constrains nothing:
+     * the difference to call_set_vent is what argument validation costs. */
+    {"call_set_vent_unvalidated",
+     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"set_vent_unvalidated\",\"arguments\":{\"percent\":40}}}",
+     "\"structuredContent\":{\"ok\":true,\"percent\":40}"},
     {"malformed", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":", "-32700"},
 };
 #define NREQ (sizeof reqs / sizeof reqs[0])
@@ -156,6 +162,10 @@ static const mcp_tool_t tools[] = {
      .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{"
                      "\"percent\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
      .annotations = MCP_TOOL_IDEMPOTENT},
+    {.name = "set_vent_unvalidated",
+     .description = "set_vent without constraints, to measure what validation costs.",
+     .input_schema = "{\"type\":\"object\"}",
+     .annotations = MCP_TOOL_IDEMPOTENT},
 };
 
 static int handle(size_t i)
@@ -195,7 +205,8 @@ int main(int argc, char **argv)
                                             .cache_scope = MCP_CACHE_PUBLIC};
     if (mcp_server_init(&server, &cfg) != 0 ||
         mcp_server_add_tool(&server, &tools[0], read_sensor, NULL) != 0 ||
-        mcp_server_add_tool(&server, &tools[1], set_vent, NULL) != 0) {
+        mcp_server_add_tool(&server, &tools[1], set_vent, NULL) != 0 ||
+        mcp_server_add_tool(&server, &tools[2], set_vent, NULL) != 0) {
         fprintf(stderr, "handle_bench: server setup failed\n");
         return 2;
     }
