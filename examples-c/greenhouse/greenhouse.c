@@ -94,7 +94,8 @@ typedef int (*tool_body_fn)(const mcp_call_t *call, mcp_result_t *r, bool *is_er
 
 static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 {
-    /* Schema validation is not in the core yet: check the argument here. */
+    /* The core validated the arguments against the schema; this second check
+     * keeps the actuator safe even if the schema and the code drift apart. */
     char id[16];
     size_t id_len = 0;
     int rc = mcp_arg_string(call, "sensor_id", id, sizeof id, &id_len);
@@ -206,7 +207,8 @@ static int confirm_opening(const mcp_call_t *call, mcp_result_t *r, bool *is_err
 
 static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 {
-    /* Schema validation is not in the core yet: check the argument here. */
+    /* The core validated the arguments against the schema; this second check
+     * keeps the actuator safe even if the schema and the code drift apart. */
     int64_t percent = -1;
     int rc = mcp_arg_int(call, "percent", &percent);
     if (rc == -MCP_ENOENT || rc == -MCP_EDOM || rc == -MCP_ERANGE ||
