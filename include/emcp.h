@@ -78,10 +78,11 @@
 /**
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
  * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 176 bytes (with its rate state) and schema
- * nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
+ * On 64-bit hosts a tool takes 176 bytes (with its rate state), schema
+ * nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
+ * prompt 128; 32-bit targets need less.
  */
-#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 176)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12))
+#define MCP_SERVER_SIZE (((((((400 + (MCP_MAX_TOOLS * 176)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -440,6 +441,82 @@
 #define MCP_MAX_HEADER_PARAMS 8
 
 /**
+ * Resources and resource templates a server can hold together; registration
+ * beyond it returns `-MCP_ENOSPC`.
+ */
+#define MCP_MAX_RESOURCES 8
+
+/**
+ * Prompts a server can hold; registration beyond it returns `-MCP_ENOSPC`.
+ */
+#define MCP_MAX_PROMPTS 6
+
+/**
+ * Required arguments a prompt may declare.
+ */
+#define MCP_MAX_PROMPT_ARGS 8
+
+/**
+ * Variables a resource template may hold (`{name}` expressions).
+ */
+#define MCP_MAX_TEMPLATE_VARS 4
+
+/**
+ * Longest resource URI in bytes (after JSON unescaping) that `resources/read`
+ * matches against templates and a listen stream subscribes to.
+ */
+#define MCP_MAX_URI_LEN 128
+
+/**
+ * Resource URIs one `subscriptions/listen` stream can subscribe to; more are
+ * left out of the acknowledgement (not honoured).
+ */
+#define MCP_MAX_LISTEN_URIS 4
+
+/**
+ * Most values in one `completion/complete` result (the protocol's cap); a
+ * callback offering more gets `hasMore: true` and the count in `total`.
+ */
+#define MCP_MAX_COMPLETIONS 100
+
+/**
+ * Size of `mcp_listener_t` in 8-byte words: one listen stream's id, filter
+ * and subscribed URIs.
+ */
+#define MCP_LISTENER_WORDS (((96 + MCP_MAX_ID_LEN) + (MCP_MAX_LISTEN_URIS * (MCP_MAX_URI_LEN + 8))) / 8)
+
+/**
+ * List kind: tools (`notifications/tools/list_changed`).
+ */
+#define MCP_LIST_TOOLS 1
+
+/**
+ * List kind: prompts (`notifications/prompts/list_changed`).
+ */
+#define MCP_LIST_PROMPTS 2
+
+/**
+ * List kind: resources and templates (`notifications/resources/list_changed`).
+ */
+#define MCP_LIST_RESOURCES 4
+
+/**
+ * `mcp_response_info_t.flags`: the response is the acknowledgement of a
+ * `subscriptions/listen` stream; keep the stream open (the listener is attached).
+ */
+#define MCP_RESPONSE_LISTEN 1
+
+/**
+ * `mcp_result_role`: later prompt messages are the user's.
+ */
+#define MCP_ROLE_USER 0
+
+/**
+ * `mcp_result_role`: later prompt messages are the assistant's.
+ */
+#define MCP_ROLE_ASSISTANT 1
+
+/**
  * Length of a SHA-256 digest and of the MAC, in bytes.
  */
 #define MAC_LEN 32
@@ -641,6 +718,19 @@ typedef struct mcp_header_param_t {
 typedef int (*mcp_emit_fn)(void *transport_context, const uint8_t *message, size_t len);
 
 /**
+ * Caller-owned storage for one open `subscriptions/listen` stream. When
+ * `mcp_server_handle` reports `MCP_RESPONSE_LISTEN`, the listener is attached
+ * to the server: list changes and resource updates go to it through the
+ * `emit` of the exchange that opened it, until `mcp_server_listen_end`.
+ */
+typedef struct mcp_listener_t {
+  /**
+   * Opaque storage; 8-byte aligned through its element type.
+   */
+  uint64_t opaque[MCP_LISTENER_WORDS];
+} mcp_listener_t;
+
+/**
  * What a transport knows about one exchange. Zero-initialise it and fill what
  * the transport has; every span is absent when its `ptr` is NULL. It is read
  * only during the `mcp_server_handle` call it is passed to.
@@ -694,6 +784,13 @@ typedef struct mcp_request_ctx_t {
    * NULL: then repeated idempotency keys are not detected.
    */
   struct mcp_dedup_t *dedup;
+  /**
+   * Storage for a `subscriptions/listen` stream this exchange may open
+   * (one per stream the transport can hold open), or NULL when the
+   * transport cannot stream: then listen is answered with -32601 and
+   * `server/discover` advertises no list changes. Needs `emit`.
+   */
+  struct mcp_listener_t *listener;
 } mcp_request_ctx_t;
 
 /**
@@ -709,10 +806,75 @@ typedef struct mcp_response_info_t {
    */
   uint16_t http_status;
   /**
-   * Reserved; set to 0.
+   * `MCP_RESPONSE_*` flags: `MCP_RESPONSE_LISTEN` when the response is the
+   * acknowledgement of a listen stream to keep open.
    */
-  uint16_t reserved;
+  uint16_t flags;
 } mcp_response_info_t;
+
+/**
+ * A resource (or, when `uri` contains `{`, an RFC 6570 level-1 resource
+ * template) for `mcp_server_add_resource`. The strings must outlive the server.
+ */
+typedef struct mcp_resource_t {
+  /**
+   * The URI (at most `MCP_MAX_URI_LEN` bytes), or a template such as
+   * `greenhouse://zone/{zone}`.
+   */
+  const char *uri;
+  /**
+   * Programmatic name (required).
+   */
+  const char *name;
+  /**
+   * Display title, or NULL.
+   */
+  const char *title;
+  /**
+   * What the resource holds, or NULL.
+   */
+  const char *description;
+  /**
+   * MIME type of its contents, or NULL.
+   */
+  const char *mime_type;
+  /**
+   * Fixed text contents (NUL-terminated), or NULL.
+   */
+  const char *text;
+  /**
+   * Fixed binary contents (sent base64-encoded), or NULL.
+   */
+  const uint8_t *blob;
+  /**
+   * Length of `blob` in bytes.
+   */
+  size_t blob_len;
+} mcp_resource_t;
+
+/**
+ * A prompt for `mcp_server_add_prompt`. The strings must outlive the server.
+ */
+typedef struct mcp_prompt_t {
+  /**
+   * Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+   */
+  const char *name;
+  /**
+   * Display title, or NULL.
+   */
+  const char *title;
+  /**
+   * What the prompt is for, or NULL.
+   */
+  const char *description;
+  /**
+   * Its arguments as a JSON array of PromptArgument objects, e.g.
+   * `[{"name":"zone","description":"Greenhouse zone","required":true}]`
+   * (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
+   */
+  const char *arguments;
+} mcp_prompt_t;
 
 /**
  * Optional annotations of one content block.
@@ -1330,6 +1492,196 @@ int mcp_json_array_begin(struct mcp_result_t *r);
  * `r` must be the handle passed to the running callback.
  */
 int mcp_json_array_end(struct mcp_result_t *r);
+
+/**
+ * Tells every open listen stream that asked for it that a list changed.
+ *
+ * @param server An initialised server.
+ * @param kinds  `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` and/or `MCP_LIST_RESOURCES`.
+ * @return The number of notifications delivered (emit returned >= 0).
+ * @retval -MCP_EINVAL Uninitialised server.
+ *
+ * Registration and `mcp_server_enable` call this themselves. Safe to call
+ * from a callback; not concurrently with `mcp_server_listen_end`.
+ *
+ * # Safety
+ * `server` must have been initialised with `mcp_server_init`.
+ */
+int mcp_server_notify_list_changed(const struct mcp_server_t *server, uint32_t kinds);
+
+/**
+ * Tells the listen streams subscribed to `uri` that the resource changed
+ * (`notifications/resources/updated`).
+ *
+ * @return The number of notifications delivered.
+ * @retval -MCP_EINVAL NULL pointer or uninitialised server.
+ * @retval -MCP_EILSEQ `uri` is not valid UTF-8.
+ *
+ * # Safety
+ * `server` must have been initialised; `uri` must be NUL-terminated.
+ */
+int mcp_server_resource_updated(const struct mcp_server_t *server, const char *uri);
+
+/**
+ * Ends a listen stream: detaches the listener from the server and, when
+ * `response` is given, writes the JSON-RPC response that closes the stream
+ * gracefully (`{"jsonrpc":"2.0","id":<listen id>,"result":{...}}`). Call it
+ * with `response` NULL when the client went away (nothing is to be sent).
+ *
+ * @return The response length; 0 when `response` is NULL or the listener
+ *         holds no open stream.
+ * @retval -MCP_EINVAL NULL listener or uninitialised server.
+ * @retval -MCP_ENOBUFS The response does not fit (the stream is ended anyway).
+ *
+ * # Safety
+ * `server` initialised; `listener` storage passed to `mcp_server_handle`;
+ * `response` writable for `cap` bytes or NULL. Not concurrently with any
+ * other call on the server.
+ */
+int mcp_server_listen_end(struct mcp_server_t *server,
+                          struct mcp_listener_t *listener,
+                          char *response,
+                          size_t cap);
+
+/**
+ * True when `listener` holds a stream attached to a server.
+ *
+ * # Safety
+ * `listener` must be NULL or point to `mcp_listener_t` storage.
+ */
+bool mcp_listener_active(const struct mcp_listener_t *listener);
+
+/**
+ * Registers a resource or a resource template (a `uri` containing `{`).
+ * Resources are listed in registration order; a request's URI is matched
+ * against plain resources first, then templates.
+ *
+ * @param fn   Writes the contents when read (`mcp_result_resource_text` /
+ *             `_blob`; return -MCP_ENOENT for "no such resource"); required
+ *             for a template, NULL for fixed `text` or `blob` contents.
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer, uninitialised server, empty URI or name,
+ *         a URI over `MCP_MAX_URI_LEN`, a malformed template, or no contents.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EEXIST The URI is registered.
+ * @retval -MCP_ENOSPC `MCP_MAX_RESOURCES` are registered.
+ *
+ * # Safety
+ * `server` initialised; `resource` valid with strings (and blob) that
+ * outlive the server. Not while a `mcp_server_handle` call is running.
+ */
+int mcp_server_add_resource(struct mcp_server_t *server,
+                            const struct mcp_resource_t *resource,
+                            mcp_tool_fn fn,
+                            void *user);
+
+/**
+ * Registers a prompt; `fn` writes its messages with `mcp_result_text`,
+ * `mcp_result_image`, `mcp_result_resource_text` … (each block is one
+ * message; `mcp_result_role` sets the role) and reads its arguments with
+ * `mcp_arg_string`. Declared required arguments are checked before it runs.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer or callback, bad name, malformed `arguments`.
+ * @retval -MCP_EILSEQ A string is not valid UTF-8.
+ * @retval -MCP_EEXIST The name is registered.
+ * @retval -MCP_ENOSPC `MCP_MAX_PROMPTS` are registered.
+ *
+ * # Safety
+ * As `mcp_server_add_resource`.
+ */
+int mcp_server_add_prompt(struct mcp_server_t *server,
+                          const struct mcp_prompt_t *prompt,
+                          mcp_tool_fn fn,
+                          void *user);
+
+/**
+ * Sets the callback that answers `completion/complete` (and advertises the
+ * `completions` capability). It reads the request with `mcp_arg_*` paths
+ * `ref.type`, `ref.name` / `ref.uri`, `argument.name`, `argument.value` and
+ * `context.arguments.<name>`, and offers values with `mcp_result_completion`.
+ *
+ * @retval 0 Success (NULL `fn` removes the callback).
+ * @retval -MCP_EINVAL Uninitialised server.
+ *
+ * # Safety
+ * `server` initialised; not while a `mcp_server_handle` call is running.
+ */
+int mcp_server_set_completion(struct mcp_server_t *server, mcp_tool_fn fn, void *user);
+
+/**
+ * Takes a registered tool, prompt or resource out of its list (disabled:
+ * not listed, not callable, as if it did not exist) or puts it back, and
+ * notifies open listen streams when that changed the list. The entry keeps
+ * its slot, so enabling it again needs no registration.
+ *
+ * @param kind `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` or `MCP_LIST_RESOURCES`.
+ * @param name The tool or prompt name, or the resource URI or template.
+ * @return 1 when the state changed, 0 when it already was so.
+ * @retval -MCP_EINVAL NULL pointer, uninitialised server or unknown kind.
+ * @retval -MCP_ENOENT No such entry.
+ *
+ * Safe to call from a callback (the flag is one atomic store).
+ *
+ * # Safety
+ * `server` initialised; `name` NUL-terminated.
+ */
+int mcp_server_enable(const struct mcp_server_t *server,
+                      uint32_t kind,
+                      const char *name,
+                      bool enabled);
+
+/**
+ * The URI a resource callback is reading (JSON-unescaped, not
+ * NUL-terminated), with its length in `*len`; NULL outside a resource read.
+ *
+ * # Safety
+ * `call` as handed to the callback; `len` NULL or writable.
+ */
+const char *mcp_call_uri(const struct mcp_call_t *call, size_t *len);
+
+/**
+ * Copies the percent-decoded value of template variable `name` of the URI
+ * being read, NUL-terminated, into `buf`.
+ *
+ * @return The value's length (without the NUL).
+ * @retval -MCP_ENOENT No such variable (or not a template read).
+ * @retval -MCP_ENOBUFS `cap` is too small (nothing useful is written).
+ * @retval -MCP_EINVAL NULL pointer or `cap` 0.
+ *
+ * # Safety
+ * `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
+ */
+int mcp_call_uri_var(const struct mcp_call_t *call, const char *name, char *buf, size_t cap);
+
+/**
+ * Sets the role (`MCP_ROLE_USER` or `MCP_ROLE_ASSISTANT`) of the prompt
+ * messages written after it.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Not a prompt callback.
+ * @retval -MCP_EINVAL NULL result or unknown role.
+ *
+ * # Safety
+ * `result` as handed to the callback.
+ */
+int mcp_result_role(struct mcp_result_t *result, int role);
+
+/**
+ * Offers one completion value (in the completion callback). The first
+ * `MCP_MAX_COMPLETIONS` are sent; more are counted in `total` with
+ * `hasMore: true`.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Not a completion callback.
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EINVAL NULL pointer.
+ * @retval -MCP_EILSEQ `value` is not valid UTF-8.
+ *
+ * # Safety
+ * `result` as handed to the callback; `value` NUL-terminated.
+ */
+int mcp_result_completion(struct mcp_result_t *result, const char *value);
 
 /**
  * Appends a text block with annotations (see `mcp_result_text`).

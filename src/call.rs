@@ -9,8 +9,8 @@ use core::ffi::{c_int, c_void};
 
 use crate::json::{ConvError, Doc, Kind, Mark, Token, WriteError, Writer, tokenize};
 use crate::limits::{
-    MCP_AUDIENCE_ASSISTANT, MCP_AUDIENCE_USER, MCP_MAX_DEPTH, MCP_MAX_NOTIFICATION,
-    MCP_MAX_REQUEST_STATE,
+    MCP_AUDIENCE_ASSISTANT, MCP_AUDIENCE_USER, MCP_MAX_COMPLETIONS, MCP_MAX_DEPTH,
+    MCP_MAX_NOTIFICATION, MCP_MAX_REQUEST_STATE, MCP_MAX_TEMPLATE_VARS,
 };
 use crate::registry::Tool;
 use crate::schema::{self, Tables};
@@ -143,6 +143,31 @@ pub struct Call<'r> {
     pub state: Option<&'r [u8]>,
     /// The exchange.
     pub info: &'r RequestInfo<'r>,
+    /// For `resources/read`: the URI asked for and the template it matched.
+    pub uri: Option<UriMatch<'r>>,
+}
+
+/// A `resources/read` URI (JSON-unescaped) and where the variables of the
+/// template it matched lie in it.
+#[derive(Clone, Copy, Debug)]
+pub struct UriMatch<'r> {
+    /// The URI as requested.
+    pub uri: &'r [u8],
+    /// The template it matched; `None` for a plain resource.
+    pub template: Option<&'r str>,
+    /// The variables' spans in `uri`, in template order.
+    pub spans: [(usize, usize); MCP_MAX_TEMPLATE_VARS],
+}
+
+impl UriMatch<'_> {
+    /// The percent-decoded value of template variable `name`, written to `out`.
+    pub fn var(&self, name: &str, out: &mut [u8]) -> Result<usize, ArgError> {
+        let t = self.template.ok_or(ArgError::Missing)?;
+        let (a, b) =
+            crate::uri_template::var_span(t, &self.spans, name).ok_or(ArgError::Missing)?;
+        let raw = self.uri.get(a..b).ok_or(ArgError::Missing)?;
+        crate::uri_template::decode_into(raw, out).ok_or(ArgError::Conv(ConvError::NoSpace))
+    }
 }
 
 impl<'r> Call<'r> {
@@ -511,6 +536,23 @@ pub struct ToolResult<'w, 'b> {
     /// State to send back as `requestState` with an input_required result.
     state: [u8; MCP_MAX_REQUEST_STATE],
     state_len: Option<usize>,
+    /// Prompt messages: the role of the next message.
+    assistant: bool,
+    /// Completion values offered (more than `MCP_MAX_COMPLETIONS` are counted, not written).
+    values: usize,
+}
+
+/// Which result a [`ToolResult`] writes: the blocks and values it accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A CallToolResult: content blocks, structuredContent, isError, input requests.
+    Tool,
+    /// A GetPromptResult: each content block becomes a message with a role.
+    Prompt,
+    /// A ReadResourceResult: embedded-resource contents only.
+    Read,
+    /// A CompleteResult: completion values only.
+    Complete,
 }
 
 /// What the dispatcher tells a result about the request it answers.
@@ -525,6 +567,8 @@ pub struct ResultOpts {
     pub caps: u8,
     /// The server can protect a `requestState` (a state key or MAC hook is set).
     pub state_enabled: bool,
+    /// The kind of result.
+    pub mode: Mode,
 }
 
 /// Client capabilities an input request can need.
@@ -575,7 +619,42 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             missing: 0,
             state: [0; MCP_MAX_REQUEST_STATE],
             state_len: None,
+            assistant: false,
+            values: 0,
         }
+    }
+
+    /// The kind of result being written.
+    pub fn mode(&self) -> Mode {
+        self.opts.mode
+    }
+
+    /// Sets the role of the prompt messages that follow (user by default).
+    pub fn set_role(&mut self, assistant: bool) -> Result<(), ResultError> {
+        if self.opts.mode != Mode::Prompt {
+            return Err(ResultError::Order);
+        }
+        self.assistant = assistant;
+        Ok(())
+    }
+
+    /// Offers one completion value. Values beyond `MCP_MAX_COMPLETIONS` are
+    /// counted for `total` and `hasMore` but not written.
+    pub fn completion_value(&mut self, value: &str) -> Result<(), ResultError> {
+        self.w.status()?;
+        if self.opts.mode != Mode::Complete {
+            return Err(ResultError::Order);
+        }
+        if self.values < MCP_MAX_COMPLETIONS {
+            self.w.string(value)?;
+        }
+        self.values += 1;
+        Ok(())
+    }
+
+    /// Content blocks (messages, contents) written so far.
+    pub fn blocks(&self) -> usize {
+        self.blocks
     }
 
     /// Asks the client for input (`resultType: "input_required"`): the result
@@ -590,7 +669,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         params: InputParams<'_>,
     ) -> Result<(), ResultError> {
         self.w.status()?;
-        if !self.opts.modern {
+        if !self.opts.modern || self.opts.mode != Mode::Tool {
             return Err(ResultError::Unsupported);
         }
         if self.opts.caps & cap == 0 {
@@ -650,8 +729,19 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         body: impl FnOnce(&mut Writer<'b>) -> Result<(), WriteError>,
     ) -> Result<(), ResultError> {
         self.w.status()?;
+        let prompt = match self.opts.mode {
+            Mode::Tool => false,
+            Mode::Prompt => true,
+            Mode::Read | Mode::Complete => return Err(ResultError::Order),
+        };
         if self.phase != Phase::Content {
             return Err(ResultError::Order);
+        }
+        if prompt {
+            self.w.begin_object()?;
+            self.w
+                .kv_str("role", if self.assistant { "assistant" } else { "user" })?;
+            self.w.key("content")?;
         }
         self.w.begin_object()?;
         self.w.kv_str("type", ty)?;
@@ -660,6 +750,9 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             write_annotations(self.w, a)?;
         }
         self.w.end_object()?;
+        if prompt {
+            self.w.end_object()?;
+        }
         self.blocks += 1;
         Ok(())
     }
@@ -718,8 +811,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         contents: Contents<'_>,
         ann: Option<&Annotations<'_>>,
     ) -> Result<(), ResultError> {
-        self.block("resource", ann, |w| {
-            w.key("resource")?;
+        let body = |w: &mut Writer<'_>| -> Result<(), WriteError> {
             w.begin_object()?;
             w.kv_str("uri", uri)?;
             if let Some(m) = mime {
@@ -733,6 +825,17 @@ impl<'w, 'b> ToolResult<'w, 'b> {
                 }
             }
             w.end_object()
+        };
+        if self.opts.mode == Mode::Read {
+            // resources/read: the contents themselves, one entry each.
+            self.w.status()?;
+            body(self.w)?;
+            self.blocks += 1;
+            return Ok(());
+        }
+        self.block("resource", ann, |w| {
+            w.key("resource")?;
+            body(w)
         })
     }
 
@@ -743,6 +846,9 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Marks the result as a tool execution error and appends `text`.
     pub fn error(&mut self, text: &str) -> Result<(), ResultError> {
+        if self.opts.mode != Mode::Tool {
+            return Err(ResultError::Order);
+        }
         self.text(text)?;
         self.is_error = true;
         Ok(())
@@ -757,7 +863,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     pub fn structured_begin(&mut self) -> Result<(), ResultError> {
         // Once the buffer is full, every call reports that, not a follow-on error.
         self.w.status()?;
-        if self.phase != Phase::Content {
+        if self.phase != Phase::Content || self.opts.mode != Mode::Tool {
             return Err(ResultError::Order);
         }
         self.w.end_array()?;
@@ -821,6 +927,23 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             is_error: self.is_error,
             structured: None,
         };
+        match self.opts.mode {
+            Mode::Tool => {}
+            Mode::Prompt | Mode::Read => {
+                self.w.end_array()?;
+                return Ok(done);
+            }
+            Mode::Complete => {
+                self.w.end_array()?;
+                if self.values > MCP_MAX_COMPLETIONS {
+                    self.w.key("total")?;
+                    self.w.int(self.values as i64)?;
+                }
+                self.w.key("hasMore")?;
+                self.w.bool(self.values > MCP_MAX_COMPLETIONS)?;
+                return Ok(done);
+            }
+        }
         match self.phase {
             Phase::Input => {
                 done.input = true;

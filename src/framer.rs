@@ -265,6 +265,7 @@ pub fn respond(
     let mut o = match frame {
         Frame::Line(line) => server.handle(info, line, body)?,
         Frame::Oversize => Outcome {
+            listen: false,
             len: oversize_response(body),
             rpc_error: MCP_RPC_INVALID_REQUEST,
             http_status: rpc::http_status(MCP_RPC_INVALID_REQUEST, false),

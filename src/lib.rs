@@ -43,6 +43,7 @@
 )]
 
 pub mod call;
+pub mod catalog;
 pub mod dedup;
 #[allow(non_camel_case_types)]
 pub mod ffi;
@@ -57,3 +58,4 @@ pub mod registry;
 pub mod rpc;
 pub mod schema;
 pub mod server;
+pub mod uri_template;

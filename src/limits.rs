@@ -28,13 +28,17 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
 /// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
 /// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 176 bytes (with its rate state) and schema
-/// nodes, properties and keywords 12, 20 and 12 bytes; 32-bit targets need less.
+/// On 64-bit hosts a tool takes 176 bytes (with its rate state), schema
+/// nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
+/// prompt 128; 32-bit targets need less.
 pub const MCP_SERVER_SIZE: usize = 400
     + MCP_MAX_TOOLS * 176
     + MCP_MAX_SCHEMA_NODES * 12
     + MCP_MAX_SCHEMA_PROPS * 20
-    + MCP_MAX_SCHEMA_KEYWORDS * 12;
+    + MCP_MAX_SCHEMA_KEYWORDS * 12
+    + MCP_MAX_RESOURCES * 104
+    + MCP_MAX_PROMPTS * 128
+    + 64;
 
 /// `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
 pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
@@ -204,3 +208,49 @@ pub const MCP_DEDUP_WORDS: usize =
 /// `Mcp-Param-*` headers compared per request (on the stack of
 /// `mcp_server_handle`, 32 bytes each); more are answered with -32020.
 pub const MCP_MAX_HEADER_PARAMS: usize = 8;
+
+/// Resources and resource templates a server can hold together; registration
+/// beyond it returns `-MCP_ENOSPC`.
+pub const MCP_MAX_RESOURCES: usize = 8;
+
+/// Prompts a server can hold; registration beyond it returns `-MCP_ENOSPC`.
+pub const MCP_MAX_PROMPTS: usize = 6;
+
+/// Required arguments a prompt may declare.
+pub const MCP_MAX_PROMPT_ARGS: usize = 8;
+
+/// Variables a resource template may hold (`{name}` expressions).
+pub const MCP_MAX_TEMPLATE_VARS: usize = 4;
+
+/// Longest resource URI in bytes (after JSON unescaping) that `resources/read`
+/// matches against templates and a listen stream subscribes to.
+pub const MCP_MAX_URI_LEN: usize = 128;
+
+/// Resource URIs one `subscriptions/listen` stream can subscribe to; more are
+/// left out of the acknowledgement (not honoured).
+pub const MCP_MAX_LISTEN_URIS: usize = 4;
+
+/// Most values in one `completion/complete` result (the protocol's cap); a
+/// callback offering more gets `hasMore: true` and the count in `total`.
+pub const MCP_MAX_COMPLETIONS: usize = 100;
+
+/// Size of `mcp_listener_t` in 8-byte words: one listen stream's id, filter
+/// and subscribed URIs.
+pub const MCP_LISTENER_WORDS: usize =
+    (96 + MCP_MAX_ID_LEN + MCP_MAX_LISTEN_URIS * (MCP_MAX_URI_LEN + 8)) / 8;
+
+/// List kind: tools (`notifications/tools/list_changed`).
+pub const MCP_LIST_TOOLS: u32 = 1;
+/// List kind: prompts (`notifications/prompts/list_changed`).
+pub const MCP_LIST_PROMPTS: u32 = 2;
+/// List kind: resources and templates (`notifications/resources/list_changed`).
+pub const MCP_LIST_RESOURCES: u32 = 4;
+
+/// `mcp_response_info_t.flags`: the response is the acknowledgement of a
+/// `subscriptions/listen` stream; keep the stream open (the listener is attached).
+pub const MCP_RESPONSE_LISTEN: u16 = 1;
+
+/// `mcp_result_role`: later prompt messages are the user's.
+pub const MCP_ROLE_USER: i32 = 0;
+/// `mcp_result_role`: later prompt messages are the assistant's.
+pub const MCP_ROLE_ASSISTANT: i32 = 1;

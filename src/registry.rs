@@ -53,6 +53,22 @@ pub enum Handler {
     Rust(fn(&Call<'_>, &mut ToolResult<'_, '_>) -> c_int),
 }
 
+impl Handler {
+    /// Runs the callback for one call; C gets opaque handles that the ffi
+    /// accessors turn back into `call` and `result`.
+    pub fn run(&self, call: &Call<'_>, result: &mut ToolResult<'_, '_>) -> c_int {
+        match *self {
+            Handler::C(Some(f), user) => f(
+                call as *const Call<'_> as *const mcp_call_t,
+                result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
+                user,
+            ),
+            Handler::C(None, _) => -crate::limits::MCP_EINVAL,
+            Handler::Rust(f) => f(call, result),
+        }
+    }
+}
+
 /// One registered tool, with its text checked and its callback.
 #[derive(Clone, Copy)]
 pub struct Tool<'a> {
@@ -143,6 +159,8 @@ pub struct Registry<'a> {
     pub page_size: u32,
     /// When each tool last ran, for rate limits.
     pub rates: Rates,
+    /// Which tools are enabled (listed and callable).
+    pub on: crate::catalog::Switches<MCP_MAX_TOOLS>,
 }
 
 impl<'a> Registry<'a> {
@@ -155,6 +173,7 @@ impl<'a> Registry<'a> {
             last_error: None,
             page_size: 0,
             rates: Rates::new(),
+            on: crate::catalog::Switches::new(),
         }
     }
 
@@ -241,7 +260,7 @@ fn is_json_array(text: &str) -> bool {
     crate::json::is_container(text, b'[', crate::limits::MCP_MAX_DEPTH)
 }
 
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     (1..=MCP_MAX_TOOL_NAME_LEN).contains(&name.len())
         && name
             .bytes()

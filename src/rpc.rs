@@ -53,6 +53,9 @@ pub enum Data<'r> {
     None,
     /// A JSON value copied from the request (a method name string).
     Raw(&'r [u8]),
+    /// `{"<key>":<raw>}` with a JSON value copied from the request
+    /// (`{"uri":"..."}` for a resource that does not exist).
+    Member(&'static str, &'r [u8]),
     /// -32021: `{"requiredCapabilities":{"<name>":{}}}`.
     Capability(&'static str),
     /// -32022: `{"supported":[...],"requested":<raw>}`.
@@ -240,6 +243,13 @@ fn write_error_full(
         Data::Raw(raw) => {
             w.key("data")?;
             w.raw_value(raw)?;
+        }
+        Data::Member(key, raw) => {
+            w.key("data")?;
+            w.begin_object()?;
+            w.key(key)?;
+            w.raw_value(raw)?;
+            w.end_object()?;
         }
         Data::Capability(name) => {
             w.key("data")?;

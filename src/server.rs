@@ -8,12 +8,14 @@
 //! in the request, the request info, or the registered tools.
 
 use crate::call::RequestInfo;
+use crate::catalog::{Catalog, Prompt, Resource};
 use crate::dedup::Dedup;
 use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::Hooks;
+use crate::protocol::listen::{self, Listener};
 use crate::protocol::mrtr::StateMac;
-use crate::protocol::{Era, envelope, legacy, modern, tools};
+use crate::protocol::{Era, completion, envelope, legacy, modern, prompts, resources, tools};
 use crate::registry::{RegisterError, Registry, Tool};
 use crate::rpc::{self, Data, RpcError};
 use crate::schema::MsgBuf;
@@ -41,6 +43,8 @@ pub struct Server<'a> {
     pub info: ServerInfo<'a>,
     /// Registered tools.
     pub tools: Registry<'a>,
+    /// Registered resources, templates and prompts, and the completion callback.
+    pub catalog: Catalog<'a>,
     /// How `requestState` of input_required results is protected.
     pub state_mac: StateMac,
     /// The firmware's policy and audit hooks.
@@ -56,6 +60,18 @@ pub struct Outcome {
     pub rpc_error: i32,
     /// The HTTP status that goes with the response (202 for none).
     pub http_status: u16,
+    /// The response is a `subscriptions/listen` acknowledgement: the stream
+    /// stays open and the exchange's listener is now in use.
+    pub listen: bool,
+}
+
+/// Per-transport state one exchange may use (each optional).
+#[derive(Default)]
+pub struct Exchange<'x> {
+    /// Results of tools with an idempotency key, so no key runs twice.
+    pub dedup: Option<&'x mut Dedup>,
+    /// Storage for a stream this exchange may open with `subscriptions/listen`.
+    pub listener: Option<&'x mut Listener>,
 }
 
 /// Why `handle` wrote nothing at all.
@@ -80,13 +96,49 @@ impl From<WriteError> for Fail<'_> {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Method {
     Discover,
     ToolsList,
     ToolsCall,
+    ResourcesList,
+    TemplatesList,
+    ResourcesRead,
+    PromptsList,
+    PromptsGet,
+    Complete,
+    Listen,
+    // Legacy only (removed at 2026-07-28).
     Initialize,
     Ping,
+    SetLevel,
+    Subscribe,
+}
+
+const METHODS: [(&str, Method); 14] = [
+    ("server/discover", Method::Discover),
+    ("tools/list", Method::ToolsList),
+    ("tools/call", Method::ToolsCall),
+    ("resources/list", Method::ResourcesList),
+    ("resources/templates/list", Method::TemplatesList),
+    ("resources/read", Method::ResourcesRead),
+    ("prompts/list", Method::PromptsList),
+    ("prompts/get", Method::PromptsGet),
+    ("completion/complete", Method::Complete),
+    ("subscriptions/listen", Method::Listen),
+    ("initialize", Method::Initialize),
+    ("ping", Method::Ping),
+    ("logging/setLevel", Method::SetLevel),
+    ("resources/subscribe", Method::Subscribe),
+];
+
+impl Method {
+    fn legacy_only(self) -> bool {
+        matches!(
+            self,
+            Method::Initialize | Method::Ping | Method::SetLevel | Method::Subscribe
+        )
+    }
 }
 
 impl<'a> Server<'a> {
@@ -95,6 +147,7 @@ impl<'a> Server<'a> {
         Server {
             info,
             tools: Registry::new(),
+            catalog: Catalog::new(),
             state_mac: StateMac::None,
             hooks: Hooks {
                 policy: None,
@@ -108,6 +161,38 @@ impl<'a> Server<'a> {
         self.tools.add(tool)
     }
 
+    /// Registers a resource, or a template when its URI contains `{`.
+    pub fn add_resource(&mut self, r: Resource<'a>) -> Result<(), RegisterError> {
+        self.catalog.add_resource(r)
+    }
+
+    /// Registers a prompt; its position is its place in `prompts/list`.
+    pub fn add_prompt(&mut self, p: Prompt<'a>) -> Result<(), RegisterError> {
+        self.catalog.add_prompt(p)
+    }
+
+    /// Enables or disables the tool, prompt or resource (`MCP_LIST_*` kind)
+    /// called `name` (a resource by its URI or template). Safe while requests
+    /// are served. `Some(changed)`, or `None` when there is no such entry.
+    pub fn set_enabled(&self, kind: u32, name: &str, on: bool) -> Option<bool> {
+        let c = &self.catalog;
+        match kind {
+            MCP_LIST_TOOLS => self
+                .tools
+                .position_by(|n| n == name)
+                .map(|(i, _)| self.tools.on.set(i, on)),
+            MCP_LIST_PROMPTS => c
+                .prompts()
+                .find(|(_, p)| p.name == name)
+                .map(|(i, _)| c.prompts_on.set(i, on)),
+            MCP_LIST_RESOURCES => c
+                .resources()
+                .find(|(_, r)| r.uri == name)
+                .map(|(i, _)| c.resources_on.set(i, on)),
+            _ => None,
+        }
+    }
+
     /// Handles one complete JSON-RPC message and writes at most one response
     /// into `out`. Nothing is allocated; the tokens live on this stack frame.
     pub fn handle(
@@ -116,15 +201,16 @@ impl<'a> Server<'a> {
         request: &[u8],
         out: &mut [u8],
     ) -> Result<Outcome, HandleError> {
-        self.handle_with(info, None, request, out)
+        self.handle_with(info, Exchange::default(), request, out)
     }
 
-    /// [`Server::handle`] with the transport's duplicate table, so tools that
-    /// declare an idempotency key are never run twice for one key.
+    /// [`Server::handle`] with the transport's state: its duplicate table, so
+    /// tools that declare an idempotency key are never run twice for one key,
+    /// and storage for a `subscriptions/listen` stream.
     pub fn handle_with(
         &self,
         info: &RequestInfo<'_>,
-        dedup: Option<&mut Dedup>,
+        ex: Exchange<'_>,
         request: &[u8],
         out: &mut [u8],
     ) -> Result<Outcome, HandleError> {
@@ -164,18 +250,20 @@ impl<'a> Server<'a> {
                 len: 0,
                 rpc_error: 0,
                 http_status: rpc::http_status(0, true),
+                listen: false,
             });
         };
         // Room for a message built while handling (a validation error), kept
         // here so errors stay small as they travel back up.
         let mut scratch = MsgBuf::new();
-        match self.dispatch(&req, id, info, &mut w, &mut scratch, dedup) {
-            Ok(()) if w.is_complete() => Ok(Outcome {
+        match self.dispatch(&req, id, info, &mut w, &mut scratch, ex) {
+            Ok(listen) if w.is_complete() => Ok(Outcome {
                 len: w.len(),
                 rpc_error: 0,
                 http_status: 200,
+                listen,
             }),
-            Ok(()) | Err(Fail::Write(WriteError::Misuse)) => {
+            Ok(_) | Err(Fail::Write(WriteError::Misuse)) => {
                 w.reset();
                 Ok(error_outcome(
                     &mut w,
@@ -206,8 +294,8 @@ impl<'a> Server<'a> {
         info: &RequestInfo<'_>,
         w: &mut Writer<'_>,
         scratch: &mut MsgBuf,
-        dedup: Option<&mut Dedup>,
-    ) -> Result<(), Fail<'r>> {
+        ex: Exchange<'_>,
+    ) -> Result<bool, Fail<'r>> {
         if req
             .params
             .is_some_and(|p| req.doc.kind(p) != Some(Kind::Object))
@@ -217,48 +305,80 @@ impl<'a> Server<'a> {
                 "params must be an object",
             )));
         }
-        let method = if req.is("server/discover") {
-            Method::Discover
-        } else if req.is("tools/list") {
-            Method::ToolsList
-        } else if req.is("tools/call") {
-            Method::ToolsCall
-        } else if req.is("initialize") {
-            Method::Initialize
-        } else if req.is("ping") {
-            Method::Ping
-        } else {
-            return Err(not_found(req));
-        };
+        let method = METHODS
+            .iter()
+            .find(|(name, _)| req.is(name))
+            .map(|&(_, m)| m)
+            .or_else(|| req.is("resources/unsubscribe").then_some(Method::Subscribe))
+            .ok_or_else(|| not_found(req))?;
         let era = match (method, envelope::era_of(req, info)) {
             // Removed at 2026-07-28: inside the modern envelope they do not exist.
-            (Method::Initialize | Method::Ping, Era::Modern) => return Err(not_found(req)),
-            (Method::Initialize | Method::Ping, Era::Legacy) => Era::Legacy,
+            (m, Era::Modern) if m.legacy_only() => return Err(not_found(req)),
+            (m, Era::Legacy) if m.legacy_only() => Era::Legacy,
+            // Only 2026-07-28 has listen streams.
+            (Method::Listen, Era::Legacy) => return Err(not_found(req)),
             (Method::Discover, _) | (_, Era::Modern) => {
                 envelope::check(req, info).map_err(Fail::Rpc)?;
                 Era::Modern
             }
             (_, Era::Legacy) => Era::Legacy,
         };
+        if method == Method::Listen {
+            // The answer is the acknowledgement notification; the result
+            // comes only when the stream ends (`Listener::close`).
+            let (Some(l), Some(_)) = (ex.listener, info.emit) else {
+                return Err(not_found(req));
+            };
+            listen::start(w, self, req, id, info, l)?;
+            return Ok(true);
+        }
         rpc::begin_result(w, id)?;
         // tools/call decides between "complete" and "input_required" itself.
         if era == Era::Modern && !matches!(method, Method::ToolsCall) {
             w.kv_str("resultType", "complete")?;
         }
+        let caps = self.capabilities(info, ex.listener.is_some());
         match method {
-            Method::Discover => modern::discover(w, &self.info)?,
+            Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, dedup)?,
-            Method::Initialize => {
-                legacy::initialize(w, &self.info, &req.doc, req.param("protocolVersion"))?
-            }
-            Method::Ping => {}
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup)?,
+            Method::ResourcesList => resources::list(w, self, req, era, false)?,
+            Method::TemplatesList => resources::list(w, self, req, era, true)?,
+            Method::ResourcesRead => resources::read(w, self, req, info, era)?,
+            Method::PromptsList => prompts::list(w, self, req, era)?,
+            Method::PromptsGet => prompts::get(w, self, req, info, scratch)?,
+            Method::Complete => completion::complete(w, self, req, info)?,
+            Method::Initialize => legacy::initialize(
+                w,
+                &self.info,
+                &req.doc,
+                req.param("protocolVersion"),
+                modern::Capabilities {
+                    list_changed: false,
+                    ..caps
+                },
+            )?,
+            // Answered with an empty result (no legacy stream carries updates).
+            Method::Ping | Method::SetLevel | Method::Subscribe | Method::Listen => {}
         }
         if era == Era::Modern {
             modern::result_meta(w, &self.info)?;
         }
         rpc::end_result(w)?;
-        Ok(())
+        Ok(false)
+    }
+
+    /// What `server/discover` and `initialize` advertise: resources, prompts
+    /// and completions only when registered, list changes only when this
+    /// transport can hold a listen stream.
+    fn capabilities(&self, info: &RequestInfo<'_>, can_listen: bool) -> modern::Capabilities {
+        let c = &self.catalog;
+        modern::Capabilities {
+            prompts: c.prompt_count() > 0,
+            resources: c.resource_count() > 0,
+            completions: c.completion.is_some(),
+            list_changed: can_listen && info.emit.is_some(),
+        }
     }
 }
 
@@ -282,6 +402,7 @@ fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built:
         len: w.len(),
         rpc_error: e.code,
         http_status: rpc::http_status(e.code, false),
+        listen: false,
     }
 }
 
@@ -860,7 +981,10 @@ mod tests {
             let o = s
                 .handle_with(
                     &RequestInfo::default(),
-                    Some(&mut d),
+                    Exchange {
+                        dedup: Some(&mut d),
+                        ..Exchange::default()
+                    },
                     req.as_bytes(),
                     &mut out,
                 )

@@ -282,7 +282,7 @@ unsafe fn answer(
                 *i = mcp_response_info_t {
                     rpc_error: MCP_RPC_INVALID_REQUEST,
                     http_status: 400,
-                    reserved: 0,
+                    flags: 0,
                 };
             }
             oversize_response(body) as c_int

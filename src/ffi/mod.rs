@@ -6,6 +6,7 @@
 
 #![allow(unsafe_code)]
 
+pub mod catalog;
 pub mod content;
 pub mod framer;
 pub mod input;
@@ -32,6 +33,8 @@ pub use types::*;
 struct Slot {
     magic: u32,
     server: Server<'static>,
+    /// Open listen streams, linked through the caller's `mcp_listener_t`s.
+    listeners: core::sync::atomic::AtomicPtr<catalog::ListenerSlot>,
 }
 
 const MAGIC: u32 = 0x4D43_5031;
@@ -152,6 +155,14 @@ unsafe fn span<'a>(s: &mcp_str_t) -> Option<&'a [u8]> {
     }
 }
 
+/// The server for a registration call: `&mut`, so no handle call may run.
+unsafe fn slot_mut<'a>(server: *mut mcp_server_t) -> Option<&'a mut Slot> {
+    // SAFETY: `slot` checks NULL and the magic word first.
+    unsafe { slot(server) }?;
+    // SAFETY: checked above; the caller promises no other reference is live.
+    Some(unsafe { &mut *server.cast::<Slot>() })
+}
+
 unsafe fn slot<'a>(server: *const mcp_server_t) -> Option<&'a Slot> {
     if server.is_null() {
         return None;
@@ -230,6 +241,7 @@ pub unsafe extern "C" fn mcp_server_init(
     let slot = Slot {
         magic: MAGIC,
         server: server_value,
+        listeners: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
     };
     // SAFETY: `server` is non-NULL, writable, large and aligned enough for a
     // Slot (compile-time checks above); any previous content is overwritten.
@@ -330,7 +342,11 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     // reference to the server is live (no concurrent handle call).
     let s = unsafe { &mut (*server.cast::<Slot>()).server };
     match s.add_tool(entry) {
-        Ok(()) => 0,
+        Ok(()) => {
+            // SAFETY: the server is initialised; open streams learn of the new tool.
+            unsafe { catalog::mcp_server_notify_list_changed(server, MCP_LIST_TOOLS) };
+            0
+        }
         Err(e) => register_errno(e),
     }
 }
@@ -483,14 +499,27 @@ pub unsafe extern "C" fn mcp_server_handle(
         Some(c) => unsafe { dedup_mut(c.dedup) },
         None => None,
     };
-    match slot.server.handle_with(&ri, dedup, req, out) {
+    let listener_ptr = match unsafe { ctx.as_ref() } {
+        Some(c) => c.listener,
+        None => core::ptr::null_mut(),
+    };
+    // SAFETY: NULL or the caller's listener storage, used by this call only.
+    let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
+    let ex = crate::server::Exchange { dedup, listener };
+    match slot.server.handle_with(&ri, ex, req, out) {
         Ok(o) => {
+            if o.listen {
+                // SAFETY: the listener was initialised for this exchange and
+                // acknowledged a stream; the transport keeps it until
+                // mcp_server_listen_end.
+                unsafe { catalog::attach(&slot.listeners, listener_ptr) };
+            }
             // SAFETY: info is NULL or points to writable storage.
             if let Some(i) = unsafe { info.as_mut() } {
                 *i = mcp_response_info_t {
                     rpc_error: o.rpc_error,
                     http_status: o.http_status,
-                    reserved: 0,
+                    flags: if o.listen { MCP_RESPONSE_LISTEN } else { 0 },
                 };
             }
             o.len as c_int

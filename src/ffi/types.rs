@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_int, c_void};
 
-use crate::limits::{MCP_DEDUP_WORDS, MCP_SERVER_WORDS};
+use crate::limits::{MCP_DEDUP_WORDS, MCP_LISTENER_WORDS, MCP_SERVER_WORDS};
 /// The `mcp_request_ctx_t.flags` bits, defined with the rules they switch on.
 pub use crate::protocol::envelope::{
     MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_NO_SESSION,
@@ -76,6 +76,61 @@ pub struct mcp_request_ctx_t {
     /// The transport's duplicate table (see `mcp_tool_t.idempotency_key`), or
     /// NULL: then repeated idempotency keys are not detected.
     pub dedup: *mut mcp_dedup_t,
+    /// Storage for a `subscriptions/listen` stream this exchange may open
+    /// (one per stream the transport can hold open), or NULL when the
+    /// transport cannot stream: then listen is answered with -32601 and
+    /// `server/discover` advertises no list changes. Needs `emit`.
+    pub listener: *mut mcp_listener_t,
+}
+
+/// Caller-owned storage for one open `subscriptions/listen` stream. When
+/// `mcp_server_handle` reports `MCP_RESPONSE_LISTEN`, the listener is attached
+/// to the server: list changes and resource updates go to it through the
+/// `emit` of the exchange that opened it, until `mcp_server_listen_end`.
+#[repr(C)]
+pub struct mcp_listener_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_LISTENER_WORDS],
+}
+
+/// A resource (or, when `uri` contains `{`, an RFC 6570 level-1 resource
+/// template) for `mcp_server_add_resource`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_resource_t {
+    /// The URI (at most `MCP_MAX_URI_LEN` bytes), or a template such as
+    /// `greenhouse://zone/{zone}`.
+    pub uri: *const c_char,
+    /// Programmatic name (required).
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the resource holds, or NULL.
+    pub description: *const c_char,
+    /// MIME type of its contents, or NULL.
+    pub mime_type: *const c_char,
+    /// Fixed text contents (NUL-terminated), or NULL.
+    pub text: *const c_char,
+    /// Fixed binary contents (sent base64-encoded), or NULL.
+    pub blob: *const u8,
+    /// Length of `blob` in bytes.
+    pub blob_len: usize,
+}
+
+/// A prompt for `mcp_server_add_prompt`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_prompt_t {
+    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the prompt is for, or NULL.
+    pub description: *const c_char,
+    /// Its arguments as a JSON array of PromptArgument objects, e.g.
+    /// `[{"name":"zone","description":"Greenhouse zone","required":true}]`
+    /// (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
+    pub arguments: *const c_char,
 }
 
 /// Details of a handled request, for the transport.
@@ -86,8 +141,9 @@ pub struct mcp_response_info_t {
     pub rpc_error: i32,
     /// The HTTP status to send: 200, 202 (notification: no body), 400 or 404.
     pub http_status: u16,
-    /// Reserved; set to 0.
-    pub reserved: u16,
+    /// `MCP_RESPONSE_*` flags: `MCP_RESPONSE_LISTEN` when the response is the
+    /// acknowledgement of a listen stream to keep open.
+    pub flags: u16,
 }
 
 /// Server identity and list policy for `mcp_server_init`.

@@ -68,6 +68,13 @@ impl<'a> Doc<'a> {
             .map(|(_, v)| v)
     }
 
+    /// The value of member `key` (raw bytes, compared with the unescaped key).
+    pub fn get_bytes(&self, obj: usize, key: &[u8]) -> Option<usize> {
+        self.members(obj)
+            .find(|&(k, _)| self.str_eq_bytes(k, key))
+            .map(|(_, v)| v)
+    }
+
     /// Iterates the (key, value) token indices of the object at `obj`.
     pub fn members(&self, obj: usize) -> Members<'a> {
         let end = match self.token(obj) {

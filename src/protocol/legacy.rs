@@ -13,6 +13,7 @@ pub fn initialize(
     s: &ServerInfo<'_>,
     doc: &Doc<'_>,
     requested: Option<usize>,
+    caps: super::modern::Capabilities,
 ) -> Result<(), WriteError> {
     let newest = LEGACY_VERSIONS.first().copied().unwrap_or("2025-11-25");
     let version = requested
@@ -20,7 +21,7 @@ pub fn initialize(
         .unwrap_or(newest);
     w.kv_str("protocolVersion", version)?;
     w.key("capabilities")?;
-    capabilities(w)?;
+    capabilities(w, caps)?;
     w.key("serverInfo")?;
     implementation(w, s)?;
     if let Some(text) = s.instructions {

@@ -5,10 +5,16 @@
 //! routing-header checks, and the result bodies of each method.
 //! Must not: parse JSON-RPC framing (see `rpc`) or touch transports.
 
+pub mod callback;
+pub mod completion;
 pub mod envelope;
 pub mod legacy;
+pub mod listen;
 pub mod modern;
 pub mod mrtr;
+pub mod paging;
+pub mod prompts;
+pub mod resources;
 pub mod tools;
 
 /// The protocol revision served with the per-request `_meta` envelope.
@@ -25,3 +31,6 @@ pub enum Era {
     /// 2025-11-25 and earlier: `initialize` handshake, plain results.
     Legacy,
 }
+
+#[cfg(test)]
+mod catalog_tests;

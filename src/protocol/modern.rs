@@ -5,14 +5,32 @@ use super::MODERN_VERSION;
 use crate::json::{WriteError, Writer};
 use crate::server::ServerInfo;
 
+/// Which server capabilities a response advertises.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Capabilities {
+    /// Prompts are registered.
+    pub prompts: bool,
+    /// Resources or templates are registered (with subscriptions).
+    pub resources: bool,
+    /// A completion callback is set.
+    pub completions: bool,
+    /// List changes (and resource updates) reach the client: a listen stream
+    /// can be opened on this transport.
+    pub list_changed: bool,
+}
+
 /// The members of a `server/discover` result.
-pub fn discover(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
+pub fn discover(
+    w: &mut Writer<'_>,
+    s: &ServerInfo<'_>,
+    caps: Capabilities,
+) -> Result<(), WriteError> {
     w.key("supportedVersions")?;
     w.begin_array()?;
     w.string(MODERN_VERSION)?;
     w.end_array()?;
     w.key("capabilities")?;
-    capabilities(w)?;
+    capabilities(w, caps)?;
     if let Some(text) = s.instructions {
         w.kv_str("instructions", text)?;
     }
@@ -20,13 +38,33 @@ pub fn discover(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError
 }
 
 /// The server capabilities object, shared by both eras.
-pub fn capabilities(w: &mut Writer<'_>) -> Result<(), WriteError> {
+pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteError> {
+    let changed = |w: &mut Writer<'_>, subscribe: bool| -> Result<(), WriteError> {
+        w.begin_object()?;
+        if subscribe {
+            w.key("subscribe")?;
+            w.bool(caps.list_changed)?;
+        }
+        w.key("listChanged")?;
+        w.bool(caps.list_changed)?;
+        w.end_object()
+    };
     w.begin_object()?;
+    if caps.completions {
+        w.key("completions")?;
+        w.begin_object()?;
+        w.end_object()?;
+    }
+    if caps.prompts {
+        w.key("prompts")?;
+        changed(w, false)?;
+    }
+    if caps.resources {
+        w.key("resources")?;
+        changed(w, true)?;
+    }
     w.key("tools")?;
-    w.begin_object()?;
-    w.key("listChanged")?;
-    w.bool(false)?;
-    w.end_object()?;
+    changed(w, false)?;
     w.end_object()
 }
 

@@ -3,13 +3,13 @@
 
 use super::Era;
 use super::modern::cache_hints_scoped;
-use super::{envelope, mrtr};
+use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
 use crate::dedup::{Dedup, Seen};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
-use crate::registry::{Handler, Tool, hints, mcp_call_t, mcp_result_t};
+use crate::registry::{Tool, hints};
 use crate::rpc::{Data, Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
@@ -25,91 +25,20 @@ pub fn list<'r>(
     info: &RequestInfo<'_>,
     era: Era,
 ) -> Result<(), Fail<'r>> {
-    let total = s.tools.len();
-    let start = match req.param("cursor") {
-        None => 0,
-        Some(c) => parse_cursor(&req.doc, c)
-            .filter(|&i| i > 0 && i < total)
-            .ok_or(Fail::Rpc(RpcError::new(
-                MCP_RPC_INVALID_PARAMS,
-                "Invalid cursor",
-            )))?,
-    };
-    let page = match s.tools.page_size {
-        0 => usize::MAX,
-        n => n as usize,
-    };
-    let reserve = tail_reserve(s);
-    w.key("tools")?;
-    w.begin_array()?;
-    let mut next = None;
-    let mut listed = 0;
-    // Only the tools this principal may call; cursors index the full table.
+    let first = paging::start(req, s.tools.len())?;
+    // Only the enabled tools this principal may call; cursors index the full table.
     let visible = s
         .tools
         .iter()
         .enumerate()
-        .skip(start)
-        .filter(|(_, t)| s.hooks.allows(t, info.principal));
-    for (i, t) in visible {
-        if listed >= page {
-            next = Some(i);
-            break;
-        }
-        let mark = w.mark();
-        let fits = tool_entry(w, t).is_ok() && w.capacity() - w.len() >= reserve;
-        listed += 1;
-        if !fits {
-            if listed == 1 {
-                // Not even one tool fits: the response buffer is too small.
-                return Err(Fail::Write(WriteError::Overflow));
-            }
-            w.rewind(mark);
-            next = Some(i);
-            break;
-        }
-    }
-    w.end_array()?;
-    if let Some(n) = next {
-        let mut digits = [0u8; 20];
-        w.kv_str("nextCursor", decimal(n, &mut digits))?;
-    }
+        .skip(first)
+        .filter(|(i, t)| s.tools.on.enabled(*i) && s.hooks.allows(t, info.principal));
+    paging::write(w, s, "tools", visible, tool_entry)?;
     if era == Era::Modern {
         let public = s.info.cache_public && !s.hooks.per_principal(s.tools.iter());
         cache_hints_scoped(w, &s.info, public)?;
     }
     Ok(())
-}
-
-/// A cursor is the decimal index of the first tool of its page.
-fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
-    let digits = doc.str_inner(c).filter(|d| (1..=9).contains(&d.len()))?;
-    digits.iter().try_fold(0usize, |v, &d| {
-        d.is_ascii_digit().then(|| v * 10 + usize::from(d - b'0'))
-    })
-}
-
-fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        if let Some(b) = buf.get_mut(i) {
-            *b = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    core::str::from_utf8(buf.get(i..).unwrap_or(&[])).unwrap_or("0")
-}
-
-/// Bytes a list page must leave free after its last tool: `nextCursor`, the
-/// cache hints, the serverInfo stamp and the closing brackets (strings
-/// counted twice for escaping).
-fn tail_reserve(s: &Server<'_>) -> usize {
-    let i = &s.info;
-    160 + 2 * (i.name.len() + i.version.len() + i.title.map_or(0, str::len))
 }
 
 fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
@@ -185,7 +114,11 @@ pub fn call<'r>(
         message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
         data: crate::rpc::Data::None,
     });
-    let Some((index, tool)) = s.tools.position_by(|n| doc.str_eq(name, n)) else {
+    let Some((index, tool)) = s
+        .tools
+        .position_by(|n| doc.str_eq(name, n))
+        .filter(|(i, _)| s.tools.on.enabled(*i))
+    else {
         return Err(unknown);
     };
     let audit = |outcome| audit(s, info, tool, req, args, outcome);
@@ -398,6 +331,7 @@ fn execute<'r>(
         modern: era == Era::Modern,
         caps: mrtr::declared_caps(req),
         state_enabled: s.state_mac.enabled(),
+        mode: crate::call::Mode::Tool,
     };
     w.key("content")?;
     w.begin_array()?;
@@ -414,18 +348,10 @@ fn execute<'r>(
             .filter(|&m| doc.kind(m) == Some(Kind::Object)),
         state: state_len.and_then(|n| state_buf.get(..n)),
         info,
+        uri: None,
     };
     let mut result = ToolResult::new(w, opts);
-    let rc = match tool.handler {
-        // The C side gets opaque handles; the ffi accessors turn them back.
-        Handler::C(Some(f), user) => f(
-            &call as *const Call<'_> as *const mcp_call_t,
-            &mut result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
-            user,
-        ),
-        Handler::C(None, _) => -MCP_EINVAL,
-        Handler::Rust(f) => f(&call, &mut result),
-    };
+    let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
     // A needed capability the client lacks is the answer, whatever the tool returned.

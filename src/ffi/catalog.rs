@@ -1,0 +1,561 @@
+//! The C ABI of resources, prompts, completion, live lists and listen streams.
+
+use core::ffi::{c_char, c_int, c_void};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+
+use super::{c_text, call_ref, out_buf, register_errno, result_mut, slot, slot_mut};
+use crate::catalog::{Body, Prompt, Resource};
+use crate::limits::*;
+use crate::protocol::listen::Listener;
+use crate::registry::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
+
+use super::types::{mcp_listener_t, mcp_prompt_t, mcp_resource_t, mcp_server_t};
+
+/// What lives inside `mcp_listener_t`.
+#[repr(C)]
+pub(crate) struct ListenerSlot {
+    magic: u32,
+    attached: AtomicBool,
+    next: AtomicPtr<ListenerSlot>,
+    pub(crate) core: Listener,
+}
+
+const LISTENER_MAGIC: u32 = 0x4D43_4C53;
+
+const _: () =
+    assert!(core::mem::size_of::<ListenerSlot>() <= core::mem::size_of::<mcp_listener_t>());
+const _: () =
+    assert!(core::mem::align_of::<ListenerSlot>() <= core::mem::align_of::<mcp_listener_t>());
+
+/// Prepares the caller's listener storage for one exchange: `None` when it is
+/// NULL or already holds an open stream (which must never be overwritten).
+pub(crate) unsafe fn listener_for_exchange<'a>(l: *mut mcp_listener_t) -> Option<&'a mut Listener> {
+    if l.is_null() {
+        return None;
+    }
+    let p = l.cast::<ListenerSlot>();
+    // SAFETY: the caller's storage is large and aligned enough for a
+    // ListenerSlot (checked above); the magic and the attached flag are read
+    // through raw pointers before any reference is formed.
+    unsafe {
+        if core::ptr::addr_of!((*p).magic).read() == LISTENER_MAGIC
+            && (*core::ptr::addr_of!((*p).attached)).load(Ordering::Acquire)
+        {
+            return None;
+        }
+        p.write(ListenerSlot {
+            magic: LISTENER_MAGIC,
+            attached: AtomicBool::new(false),
+            next: AtomicPtr::new(core::ptr::null_mut()),
+            core: Listener::new(),
+        });
+        Some(&mut (*p).core)
+    }
+}
+
+/// Links a listener that just acknowledged a stream into the server's list.
+pub(crate) unsafe fn attach(head: &AtomicPtr<ListenerSlot>, l: *mut mcp_listener_t) {
+    let p = l.cast::<ListenerSlot>();
+    // SAFETY: `listener_for_exchange` initialised this slot during the same
+    // exchange; the transport serves listen requests from one thread.
+    unsafe {
+        (*p).next
+            .store(head.load(Ordering::Acquire), Ordering::Release);
+        (*p).attached.store(true, Ordering::Release);
+    }
+    head.store(p, Ordering::Release);
+}
+
+/// Sends `make`'s message to every attached listener it produces one for;
+/// returns how many were delivered.
+unsafe fn deliver(
+    server: *const mcp_server_t,
+    mut make: impl FnMut(&Listener, &mut [u8]) -> Option<usize>,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word.
+    let Some(s) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    let mut buf = [0u8; MCP_MAX_NOTIFICATION + MCP_MAX_URI_LEN];
+    let mut sent = 0;
+    let mut p = s.listeners.load(Ordering::Acquire);
+    while !p.is_null() {
+        // SAFETY: only attached, initialised slots are linked; the transport
+        // unlinks a slot (mcp_server_listen_end) before reusing its storage.
+        let l = unsafe { &*p };
+        if let (Some(n), Some(emit)) = (make(&l.core, &mut buf), l.core.emit) {
+            if emit(l.core.transport_context, buf.as_ptr(), n) >= 0 {
+                sent += 1;
+            }
+        }
+        p = l.next.load(Ordering::Acquire);
+    }
+    sent
+}
+
+/// Tells every open listen stream that asked for it that a list changed.
+///
+/// @param server An initialised server.
+/// @param kinds  `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` and/or `MCP_LIST_RESOURCES`.
+/// @return The number of notifications delivered (emit returned >= 0).
+/// @retval -MCP_EINVAL Uninitialised server.
+///
+/// Registration and `mcp_server_enable` call this themselves. Safe to call
+/// from a callback; not concurrently with `mcp_server_listen_end`.
+///
+/// # Safety
+/// `server` must have been initialised with `mcp_server_init`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_notify_list_changed(
+    server: *const mcp_server_t,
+    kinds: u32,
+) -> c_int {
+    let mut total = 0;
+    for kind in [MCP_LIST_TOOLS, MCP_LIST_PROMPTS, MCP_LIST_RESOURCES] {
+        if kinds & kind != 0 {
+            // SAFETY: forwarded; the caller's promise holds.
+            let n = unsafe { deliver(server, |l, out| l.list_changed(kind, out)) };
+            if n < 0 {
+                return n;
+            }
+            total += n;
+        }
+    }
+    total
+}
+
+/// Tells the listen streams subscribed to `uri` that the resource changed
+/// (`notifications/resources/updated`).
+///
+/// @return The number of notifications delivered.
+/// @retval -MCP_EINVAL NULL pointer or uninitialised server.
+/// @retval -MCP_EILSEQ `uri` is not valid UTF-8.
+///
+/// # Safety
+/// `server` must have been initialised; `uri` must be NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_resource_updated(
+    server: *const mcp_server_t,
+    uri: *const c_char,
+) -> c_int {
+    // SAFETY: the caller promises a NUL-terminated string.
+    let uri = match unsafe { c_text(uri) } {
+        Ok(Some(u)) => u,
+        Ok(None) => return -MCP_EINVAL,
+        Err(e) => return e,
+    };
+    // SAFETY: forwarded; the caller's promise holds.
+    unsafe { deliver(server, |l, out| l.updated(uri, out)) }
+}
+
+/// Ends a listen stream: detaches the listener from the server and, when
+/// `response` is given, writes the JSON-RPC response that closes the stream
+/// gracefully (`{"jsonrpc":"2.0","id":<listen id>,"result":{...}}`). Call it
+/// with `response` NULL when the client went away (nothing is to be sent).
+///
+/// @return The response length; 0 when `response` is NULL or the listener
+///         holds no open stream.
+/// @retval -MCP_EINVAL NULL listener or uninitialised server.
+/// @retval -MCP_ENOBUFS The response does not fit (the stream is ended anyway).
+///
+/// # Safety
+/// `server` initialised; `listener` storage passed to `mcp_server_handle`;
+/// `response` writable for `cap` bytes or NULL. Not concurrently with any
+/// other call on the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_listen_end(
+    server: *mut mcp_server_t,
+    listener: *mut mcp_listener_t,
+    response: *mut c_char,
+    cap: usize,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word.
+    let Some(s) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if listener.is_null() {
+        return -MCP_EINVAL;
+    }
+    let target = listener.cast::<ListenerSlot>();
+    // SAFETY: the storage is at least a ListenerSlot; magic first, raw reads.
+    let open = unsafe {
+        core::ptr::addr_of!((*target).magic).read() == LISTENER_MAGIC
+            && (*core::ptr::addr_of!((*target).attached)).load(Ordering::Acquire)
+    };
+    if !open {
+        return 0;
+    }
+    // Unlink: the head, or the `next` of the slot before it.
+    let mut link: &AtomicPtr<ListenerSlot> = &s.listeners;
+    loop {
+        let p = link.load(Ordering::Acquire);
+        if p.is_null() {
+            break;
+        }
+        // SAFETY: linked slots are attached and initialised.
+        let l = unsafe { &*p };
+        if p == target {
+            link.store(l.next.load(Ordering::Acquire), Ordering::Release);
+            break;
+        }
+        link = &l.next;
+    }
+    // SAFETY: checked to be an attached slot above.
+    let l = unsafe { &*target };
+    l.attached.store(false, Ordering::Release);
+    // SAFETY: the caller promises `cap` writable bytes, or NULL.
+    match unsafe { out_buf(response, cap) } {
+        None => 0,
+        Some(out) => l.core.close(out).map_or(-MCP_ENOBUFS, |n| n as c_int),
+    }
+}
+
+/// True when `listener` holds a stream attached to a server.
+///
+/// # Safety
+/// `listener` must be NULL or point to `mcp_listener_t` storage.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_listener_active(listener: *const mcp_listener_t) -> bool {
+    if listener.is_null() {
+        return false;
+    }
+    let p = listener.cast::<ListenerSlot>();
+    // SAFETY: raw reads of caller storage, magic first.
+    unsafe {
+        core::ptr::addr_of!((*p).magic).read() == LISTENER_MAGIC
+            && (*core::ptr::addr_of!((*p).attached)).load(Ordering::Acquire)
+    }
+}
+
+/// Registers a resource or a resource template (a `uri` containing `{`).
+/// Resources are listed in registration order; a request's URI is matched
+/// against plain resources first, then templates.
+///
+/// @param fn   Writes the contents when read (`mcp_result_resource_text` /
+///             `_blob`; return -MCP_ENOENT for "no such resource"); required
+///             for a template, NULL for fixed `text` or `blob` contents.
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer, uninitialised server, empty URI or name,
+///         a URI over `MCP_MAX_URI_LEN`, a malformed template, or no contents.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EEXIST The URI is registered.
+/// @retval -MCP_ENOSPC `MCP_MAX_RESOURCES` are registered.
+///
+/// # Safety
+/// `server` initialised; `resource` valid with strings (and blob) that
+/// outlive the server. Not while a `mcp_server_handle` call is running.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_add_resource(
+    server: *mut mcp_server_t,
+    resource: *const mcp_resource_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    if resource.is_null() {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: checked non-NULL; the caller promises a valid definition.
+    let r = unsafe { &*resource };
+    // SAFETY: NUL-terminated strings or NULL, as promised.
+    let texts = unsafe {
+        [
+            c_text(r.uri),
+            c_text(r.name),
+            c_text(r.title),
+            c_text(r.description),
+            c_text(r.mime_type),
+            c_text(r.text),
+        ]
+    };
+    if let Some(e) = texts.iter().find_map(|t| t.err()) {
+        return e;
+    }
+    let [uri, name, title, description, mime_type, text] = texts.map(|t| t.ok().flatten());
+    let (Some(uri), Some(name)) = (uri, name) else {
+        return -MCP_EINVAL;
+    };
+    let body = match (r#fn, text, r.blob.is_null()) {
+        (Some(_), None, true) => Body::Handler(Handler::C(r#fn, user)),
+        (None, Some(t), true) => Body::Text(t),
+        // SAFETY: the caller promises `blob_len` readable bytes at `blob`.
+        (None, None, false) => {
+            Body::Blob(unsafe { core::slice::from_raw_parts(r.blob, r.blob_len) })
+        }
+        _ => return -MCP_EINVAL,
+    };
+    // SAFETY: `slot_mut` checks NULL and the magic word; no handle call runs.
+    let Some(s) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    let entry = Resource {
+        uri,
+        name,
+        title,
+        description,
+        mime_type,
+        body,
+    };
+    match s.server.add_resource(entry) {
+        Ok(()) => {
+            // SAFETY: the server is initialised.
+            unsafe { mcp_server_notify_list_changed(server, MCP_LIST_RESOURCES) };
+            0
+        }
+        Err(e) => register_errno(e),
+    }
+}
+
+/// Registers a prompt; `fn` writes its messages with `mcp_result_text`,
+/// `mcp_result_image`, `mcp_result_resource_text` … (each block is one
+/// message; `mcp_result_role` sets the role) and reads its arguments with
+/// `mcp_arg_string`. Declared required arguments are checked before it runs.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer or callback, bad name, malformed `arguments`.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EEXIST The name is registered.
+/// @retval -MCP_ENOSPC `MCP_MAX_PROMPTS` are registered.
+///
+/// # Safety
+/// As `mcp_server_add_resource`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_add_prompt(
+    server: *mut mcp_server_t,
+    prompt: *const mcp_prompt_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    if prompt.is_null() || r#fn.is_none() {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: checked non-NULL; the caller promises a valid definition.
+    let p = unsafe { &*prompt };
+    // SAFETY: NUL-terminated strings or NULL, as promised.
+    let texts = unsafe {
+        [
+            c_text(p.name),
+            c_text(p.title),
+            c_text(p.description),
+            c_text(p.arguments),
+        ]
+    };
+    if let Some(e) = texts.iter().find_map(|t| t.err()) {
+        return e;
+    }
+    let [name, title, description, arguments] = texts.map(|t| t.ok().flatten());
+    let Some(name) = name else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: `slot_mut` checks NULL and the magic word; no handle call runs.
+    let Some(s) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    let entry = Prompt {
+        title,
+        description,
+        arguments,
+        ..Prompt::new(name, Handler::C(r#fn, user))
+    };
+    match s.server.add_prompt(entry) {
+        Ok(()) => {
+            // SAFETY: the server is initialised.
+            unsafe { mcp_server_notify_list_changed(server, MCP_LIST_PROMPTS) };
+            0
+        }
+        Err(e) => register_errno(e),
+    }
+}
+
+/// Sets the callback that answers `completion/complete` (and advertises the
+/// `completions` capability). It reads the request with `mcp_arg_*` paths
+/// `ref.type`, `ref.name` / `ref.uri`, `argument.name`, `argument.value` and
+/// `context.arguments.<name>`, and offers values with `mcp_result_completion`.
+///
+/// @retval 0 Success (NULL `fn` removes the callback).
+/// @retval -MCP_EINVAL Uninitialised server.
+///
+/// # Safety
+/// `server` initialised; not while a `mcp_server_handle` call is running.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_completion(
+    server: *mut mcp_server_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: `slot_mut` checks NULL and the magic word.
+    let Some(s) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    s.server.catalog.completion = r#fn.map(|_| Handler::C(r#fn, user));
+    0
+}
+
+/// Takes a registered tool, prompt or resource out of its list (disabled:
+/// not listed, not callable, as if it did not exist) or puts it back, and
+/// notifies open listen streams when that changed the list. The entry keeps
+/// its slot, so enabling it again needs no registration.
+///
+/// @param kind `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` or `MCP_LIST_RESOURCES`.
+/// @param name The tool or prompt name, or the resource URI or template.
+/// @return 1 when the state changed, 0 when it already was so.
+/// @retval -MCP_EINVAL NULL pointer, uninitialised server or unknown kind.
+/// @retval -MCP_ENOENT No such entry.
+///
+/// Safe to call from a callback (the flag is one atomic store).
+///
+/// # Safety
+/// `server` initialised; `name` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_enable(
+    server: *const mcp_server_t,
+    kind: u32,
+    name: *const c_char,
+    enabled: bool,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word.
+    let Some(s) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: the caller promises a NUL-terminated string.
+    let Ok(Some(name)) = (unsafe { c_text(name) }) else {
+        return -MCP_EINVAL;
+    };
+    if !matches!(kind, MCP_LIST_TOOLS | MCP_LIST_PROMPTS | MCP_LIST_RESOURCES) {
+        return -MCP_EINVAL;
+    }
+    match s.server.set_enabled(kind, name, enabled) {
+        None => -MCP_ENOENT,
+        Some(false) => 0,
+        Some(true) => {
+            // SAFETY: the server is initialised.
+            unsafe { mcp_server_notify_list_changed(server, kind) };
+            1
+        }
+    }
+}
+
+/// The URI a resource callback is reading (JSON-unescaped, not
+/// NUL-terminated), with its length in `*len`; NULL outside a resource read.
+///
+/// # Safety
+/// `call` as handed to the callback; `len` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_uri(call: *const mcp_call_t, len: *mut usize) -> *const c_char {
+    // SAFETY: only the dispatcher hands out call pointers.
+    let Some(m) = (unsafe { call_ref(call) }).and_then(|c| c.uri) else {
+        return core::ptr::null();
+    };
+    // SAFETY: len is NULL or writable.
+    if let Some(l) = unsafe { len.as_mut() } {
+        *l = m.uri.len();
+    }
+    m.uri.as_ptr().cast()
+}
+
+/// Copies the percent-decoded value of template variable `name` of the URI
+/// being read, NUL-terminated, into `buf`.
+///
+/// @return The value's length (without the NUL).
+/// @retval -MCP_ENOENT No such variable (or not a template read).
+/// @retval -MCP_ENOBUFS `cap` is too small (nothing useful is written).
+/// @retval -MCP_EINVAL NULL pointer or `cap` 0.
+///
+/// # Safety
+/// `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_uri_var(
+    call: *const mcp_call_t,
+    name: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+) -> c_int {
+    // SAFETY: only the dispatcher hands out call pointers.
+    let Some(c) = (unsafe { call_ref(call) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: NUL-terminated as promised.
+    let Ok(Some(name)) = (unsafe { c_text(name) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: writable for `cap` as promised.
+    let Some(out) = (unsafe { out_buf(buf, cap) }) else {
+        return -MCP_EINVAL;
+    };
+    let Some(m) = c.uri else {
+        return -MCP_ENOENT;
+    };
+    let room = out.len() - 1;
+    match m.var(name, out.get_mut(..room).unwrap_or(&mut [])) {
+        Ok(n) => {
+            if let Some(nul) = out.get_mut(n) {
+                *nul = 0;
+            }
+            n as c_int
+        }
+        Err(crate::call::ArgError::Missing) => -MCP_ENOENT,
+        Err(_) => {
+            if let Some(first) = out.first_mut() {
+                *first = 0;
+            }
+            -MCP_ENOBUFS
+        }
+    }
+}
+
+/// Sets the role (`MCP_ROLE_USER` or `MCP_ROLE_ASSISTANT`) of the prompt
+/// messages written after it.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Not a prompt callback.
+/// @retval -MCP_EINVAL NULL result or unknown role.
+///
+/// # Safety
+/// `result` as handed to the callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_role(result: *mut mcp_result_t, role: c_int) -> c_int {
+    // SAFETY: only the dispatcher hands out result pointers.
+    let Some(r) = (unsafe { result_mut(result) }) else {
+        return -MCP_EINVAL;
+    };
+    if role != MCP_ROLE_USER && role != MCP_ROLE_ASSISTANT {
+        return -MCP_EINVAL;
+    }
+    match r.set_role(role == MCP_ROLE_ASSISTANT) {
+        Ok(()) => 0,
+        Err(_) => -MCP_EPERM,
+    }
+}
+
+/// Offers one completion value (in the completion callback). The first
+/// `MCP_MAX_COMPLETIONS` are sent; more are counted in `total` with
+/// `hasMore: true`.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Not a completion callback.
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+/// @retval -MCP_EILSEQ `value` is not valid UTF-8.
+///
+/// # Safety
+/// `result` as handed to the callback; `value` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_completion(
+    result: *mut mcp_result_t,
+    value: *const c_char,
+) -> c_int {
+    // SAFETY: only the dispatcher hands out result pointers.
+    let Some(r) = (unsafe { result_mut(result) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: NUL-terminated as promised.
+    let v = match unsafe { c_text(value) } {
+        Ok(Some(v)) => v,
+        Ok(None) => return -MCP_EINVAL,
+        Err(e) => return e,
+    };
+    match r.completion_value(v) {
+        Ok(()) => 0,
+        Err(crate::call::ResultError::Overflow) => -MCP_ENOBUFS,
+        Err(_) => -MCP_EPERM,
+    }
+}

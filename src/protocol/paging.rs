@@ -1,0 +1,101 @@
+//! Cursor pagination shared by every list method (`tools/list`,
+//! `resources/list`, `resources/templates/list`, `prompts/list`).
+//!
+//! Owns: the cursor format (the decimal index of the first entry of a page in
+//! the full table) and the rule that a page ends after `page_size` entries or
+//! when the next entry would not leave room for the rest of the response.
+
+use crate::json::{Doc, WriteError, Writer};
+use crate::limits::MCP_RPC_INVALID_PARAMS;
+use crate::rpc::{Request, RpcError};
+use crate::server::{Fail, Server};
+
+/// The index the request's `cursor` names, 0 without one; a cursor that is
+/// not one this server issued for a table of `total` entries is -32602.
+pub fn start<'r>(req: &Request<'r>, total: usize) -> Result<usize, Fail<'r>> {
+    match req.param("cursor") {
+        None => Ok(0),
+        Some(c) => parse_cursor(&req.doc, c)
+            .filter(|&i| i > 0 && i < total)
+            .ok_or(Fail::Rpc(RpcError::new(
+                MCP_RPC_INVALID_PARAMS,
+                "Invalid cursor",
+            ))),
+    }
+}
+
+/// Writes `"key":[...]` with the entries of one page, then `nextCursor` when
+/// entries remain. `entries` yields (table index, entry), already filtered to
+/// what this request may see, starting at the page's first index.
+pub fn write<'r, T>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    key: &str,
+    entries: impl Iterator<Item = (usize, T)>,
+    mut entry: impl FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
+) -> Result<(), Fail<'r>> {
+    let page = match s.tools.page_size {
+        0 => usize::MAX,
+        n => n as usize,
+    };
+    let reserve = tail_reserve(s);
+    w.key(key)?;
+    w.begin_array()?;
+    let mut next = None;
+    let mut listed = 0;
+    for (i, t) in entries {
+        if listed >= page {
+            next = Some(i);
+            break;
+        }
+        let mark = w.mark();
+        let fits = entry(w, t).is_ok() && w.capacity() - w.len() >= reserve;
+        listed += 1;
+        if !fits {
+            if listed == 1 {
+                // Not even one entry fits: the response buffer is too small.
+                return Err(Fail::Write(WriteError::Overflow));
+            }
+            w.rewind(mark);
+            next = Some(i);
+            break;
+        }
+    }
+    w.end_array()?;
+    if let Some(n) = next {
+        let mut digits = [0u8; 20];
+        w.kv_str("nextCursor", decimal(n, &mut digits))?;
+    }
+    Ok(())
+}
+
+/// A cursor is the decimal index of the first entry of its page.
+fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
+    let digits = doc.str_inner(c).filter(|d| (1..=9).contains(&d.len()))?;
+    digits.iter().try_fold(0usize, |v, &d| {
+        d.is_ascii_digit().then(|| v * 10 + usize::from(d - b'0'))
+    })
+}
+
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(b) = buf.get_mut(i) {
+            *b = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(buf.get(i..).unwrap_or(&[])).unwrap_or("0")
+}
+
+/// Bytes a list page must leave free after its last entry: `nextCursor`, the
+/// cache hints, the serverInfo stamp and the closing brackets (strings
+/// counted twice for escaping).
+fn tail_reserve(s: &Server<'_>) -> usize {
+    let i = &s.info;
+    160 + 2 * (i.name.len() + i.version.len() + i.title.map_or(0, str::len))
+}

@@ -1,0 +1,114 @@
+//! `prompts/list` and `prompts/get`.
+//!
+//! Owns: the argument check before a prompt callback runs (every declared
+//! required argument present, every argument a string).
+
+use super::callback::{self, Ran};
+use super::modern::cache_hints;
+use super::{Era, paging};
+use crate::call::{Mode, RequestInfo};
+use crate::catalog::Prompt;
+use crate::json::{Kind, WriteError, Writer};
+use crate::limits::*;
+use crate::rpc::{Data, Message, Request, RpcError};
+use crate::schema::MsgBuf;
+use crate::server::{Fail, Server};
+
+/// The members of `prompts/list`.
+pub fn list<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    req: &Request<'r>,
+    era: Era,
+) -> Result<(), Fail<'r>> {
+    let c = &s.catalog;
+    let first = paging::start(req, c.prompt_count())?;
+    let entries = c
+        .prompts()
+        .skip(first)
+        .filter(|(i, _)| c.prompts_on.enabled(*i));
+    paging::write(w, s, "prompts", entries, entry)?;
+    if era == Era::Modern {
+        cache_hints(w, &s.info)?;
+    }
+    Ok(())
+}
+
+fn entry(w: &mut Writer<'_>, p: &Prompt<'_>) -> Result<(), WriteError> {
+    w.begin_object()?;
+    w.kv_str("name", p.name)?;
+    if let Some(v) = p.title {
+        w.kv_str("title", v)?;
+    }
+    if let Some(v) = p.description {
+        w.kv_str("description", v)?;
+    }
+    if let Some(v) = p.arguments {
+        w.key("arguments")?;
+        w.minified_value(v.as_bytes())?;
+    }
+    w.end_object()
+}
+
+/// The members of `prompts/get`.
+pub fn get<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    req: &Request<'r>,
+    info: &RequestInfo<'_>,
+    msg: &mut MsgBuf,
+) -> Result<(), Fail<'r>> {
+    let doc = req.doc;
+    let name = req
+        .param("name")
+        .filter(|&n| doc.kind(n) == Some(Kind::String))
+        .ok_or(Fail::Rpc(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "params.name must be a string",
+        )))?;
+    let Some(p) = s.catalog.prompt(|n| doc.str_eq(name, n)) else {
+        return Err(Fail::Rpc(RpcError {
+            code: MCP_RPC_INVALID_PARAMS,
+            message: Message::WithRaw("Unknown prompt: ", doc.str_inner(name).unwrap_or(&[])),
+            data: Data::None,
+        }));
+    };
+    let args = req.param("arguments");
+    if let Some(a) = args {
+        let strings = doc.kind(a) == Some(Kind::Object)
+            && doc
+                .members(a)
+                .all(|(_, v)| doc.kind(v) == Some(Kind::String));
+        if !strings {
+            return Err(Fail::Rpc(RpcError::new(
+                MCP_RPC_INVALID_PARAMS,
+                "params.arguments must be an object of strings",
+            )));
+        }
+    }
+    if let Some(missing) = p
+        .required_names()
+        .find(|n| args.and_then(|a| doc.get_bytes(a, n)).is_none())
+    {
+        msg.push_bytes(missing);
+        return Err(Fail::Rpc(RpcError {
+            code: MCP_RPC_INVALID_PARAMS,
+            message: Message::Built("Missing required argument: "),
+            data: Data::None,
+        }));
+    }
+    if let Some(d) = p.description {
+        w.kv_str("description", d)?;
+    }
+    w.key("messages")?;
+    w.begin_array()?;
+    let Ran { rc, .. } =
+        callback::run(w, s, req, info, p.handler, p.name, args, None, Mode::Prompt)?;
+    if rc < 0 {
+        return Err(Fail::Rpc(RpcError::new(
+            MCP_RPC_INTERNAL_ERROR,
+            "Prompt callback failed",
+        )));
+    }
+    Ok(())
+}
