@@ -1538,7 +1538,7 @@ int mcp_server_resource_updated(const struct mcp_server_t *server, const char *u
  * `response` writable for `cap` bytes or NULL. Not concurrently with any
  * other call on the server.
  */
-int mcp_server_listen_end(struct mcp_server_t *server,
+int mcp_server_listen_end(const struct mcp_server_t *server,
                           struct mcp_listener_t *listener,
                           char *response,
                           size_t cap);

@@ -31,6 +31,30 @@ static const char principal_local[] = "local";
 /* Repeated idempotency keys of this stream (one loop, so one table). */
 static mcp_dedup_t dedup;
 
+/* Open subscriptions/listen streams: on stdio they share the one output, and
+ * each is told apart by its subscription id. */
+static mcp_listener_t listeners[EMCP_STDIO_MAX_LISTENERS];
+
+/* Storage for a stream the next message may open, or NULL when all are in use
+ * (a listen request is then answered with -32601). */
+static mcp_listener_t *free_listener(void)
+{
+    for (size_t i = 0; i < EMCP_STDIO_MAX_LISTENERS; i++) {
+        if (!mcp_listener_active(&listeners[i])) {
+            return &listeners[i];
+        }
+    }
+    return NULL;
+}
+
+/* End of input: every open stream ends with it (nothing more can be sent). */
+static void end_listeners(const mcp_server_t *server)
+{
+    for (size_t i = 0; i < EMCP_STDIO_MAX_LISTENERS; i++) {
+        (void)mcp_server_listen_end(server, &listeners[i], NULL, 0);
+    }
+}
+
 /* Writes one message and its newline, and flushes. */
 static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
 {
@@ -61,7 +85,10 @@ static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t 
     ctx.dedup = &dedup;
     ctx.emit = emit_line;
     ctx.transport_context = out;
+    ctx.listener = free_listener();
 
+    /* A listen acknowledgement is written like a response; its stream then
+     * stays open on this output (list changes arrive through emit_line). */
     int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
                               NULL);
     if (n < 0) {
@@ -131,6 +158,7 @@ int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
             if (log != NULL) {
                 fprintf(log, "emcp_stdio: read error on input; stopping\n");
             }
+            end_listeners(server);
             return -EMCP_STDIO_EIO;
         }
         /* End of line. A pending "\r" is its trailing CR and is dropped. At
@@ -142,9 +170,11 @@ int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
             rc = handle_line(server, out, log, st.len);
         }
         if (rc < 0) {
+            end_listeners(server);
             return rc;
         }
         if (c == EOF) {
+            end_listeners(server);
             return 0;
         }
         st = (struct line_state){0, false, false};

@@ -16,6 +16,9 @@
  *   newline, logged once, and answered with a JSON-RPC -32600 error with
  *   id null, so the client is not left waiting.
  * - @p out carries only MCP messages; every diagnostic goes to @p log.
+ * - subscriptions/listen (2026-07-28) is served: the acknowledgement and the
+ *   stream's notifications are lines on @p out, tagged with the listen id;
+ *   up to EMCP_STDIO_MAX_LISTENERS streams, all ended by end of input.
  */
 
 #ifndef EMCP_STDIO_H
@@ -37,6 +40,12 @@ extern "C" {
 /** Size of the response buffer passed to mcp_server_handle(). */
 #ifndef EMCP_STDIO_RESPONSE_MAX
 #define EMCP_STDIO_RESPONSE_MAX 16384
+#endif
+
+/** subscriptions/listen streams that can be open at once (each holds one
+ *  mcp_listener_t, MCP_LISTENER_WORDS * 8 bytes, in static storage). */
+#ifndef EMCP_STDIO_MAX_LISTENERS
+#define EMCP_STDIO_MAX_LISTENERS 2
 #endif
 
 /** emcp_stdio_serve(): reading @p in or writing @p out failed (Linux EIO). */

@@ -363,5 +363,5 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
             return rc;
         }
     }
-    return 0;
+    return greenhouse_register_catalog(server);
 }

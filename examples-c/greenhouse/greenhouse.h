@@ -45,6 +45,16 @@ extern "C" {
  */
 int greenhouse_register(mcp_server_t *server, bool wind_lock);
 
+/**
+ * Registers the greenhouse's resources and prompt on @p server (called by
+ * greenhouse_register): the sensor map `greenhouse://sensors`, the template
+ * `greenhouse://sensors/{sensor_id}`, the prompt `vent_procedure`
+ * {target_percent}, and completion of both arguments.
+ *
+ * @return 0, or the negative MCP_E* value of the failing emcp call.
+ */
+int greenhouse_register_catalog(mcp_server_t *server);
+
 /** Turns the wind lock on or off (e.g. from a weather station feed). */
 void greenhouse_set_wind_lock(bool on);
 

@@ -164,7 +164,7 @@ pub unsafe extern "C" fn mcp_server_resource_updated(
 /// other call on the server.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_listen_end(
-    server: *mut mcp_server_t,
+    server: *const mcp_server_t,
     listener: *mut mcp_listener_t,
     response: *mut c_char,
     cap: usize,
