@@ -157,7 +157,13 @@ def assert_era(run: Run, era: str) -> None:
         info = probe["result"]["_meta"][KEY_SERVER_INFO]
         assert (info["name"], info["version"]) == (SERVER_NAME, SERVER_VERSION)
         for m in sent:
-            if "id" in m:
+            if "id" in m and m.get("method") == "subscriptions/listen":
+                # A listen stream is answered by its acknowledgement; its
+                # result comes only when the stream ends (never, here).
+                acks = [x for d, x in run.wire if d == "<" and x.get("method") == "notifications/subscriptions/acknowledged"
+                        and x["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == m["id"]]
+                assert len(acks) == 1, run.wire
+            elif "id" in m:
                 assert m["params"]["_meta"][KEY_VERSION] == MODERN, m
                 assert run.answer_to(m)["result"]["resultType"] == "complete"
 

@@ -201,8 +201,8 @@ def test_invalid_request(spawn, raw, id):
         "resources/unsubscribe",
         # never served by this server
         "greenhouse/open_all",
-        "resources/list",
-        "prompts/list",
+        "tasks/get",
+        "sampling/createMessage",
         "notifications/initialized",
         "TOOLS/LIST",
     ],
@@ -217,7 +217,7 @@ def test_method_not_found_modern(spawn, method):
     error_of(s.request(modern(method, "m-1", **params)), -32601, "m-1")
 
 
-@pytest.mark.parametrize("method", ["greenhouse/open_all", "resources/list", "prompts/get", "server/discoverx"])
+@pytest.mark.parametrize("method", ["greenhouse/open_all", "tasks/get", "roots/list", "server/discoverx"])
 def test_method_not_found_legacy(spawn, method):
     s = spawn()
     error_of(s.request(legacy(method, 3)), -32601, 3)
