@@ -48,6 +48,18 @@ def requests():
             req("tools/call", None, {"name": "bounded", "arguments": {"n": 1}}, meta=era),
             req("ping", 9, meta=era),
             req("notifications/initialized", None, meta=era),
+            req("resources/list", 10, meta=era),
+            req("resources/templates/list", 11, meta=era),
+            req("resources/read", 12, {"uri": "fz://text"}, meta=era),
+            req("resources/read", 13, {"uri": "fz://item/7"}, meta=era),
+            req("resources/read", 14, {"uri": "fz://item/none"}, meta=era),
+            req("resources/read", 15, {"uri": "fz://nope"}, meta=era),
+            req("prompts/list", 16, meta=era),
+            req("prompts/get", 17, {"name": "text", "arguments": {"s": "x"}}, meta=era),
+            req("prompts/get", 18, {"name": "text"}, meta=era),
+            req("completion/complete", 19, {"ref": {"type": "ref/prompt", "name": "text"}, "argument": {"name": "s", "value": "ab"}}, meta=era),
+            req("subscriptions/listen", "L", {"notifications": {"toolsListChanged": True, "resourceSubscriptions": ["fz://text"]}}, meta=era),
+            req("resources/subscribe", 20, {"uri": "fz://text"}, meta=era),
         ]
     for v in ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"):
         out.append(req("initialize", 0, {"protocolVersion": v, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}, meta=False))

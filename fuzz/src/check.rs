@@ -4,6 +4,7 @@ use crate::fixture;
 use crate::tree::{self, J};
 use emcp::call::RequestInfo;
 use emcp::limits::{MCP_MAX_ID_LEN, MCP_MIN_RESPONSE_CAP};
+use emcp::protocol::listen::Listener;
 use emcp::server::{HandleError, Outcome, Server};
 
 /// Filled into the response buffer past the capacity handed to `handle`.
@@ -62,8 +63,16 @@ fn view(req: &[u8]) -> ReqView {
 pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: usize) -> Exchange {
     let mut buf = vec![GUARD; cap + GUARD_LEN];
     let before = fixture::calls();
-    let res = server.handle(info, req, &mut buf[..cap]);
+    let others_before = fixture::other_calls();
+    // A transport that can stream (an emit hook) offers listener storage.
+    let mut listener = Listener::new();
+    let ex = emcp::server::Exchange {
+        listener: info.emit.is_some().then_some(&mut listener),
+        ..Default::default()
+    };
+    let res = server.handle_with(info, ex, req, &mut buf[..cap]);
     let calls = fixture::calls() - before;
+    let others = fixture::other_calls() - others_before;
     let show = || String::from_utf8_lossy(req).into_owned();
     assert!(
         buf[cap..].iter().all(|&b| b == GUARD),
@@ -78,7 +87,11 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
                 buf.iter().all(|&b| b == GUARD),
                 "BufferTooSmall but the buffer was written"
             );
-            assert_eq!(calls, 0, "a handler ran although the buffer was too small");
+            assert_eq!(
+                calls + others,
+                0,
+                "a handler ran although the buffer was too small"
+            );
             return Exchange {
                 response: Vec::new(),
                 outcome: Outcome::default(),
@@ -89,8 +102,8 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
     assert!(cap >= MCP_MIN_RESPONSE_CAP, "handled with cap {cap}");
     assert!(outcome.len <= cap, "len {} > cap {cap}", outcome.len);
     assert!(
-        calls <= 1,
-        "{calls} handler runs for one request: {}",
+        calls + others <= 1,
+        "{calls} tool and {others} other callback runs for one request: {}",
         show()
     );
     let resp = buf[..outcome.len].to_vec();
@@ -103,7 +116,13 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
             "no response to a message that is not a notification: {}",
             show()
         );
-        assert_eq!(calls, 0, "a notification ran a tool: {}", show());
+        assert_eq!(
+            calls + others,
+            0,
+            "a notification ran a callback: {}",
+            show()
+        );
+        assert!(!outcome.listen);
         assert_eq!(outcome.http_status, 202);
         assert_eq!(outcome.rpc_error, 0);
         return Exchange {
@@ -131,6 +150,34 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
     );
     let m = tree::members(top).unwrap_or_else(|| panic!("response not an object: {text}"));
     let keys: Vec<&str> = m.iter().map(|(k, _)| k.as_str()).collect();
+    if outcome.listen {
+        // The acknowledgement of a listen stream: a notification tagged with
+        // the request's id, and no callback ran.
+        assert_eq!(keys, ["jsonrpc", "method", "params"], "{text}");
+        assert_eq!(
+            tree::first(&m, "method").and_then(tree::string).as_deref(),
+            Some("notifications/subscriptions/acknowledged"),
+            "{text}"
+        );
+        let params =
+            tree::members(tree::first(&m, "params").expect("params")).expect("params object");
+        let meta =
+            tree::members(tree::first(&params, "_meta").expect("_meta")).expect("_meta object");
+        let sub =
+            tree::text(tree::first(&meta, "io.modelcontextprotocol/subscriptionId").expect("tag"));
+        assert_eq!(
+            Some(sub),
+            rv.id.as_deref(),
+            "subscriptionId is not the request id: {text}"
+        );
+        assert_eq!(calls + others, 0, "{text}");
+        assert_eq!((outcome.rpc_error, outcome.http_status), (0, 200));
+        return Exchange {
+            response: resp,
+            outcome,
+            calls,
+        };
+    }
     let kind = match keys.as_slice() {
         ["jsonrpc", "id", k @ ("result" | "error")] => *k,
         _ => panic!("response members {keys:?}: {text}"),
@@ -219,5 +266,12 @@ pub fn all(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8]) -> Exchange 
 }
 
 fn is_list(resp: &[u8]) -> bool {
-    resp.windows(8).any(|w| w == b"\"tools\":")
+    [
+        &b"\"tools\":"[..],
+        b"\"resources\":",
+        b"\"resourceTemplates\":",
+        b"\"prompts\":",
+    ]
+    .iter()
+    .any(|k| resp.windows(k.len()).any(|w| w == *k))
 }

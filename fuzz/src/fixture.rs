@@ -345,8 +345,153 @@ fn ask(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
     }
 }
 
+/// Resource URIs and templates of the fixture.
+pub const URIS: [&str; 4] = ["fz://text", "fz://blob", "fz://item/{id}", "fz://dyn"];
+
 thread_local! {
-    static SHARED: &'static Server<'static> = Box::leak(Box::new(server()));
+    static OTHER: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Resource, prompt and completion callback runs so far on this thread.
+pub fn other_calls() -> usize {
+    OTHER.with(|c| c.get())
+}
+
+/// Entry check of a non-tool callback: a request with an id, jsonrpc 2.0 and
+/// this method, with an object `params`; returns the params members.
+fn enter_other<'a>(call: &Call<'a>, method: &str) -> Vec<(String, &'a RawValue)> {
+    OTHER.with(|c| c.set(c.get() + 1));
+    let src = call.doc.src();
+    let show = || String::from_utf8_lossy(src).into_owned();
+    let top = tree::top(src).unwrap_or_else(|| panic!("callback ran on non-JSON: {}", show()));
+    let m =
+        tree::members(top).unwrap_or_else(|| panic!("callback ran on a non-object: {}", show()));
+    let id = tree::first(&m, "id")
+        .unwrap_or_else(|| panic!("callback ran for a notification: {}", show()));
+    assert!(
+        matches!(tree::open(id), Some(J::Str(_) | J::Num(_))),
+        "callback ran with id {}",
+        id.get()
+    );
+    assert_eq!(
+        tree::first(&m, "method").and_then(tree::string).as_deref(),
+        Some(method),
+        "{}",
+        show()
+    );
+    tree::first(&m, "params")
+        .and_then(tree::members)
+        .unwrap_or_else(|| panic!("callback ran without params object: {}", show()))
+}
+
+fn read_item(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    let params = enter_other(call, "resources/read");
+    let uri = tree::first(&params, "uri")
+        .and_then(tree::string)
+        .expect("uri is a string");
+    let m = call.uri.expect("a read has its URI");
+    assert_eq!(m.uri, uri.as_bytes(), "callback sees another URI");
+    let mut v = [0u8; 8];
+    match m.var("id", &mut v) {
+        Ok(n) => {
+            let text = String::from_utf8_lossy(&v[..n]).into_owned();
+            if text == "none" {
+                return -2; // -MCP_ENOENT: not found
+            }
+            res.resource(
+                &uri,
+                Some("text/plain"),
+                emcp::call::Contents::Text(&text),
+                None,
+            )
+            .map_or(-105, |_| 0)
+        }
+        Err(_) => -2,
+    }
+}
+
+fn read_dyn(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    enter_other(call, "resources/read");
+    assert!(res.text("x").is_err(), "a read accepted a content block");
+    res.resource(
+        "fz://dyn",
+        None,
+        emcp::call::Contents::Blob(&[1, 2, 3]),
+        None,
+    )
+    .map_or(-105, |_| 0)
+}
+
+fn prompt(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    let params = enter_other(call, "prompts/get");
+    // The required argument of "text" was checked before the callback.
+    if call.tool.name == "text" {
+        let args = tree::first(&params, "arguments")
+            .and_then(tree::members)
+            .expect("arguments");
+        assert!(
+            tree::first(&args, "s").and_then(tree::string).is_some(),
+            "prompt ran without its required argument"
+        );
+    }
+    let s = call.with_value("s", |d, i| {
+        let mut b = [0u8; 64];
+        let n = d.unescape_into(i, &mut b)?;
+        Ok(String::from_utf8_lossy(&b[..n]).into_owned())
+    });
+    let _ = res.set_role(s.is_err());
+    res.text(&s.unwrap_or_default()).map_or(-105, |_| 0)
+}
+
+fn complete(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    enter_other(call, "completion/complete");
+    let n = call
+        .with_value("argument.value", |d, i| {
+            Ok(d.str_inner(i).map_or(0, <[u8]>::len))
+        })
+        .unwrap_or(0);
+    for i in 0..(n * 13) {
+        if res.completion_value(&format!("v{i}")).is_err() {
+            return -105;
+        }
+    }
+    0
+}
+
+fn add_catalog(s: &mut Server<'static>) {
+    use emcp::catalog::{Body, Prompt, Resource};
+    let r = |uri, body| Resource {
+        uri,
+        name: "r",
+        title: None,
+        description: None,
+        mime_type: Some("text/plain"),
+        body,
+    };
+    s.add_resource(r(URIS[0], Body::Text("hello")))
+        .expect("text");
+    s.add_resource(r(URIS[1], Body::Blob(&[0, 0xff])))
+        .expect("blob");
+    s.add_resource(r(URIS[2], Body::Handler(Handler::Rust(read_item))))
+        .expect("item");
+    s.add_resource(r(URIS[3], Body::Handler(Handler::Rust(read_dyn))))
+        .expect("dyn");
+    s.add_prompt(Prompt {
+        arguments: Some(r#"[{"name":"s","required":true},{"name":"k"}]"#),
+        ..Prompt::new("text", Handler::Rust(prompt))
+    })
+    .expect("prompt text");
+    s.add_prompt(Prompt::new("any", Handler::Rust(prompt)))
+        .expect("prompt any");
+    s.catalog.completion = Some(Handler::Rust(complete));
+}
+
+thread_local! {
+    static SHARED: &'static Server<'static> = Box::leak(Box::new({
+        let mut s = server();
+        add_catalog(&mut s);
+        s
+    }));
 }
 
 /// The fixture server, built once per thread (the server is not `Sync`:

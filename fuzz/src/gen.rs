@@ -177,6 +177,13 @@ pub enum MethodSel {
     Cancelled,
     ResourcesList,
     SetLevel,
+    ResourcesRead,
+    TemplatesList,
+    PromptsList,
+    PromptsGet,
+    Complete,
+    Listen,
+    Subscribe,
     Other(String),
     NotString,
 }
@@ -194,6 +201,13 @@ impl MethodSel {
             MethodSel::Cancelled => "notifications/cancelled",
             MethodSel::ResourcesList => "resources/list",
             MethodSel::SetLevel => "logging/setLevel",
+            MethodSel::ResourcesRead => "resources/read",
+            MethodSel::TemplatesList => "resources/templates/list",
+            MethodSel::PromptsList => "prompts/list",
+            MethodSel::PromptsGet => "prompts/get",
+            MethodSel::Complete => "completion/complete",
+            MethodSel::Listen => "subscriptions/listen",
+            MethodSel::Subscribe => "resources/subscribe",
             MethodSel::Other(s) => s,
             MethodSel::NotString => return None,
         })
@@ -263,6 +277,34 @@ pub struct Req {
     pub truncate: Option<u16>,
     /// Spaces and newlines between tokens.
     pub spaced: bool,
+    /// `uri` of resources/read and resources/subscribe.
+    pub uri: UriSel,
+    /// completion/complete: (ref to a prompt (else a template), argument name, value).
+    pub complete: Option<(bool, String, Val)>,
+    /// subscriptions/listen: filter flags (bits 0-2), URIs, or a raw value.
+    pub listen: (u8, Vec<UriSel>, Option<Val>),
+}
+
+/// A resource URI.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum UriSel {
+    /// One of the fixture's URIs; a template gets `{id}` replaced by the string.
+    Known(u8, String),
+    Other(String),
+    NotString,
+}
+
+impl UriSel {
+    fn json(&self, out: &mut String) {
+        match self {
+            UriSel::Known(i, v) => {
+                let u = crate::fixture::URIS[usize::from(*i) % crate::fixture::URIS.len()];
+                jstr(out, &u.replace("{id}", v), Spell::Plain);
+            }
+            UriSel::Other(s) => jstr(out, s, Spell::Plain),
+            UriSel::NotString => out.push_str("[1]"),
+        }
+    }
 }
 
 const KEYS: [&str; 7] = [
@@ -497,6 +539,66 @@ impl Req {
                 if let Some(c) = &self.cursor {
                     let mut s = String::from("\"cursor\":");
                     jstr(&mut s, c, Spell::Plain);
+                    p.push(s);
+                }
+                if matches!(self.method, MethodSel::ResourcesRead | MethodSel::Subscribe) {
+                    let mut s = String::from("\"uri\":");
+                    self.uri.json(&mut s);
+                    p.push(s);
+                }
+                if let (MethodSel::Complete, Some((prompt, arg, value))) =
+                    (&self.method, &self.complete)
+                {
+                    let mut s = String::from("\"ref\":");
+                    if *prompt {
+                        s.push_str("{\"type\":\"ref/prompt\",\"name\":");
+                        jstr(&mut s, &self.tool_name().unwrap_or_default(), Spell::Plain);
+                    } else {
+                        s.push_str("{\"type\":\"ref/resource\",\"uri\":");
+                        self.uri.json(&mut s);
+                    }
+                    s.push_str("},\"argument\":{\"name\":");
+                    jstr(&mut s, arg, Spell::Plain);
+                    s.push_str(",\"value\":");
+                    val(&mut s, value, 0);
+                    s.push('}');
+                    p.push(s);
+                }
+                if matches!(self.method, MethodSel::Listen) {
+                    let (flags, uris, raw) = &self.listen;
+                    let mut s = String::from("\"notifications\":");
+                    match raw {
+                        Some(v) => val(&mut s, v, 0),
+                        None => {
+                            s.push('{');
+                            let mut parts = Vec::new();
+                            for (bit, key) in [
+                                "toolsListChanged",
+                                "promptsListChanged",
+                                "resourcesListChanged",
+                            ]
+                            .iter()
+                            .enumerate()
+                            {
+                                if flags & (1 << bit) != 0 {
+                                    parts.push(format!("\"{key}\":{}", flags & 8 == 0));
+                                }
+                            }
+                            if !uris.is_empty() {
+                                let mut l = String::from("\"resourceSubscriptions\":[");
+                                for (i, u) in uris.iter().enumerate() {
+                                    if i > 0 {
+                                        l.push(',');
+                                    }
+                                    u.json(&mut l);
+                                }
+                                l.push(']');
+                                parts.push(l);
+                            }
+                            s.push_str(&parts.join(","));
+                            s.push('}');
+                        }
+                    }
                     p.push(s);
                 }
                 if matches!(self.method, MethodSel::Initialize) {

@@ -12,7 +12,12 @@ pub fn run(data: &[u8]) {
     };
     let server = crate::fixture::shared();
     let text = req.text();
-    let ex = crate::check::all(server, &RequestInfo::default(), &text);
+    // A streaming transport: listen streams can be acknowledged.
+    let info = RequestInfo {
+        emit: Some(accept),
+        ..RequestInfo::default()
+    };
+    let ex = crate::check::all(server, &info, &text);
     // An unmutated tools/call that reached a known tool with a valid id and
     // envelope either ran it or said why not (never silently nothing).
     if req.mutate.is_none() && req.truncate.is_none() && ex.response.is_empty() {
@@ -22,4 +27,9 @@ pub fn run(data: &[u8]) {
             String::from_utf8_lossy(&text)
         );
     }
+}
+
+/// An emit hook that accepts every message.
+extern "C" fn accept(_: *mut core::ffi::c_void, _: *const u8, _: usize) -> core::ffi::c_int {
+    0
 }
