@@ -485,7 +485,7 @@ impl Req {
         self.key(&mut o, 2);
         match self.method.name() {
             Some(m) => jstr(&mut o, m, Spell::Plain),
-            None => o.push_str("7"),
+            None => o.push('7'),
         }
         // params
         match self.params {
