@@ -98,6 +98,13 @@ SEEDS: dict[str, tuple[int, bytes]] = {
     "auth-wrong": (1, req(call_probe, {**modern("tools/call", "probe"), "Authorization": "Bearer nope"})),
     "auth-missing": (1, req(call_probe, modern("tools/call", "probe"))),
     "slow-bytes": (2 * 1, req(body("tools/list", 4), modern("tools/list"))),
+    # 431: more than EMCP_HTTP_HEADER_MAX (4096) bytes before the end of the headers.
+    "headers-over-4096": (0, req(call_probe, {**modern("tools/call", "probe"), "X-Pad": "p" * 4200})),
+    # 413: chunk extensions fill the receive buffer while the body stays small.
+    "chunk-framing-fills-rx": (0, b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                               b"Transfer-Encoding: chunked\r\n\r\n" + (b"1;e=" + b"x" * 120 + b"\r\n{\r\n") * 110),
+    # 413 from Content-Length, with the whole body sent anyway.
+    "body-over-8192": (0, req(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"a" * 8200 + b'"}}', modern("ping"))),
 }
 
 
