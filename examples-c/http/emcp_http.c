@@ -1050,6 +1050,64 @@ static void reject_busy(emcp_http_t *h, int fd)
     logf_(h, "emcp_http: 503, connection table full");
 }
 
+int emcp_http_adopt(emcp_http_t *h, int fd)
+{
+    if (h == NULL || fd < 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -MCP_EINVAL;
+    }
+    int fl = fcntl(fd, F_GETFL, 0);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+        close(fd);
+        return -EMCP_HTTP_EIO;
+    }
+    struct emcp_http_conn *c = NULL;
+    if (active_conns(h) < h->cfg.max_conns) {
+        for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+            if (h->conns[i].fd < 0) {
+                c = &h->conns[i];
+                break;
+            }
+        }
+    }
+    if (c == NULL) {
+        if (h->tls_ctx == NULL) {
+            reject_busy(h, fd);
+        } else { /* no room to run a handshake: just refuse */
+            close(fd);
+            h->stats.rejected++;
+        }
+        return -MCP_ENOBUFS;
+    }
+    c->tls = NULL;
+    c->tls_want_write = false;
+#if EMCP_HTTP_WITH_OPENSSL
+    if (h->tls_ctx != NULL) {
+        SSL *ssl = SSL_new((SSL_CTX *)h->tls_ctx);
+        if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
+            SSL_free(ssl);
+            ERR_clear_error();
+            close(fd);
+            return -EMCP_HTTP_EIO;
+        }
+        SSL_set_accept_state(ssl); /* the handshake runs inside SSL_read */
+        c->tls = ssl;
+    }
+#endif
+    c->fd = fd;
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+    c->rx_len = c->rx_parsed = 0;
+    c->tx_len = c->tx_off = 0;
+    c->close_after_tx = false;
+    c->draining = false;
+    request_reset(c);
+    start_waiting(h, c, now_ms(), true);
+    return 0;
+}
+
 static void accept_new(emcp_http_t *h)
 {
     for (int k = 0; k < 64; k++) {
@@ -1057,53 +1115,7 @@ static void accept_new(emcp_http_t *h)
         if (fd < 0) {
             return; /* EAGAIN: none left */
         }
-        int fl = fcntl(fd, F_GETFL, 0);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-            close(fd);
-            continue;
-        }
-        struct emcp_http_conn *c = NULL;
-        if (active_conns(h) < h->cfg.max_conns) {
-            for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
-                if (h->conns[i].fd < 0) {
-                    c = &h->conns[i];
-                    break;
-                }
-            }
-        }
-        if (c == NULL) {
-            if (h->tls_ctx == NULL) {
-                reject_busy(h, fd);
-            } else { /* no room to run a handshake: just refuse */
-                close(fd);
-                h->stats.rejected++;
-            }
-            continue;
-        }
-        c->tls = NULL;
-        c->tls_want_write = false;
-#if EMCP_HTTP_WITH_OPENSSL
-        if (h->tls_ctx != NULL) {
-            SSL *ssl = SSL_new((SSL_CTX *)h->tls_ctx);
-            if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
-                SSL_free(ssl);
-                ERR_clear_error();
-                close(fd);
-                continue;
-            }
-            SSL_set_accept_state(ssl); /* the handshake runs inside SSL_read */
-            c->tls = ssl;
-        }
-#endif
-        c->fd = fd;
-        http_parser_init(&c->parser, HTTP_REQUEST);
-        c->parser.data = c;
-        c->rx_len = c->rx_parsed = 0;
-        c->tx_len = c->tx_off = 0;
-        c->close_after_tx = false;
-        c->draining = false;
-        request_reset(c);
-        start_waiting(h, c, now_ms(), true);
+        (void)emcp_http_adopt(h, fd);
     }
 }
 

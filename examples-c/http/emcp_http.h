@@ -265,6 +265,22 @@ typedef struct emcp_http_t {
  */
 int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_config_t *cfg);
 
+/**
+ * Serves an already connected stream socket as if emcp_http_poll() had
+ * accepted it from the listening socket: it is made non-blocking and takes a
+ * connection slot (with TLS when the instance serves HTTPS). For sockets the
+ * application accepts itself (inetd or systemd socket activation, a second
+ * listener) and for tests that drive the binding through one end of a
+ * socketpair() (fuzz/http). The binding owns @p fd from then on, whatever
+ * the result.
+ *
+ * @retval 0 Served by the next emcp_http_poll() calls.
+ * @retval -MCP_EINVAL NULL instance or negative fd.
+ * @retval -MCP_ENOBUFS The table is full: answered 503 (plain HTTP) and closed.
+ * @retval -EMCP_HTTP_EIO fcntl() or the TLS setup failed; closed.
+ */
+int emcp_http_adopt(emcp_http_t *h, int fd);
+
 /** The bound port (useful with port 0). */
 uint16_t emcp_http_port(const emcp_http_t *h);
 

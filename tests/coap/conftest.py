@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from coap_support import Server, binary_path, binary_problem, free_udp_port
+
+# ASan/LSan reports of every process a test starts (tests/common/sanitizers.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from sanitizers import asan_reports, report_in  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_sanitizer_reports(tmp_path_factory):
+    with asan_reports(tmp_path_factory.mktemp("asan")) as found:
+        yield
+    assert not found, "sanitizer report(s) from a process this test started:\n" + "\n".join(found)
 
 
 @pytest.fixture(scope="session")

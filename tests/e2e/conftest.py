@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from e2e_support import StdioServer, assert_stdout_is_jsonrpc, binary_path, binary_problem
+
+# ASan/LSan reports of every process a test starts (tests/common/sanitizers.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from sanitizers import asan_reports, report_in  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_sanitizer_reports(tmp_path_factory):
+    with asan_reports(tmp_path_factory.mktemp("asan")) as found:
+        yield
+    assert not found, "sanitizer report(s) from a process this test started:\n" + "\n".join(found)
 
 
 @pytest.fixture(scope="session")
@@ -37,3 +50,9 @@ def spawn(greenhouse_bin: str) -> Iterator:
         s.__exit__(None, None, None)
     for s in started:
         assert_stdout_is_jsonrpc(s.stdout_lines)
+        # Built with ASan/UBSan in the test command: a UBSan report ends the
+        # process with status 1; a clean EOF ends it with 0.
+        marker = report_in(s.stderr_text())
+        assert marker is None, f"{marker} in greenhouse-stdio's stderr:\n{s.stderr_text()[-3000:]}"
+        assert s.proc.returncode == 0, f"greenhouse-stdio exited {s.proc.returncode}:\n{s.stderr_text()[-3000:]}"
+

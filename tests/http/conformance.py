@@ -109,12 +109,23 @@ def main() -> int:
                            f"checks {cp} passed, {cf} failed -> {verdict}")
             failed |= rc != 0
     finally:
+        alive = proc.poll() is None
         proc.terminate()
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        # Built with ASan/UBSan in the test command: a report or a crash fails the run.
+        log.seek(0)
+        text = log.read().decode(errors="replace")
+        for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            if marker in text:
+                print(f"conformance-server: {marker} report in its stderr")
+                failed = True
+        if not alive or proc.returncode != 0:
+            print(f"conformance-server: {'died during the run' if not alive else 'exit'} {proc.returncode}")
+            failed = True
         if failed:
             log.seek(0)
             print("--- conformance-server stderr (last 40 lines) ---")

@@ -19,7 +19,18 @@ def conformance_server():
         pytest.fail(str(e), pytrace=False)
     s = HttpServer(path)
     yield s
+    alive = s.proc.poll() is None
+    s.proc.terminate()
+    try:
+        s.proc.wait(timeout=10)
+    except Exception:  # noqa: BLE001 - stop() kills it
+        pass
+    code, log = s.proc.returncode, s.stderr()
     s.stop()
+    assert alive, "conformance-server died during the test"
+    for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+        assert marker not in log, log[-3000:]
+    assert code == 0, f"conformance-server exited {code} after SIGTERM:\n{log[-3000:]}"
 
 
 def progress_call(token="p1", id_=7):

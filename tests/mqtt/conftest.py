@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mqtt_support import Broker, Client, Gateway, binary_path
+
+# ASan/LSan reports of every process a test starts (tests/common/sanitizers.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from sanitizers import asan_reports, report_in  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_sanitizer_reports(tmp_path_factory):
+    with asan_reports(tmp_path_factory.mktemp("asan")) as found:
+        yield
+    assert not found, "sanitizer report(s) from a process this test started:\n" + "\n".join(found)
 
 
 @pytest.fixture(scope="session")
@@ -50,11 +62,16 @@ def gateways(gateway_bin: Path, broker: Broker) -> Iterator:
         return g
 
     yield start
-    for g in started:
-        g.stop()
-    for g in started:
+    codes = [g.stop() for g in started]
+    for g, code in zip(started, codes):
         # stdout carries nothing: logs and audit lines go to stderr.
         assert g._stdout == [], g._stdout[:3]
+        # Built with ASan/UBSan in the test command: no report, and a clean
+        # exit after SIGTERM (a UBSan report ends the process with status 1).
+        marker = report_in(g.text())
+        assert marker is None, f"{marker} in greenhouse-mqtt's stderr:\n{g.text()[-3000:]}"
+        if not g.killed:
+            assert code == 0, f"greenhouse-mqtt exited {code}:\n{g.text()[-3000:]}"
 
 
 @pytest.fixture

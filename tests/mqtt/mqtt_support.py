@@ -152,6 +152,7 @@ class Gateway:
         )
         self._lines: list[str] = []
         self._lock = threading.Lock()
+        self.killed = False  # the test killed it on purpose (no exit status to check)
         self._stdout: list[bytes] = []
         threading.Thread(target=self._read, args=(self.proc.stderr, True), daemon=True).start()
         threading.Thread(target=self._read, args=(self.proc.stdout, False), daemon=True).start()
@@ -202,6 +203,7 @@ class Gateway:
         return self.proc.returncode
 
     def kill(self) -> None:
+        self.killed = True
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)

@@ -1,0 +1,141 @@
+"""greenhouse-stdio under valgrind memcheck: a representative session with
+zero errors and no leaks.
+
+The binary is a build *without* sanitizers (valgrind cannot run ASan code):
+$GREENHOUSE_STDIO_PLAIN, default build/valgrind/examples-c/greenhouse/greenhouse-stdio
+(scripts/test.d/47-valgrind.sh builds it). One process serves the whole
+session: both protocol eras, successful calls and tool errors, schema
+refusals, input_required, notifications (never answered), parse errors,
+invalid UTF-8 and surrogates, nesting and token limits, a line just over
+EMCP_STDIO_LINE_MAX and a 1 MB line, blank lines, a last line without a
+newline, then EOF. Every answer is checked against the expected one written
+below, and valgrind must report no error (--error-exitcode) and no leak
+(--leak-check=full, every leak kind counted as an error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT = REPO / "build" / "valgrind" / "examples-c" / "greenhouse" / "greenhouse-stdio"
+VALGRIND_ERROR_EXIT = 99
+V = "io.modelcontextprotocol/protocolVersion"
+C = "io.modelcontextprotocol/clientCapabilities"
+LINE_MAX = 16384
+
+
+def env_meta(caps=None):
+    return {V: "2026-07-28", C: caps if caps is not None else {}}
+
+
+def j(msg) -> bytes:
+    return json.dumps(msg, separators=(",", ":")).encode()
+
+
+def modern(method, id, **params):
+    return j({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": env_meta(), **params}})
+
+
+def call(name, args, id, caps=None):
+    return j({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+              "params": {"_meta": env_meta(caps), "name": name, "arguments": args}})
+
+
+# (line sent, expected answer): None = no answer (notification or blank line);
+# ("ok", id) = a result with that id; ("err", id, code) = an error.
+SESSION: list[tuple[bytes, tuple | None]] = [
+    (modern("server/discover", 1), ("ok", 1)),
+    (modern("tools/list", 2), ("ok", 2)),
+    (call("read_sensor", {"sensor_id": "t1"}, 3), ("ok", 3)),
+    (call("read_sensor", {"sensor_id": "soil1"}, 4), ("ok", 4)),          # tool error (isError)
+    (call("read_sensor", {"sensor_id": "t9"}, 5), ("err", 5, -32602)),    # not in the enum
+    (call("set_vent", {"percent": 40}, 6), ("ok", 6)),
+    (call("set_vent", {"percent": 101}, 7), ("err", 7, -32602)),
+    (call("set_vent", {"percent": 90}, 8, {"elicitation": {}}), ("ok", 8)),  # input_required
+    (call("set_vent", {"percent": 90}, 9), ("err", 9, -32021)),           # cannot confirm
+    (call("nope", {}, 10), ("err", 10, -32602)),
+    (modern("nope/x", 11), ("err", 11, -32601)),
+    (j({"jsonrpc": "2.0", "id": 12, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "valgrind", "version": "1"}}}), ("ok", 12)),
+    (b'{"jsonrpc":"2.0","method":"notifications/initialized"}', None),
+    (b'{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":5}}}', ("ok", 13)),
+    (b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"set_vent","arguments":{"percent":55}}}', None),
+    (b'{"jsonrpc":"2.0","id":14,"method":"ping"}', ("ok", 14)),
+    (b"{nope", ("err", None, -32700)),
+    (b'{"jsonrpc":"2.0","id":15,"method":"ping","params":{"x":"\xff\xfe"}}', ("err", None, -32700)),
+    (b'{"jsonrpc":"2.0","id":16,"method":"ping","params":{"x":"\\udc00\\ud800"}}', ("err", None, -32700)),
+    (b'{"jsonrpc":"2.0","id":17,"method":"pi\x00ng"}', ("err", None, -32700)),
+    (b"[" * 5000 + b"]" * 5000, ("err", None, -32600)),                   # over MCP_MAX_DEPTH
+    (b'{"jsonrpc":"2.0","id":18,"method":"ping","params":{"x":[' + b",".join([b"1"] * 300) + b"]}}",
+     ("err", None, -32600)),                                              # too many tokens
+    (b"", None),                                                          # blank line
+    (b'{"jsonrpc":"2.0","id":19,"method":"ping","params":{"x":"' + b"a" * LINE_MAX + b'"}}',
+     ("err", None, -32600)),                                              # just over the line limit
+    (b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"b" * (1 << 20) + b'"}}',
+     ("err", None, -32600)),                                              # 1 MB line
+    (b'{"jsonrpc":"2.0","id":"\\u0041","method":"ping"}', ("ok", "A")),
+    (b'{"jsonrpc":"2.0","id":21,"met\\u0068od":"tools/call","params":{"name":"set_vent","arguments":{"percent":-0}}}', ("ok", 21)),
+    (b'{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":18446744073709551616}}}', ("err", 22, -32602)),
+]
+# The last line has no newline: EOF ends it and it is still answered.
+LAST = (b'{"jsonrpc":"2.0","id":23,"method":"ping"}', ("ok", 23))
+
+
+def binary() -> Path:
+    return Path(os.environ.get("GREENHOUSE_STDIO_PLAIN") or DEFAULT)
+
+
+def test_greenhouse_stdio_session_is_valgrind_clean(tmp_path):
+    if shutil.which("valgrind") is None:
+        pytest.fail("valgrind is not installed (scripts/test.d/47-valgrind.sh installs it)", pytrace=False)
+    exe = binary()
+    if not exe.is_file():
+        pytest.fail(f"{exe} not found: run scripts/test.d/47-valgrind.sh or set GREENHOUSE_STDIO_PLAIN", pytrace=False)
+    nm = subprocess.run(["nm", str(exe)], capture_output=True, text=True, timeout=60).stdout
+    assert "__asan_init" not in nm and "__ubsan_handle" not in nm, "valgrind needs a build without sanitizers"
+
+    data = b"".join(line + b"\n" for line, _ in SESSION) + LAST[0]
+    expected = [e for _, e in SESSION if e is not None] + [LAST[1]]
+    log = tmp_path / "memcheck.log"
+    p = subprocess.run(
+        ["valgrind", "--tool=memcheck", f"--error-exitcode={VALGRIND_ERROR_EXIT}", "--leak-check=full",
+         "--show-leak-kinds=all", "--errors-for-leak-kinds=all", "--track-origins=yes",
+         f"--log-file={log}", str(exe)],
+        input=data, capture_output=True, timeout=600)
+    report = log.read_text(errors="replace")
+    stderr = p.stderr.decode(errors="replace")
+    assert p.returncode == 0, f"exit {p.returncode}\n--- memcheck ---\n{report[-6000:]}\n--- stderr ---\n{stderr[-2000:]}"
+    m = re.search(r"ERROR SUMMARY: (\d+) errors", report)
+    assert m and m.group(1) == "0", report[-6000:]
+    summary = [l.split("== ", 1)[-1] for l in report.splitlines()
+               if re.search(r"(ERROR SUMMARY|total heap usage|in use at exit)", l)]
+    print("\n".join(summary))
+    assert "All heap blocks were freed" in report or "definitely lost: 0 bytes" in report, report[-4000:]
+
+    lines = p.stdout.split(b"\n")
+    assert lines[-1] == b"", "stdout must end with a newline"
+    answers = [json.loads(l) for l in lines[:-1]]
+    got = []
+    for a in answers:
+        assert a.get("jsonrpc") == "2.0" and ("result" in a) != ("error" in a), a
+        got.append(("ok", a["id"]) if "result" in a else ("err", a["id"], a["error"]["code"]))
+    assert got == expected
+
+    by_id = {a["id"]: a for a in answers if a["id"] is not None}
+    assert by_id[4]["result"]["isError"] is True
+    assert by_id[6]["result"]["structuredContent"] == {"ok": True, "percent": 40}
+    assert by_id[8]["result"]["resultType"] == "input_required"
+    assert by_id[21]["result"]["structuredContent"]["percent"] == 0
+    # Executed calls only: 3, 4, 6, 8 (asks first), 9 (refused in the tool), 13, 21.
+    audits = [l for l in stderr.splitlines() if l.startswith("audit:")]
+    assert len(audits) == 7, audits
+    assert not any("percent=55" in l or '"percent":55' in l for l in audits), "a notification was executed"
