@@ -1,24 +1,36 @@
 /*
  * conformance-server: the fixtures of the official MCP conformance suite
  * (@modelcontextprotocol/conformance, src/scenarios/server/ in its repository) that the
- * library supports today, served over the HTTP binding.
+ * library supports today, served over the HTTP binding (with subscriptions/listen streams).
  *
- *   conformance-server [--listen ADDR:PORT]
+ *   conformance-server [--listen ADDR:PORT] [--stateless-fixtures]
+ *
+ * Resources: test://static-text, test://static-binary (a 1x1 PNG),
+ * test://watched-resource and the template test://template/{id}/data (JSON
+ * naming the id). Prompts: test_simple_prompt, test_prompt_with_arguments
+ * (arg1, arg2 required), test_prompt_with_embedded_resource (resourceUri
+ * required), test_prompt_with_image, and test_dynamic_prompt (registered
+ * disabled). A completion callback offers fixed candidates by prefix.
  *
  * Tools (MCP_MAX_TOOLS, 16): test_simple_text (also the SEP-2243 x-mcp-header
  * fixture), test_error_handling, test_image_content, test_audio_content,
  * test_embedded_resource, test_multiple_content_types, test_tool_with_progress
  * (progress goes out as SSE events before the result), test_missing_capability
- * (-32021), and the test_input_required_result_* tools (multi-round-trip
- * requests with a MAC-protected requestState; _capabilities asks only through
- * what the client declared). Left out for want of a slot: test_logging_tool
- * and test_streaming_elicitation (two server-stateless checks). Not possible
- * yet: resources, prompts, completion and subscriptions/listen (issue 11),
- * json_schema_2020_12_tool (the validator refuses $defs/$ref/allOf/anyOf/if),
- * and the legacy-era fixtures test_tool_with_logging, test_sampling and
- * test_elicitation (logging/setLevel and server-to-client requests on an SSE
- * stream). The baselines tests/http/conformance-baseline-*.yml list what
- * fails and why.
+ * (-32021), and then one of two sets, since both do not fit:
+ * - default: the eight test_input_required_result_* tools (multi-round-trip
+ *   requests with a MAC-protected requestState; _capabilities asks only
+ *   through what the client declared);
+ * - --stateless-fixtures: the server-stateless scenario's diagnostic tools:
+ *   test_trigger_tool_change and test_trigger_prompt_change (each call lists
+ *   or unlists test_dynamic_tool / test_dynamic_prompt with mcp_server_enable,
+ *   which notifies open listen streams), test_dynamic_tool, test_logging_tool
+ *   and test_streaming_elicitation.
+ * Not possible yet: test_input_required_result_prompt (the core's prompts/get
+ * cannot return input_required), json_schema_2020_12_tool (the validator
+ * refuses $defs/$ref/allOf/anyOf/if), and the legacy-era fixtures
+ * test_tool_with_logging, test_sampling and test_elicitation (server-to-client
+ * requests on an SSE stream). The baselines tests/http/conformance-baseline-*.yml
+ * list what fails and why.
  */
 
 #include <fcntl.h>

@@ -32,6 +32,12 @@
  *   initialize gets an Mcp-Session-Id minted without a session table (a
  *   SipHash-2-4 MAC over a counter under a key drawn at start); later legacy
  *   requests without it get 400, with one that does not verify 404.
+ * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
+ *   acknowledgement first, then the list changes and resource updates the
+ *   core emits (queued on the connection, sent by the poll loop); Accept
+ *   must admit text/event-stream (406), at most EMCP_HTTP_MAX_LISTENERS at
+ *   once (503). A disconnect ends the stream, a full queue closes it, and
+ *   emcp_http_close() ends every stream with its final result.
  */
 
 #ifndef EMCP_HTTP_H
