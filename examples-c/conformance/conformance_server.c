@@ -4,6 +4,7 @@
  * library supports today, served over the HTTP binding (with subscriptions/listen streams).
  *
  *   conformance-server [--listen ADDR:PORT] [--stateless-fixtures]
+ *                      [--idle-timeout-ms MS] [--keepalive-ms MS]
  *
  * Resources: test://static-text, test://static-binary (a 1x1 PNG),
  * test://watched-resource and the template test://template/{id}/data (JSON
@@ -633,8 +634,13 @@ int main(int argc, char **argv)
             cfg.port = (uint16_t)strtoul(colon + 1, NULL, 10);
         } else if (strcmp(argv[i], "--stateless-fixtures") == 0) {
             stateless_fixtures = true;
+        } else if (strcmp(argv[i], "--idle-timeout-ms") == 0 && i + 1 < argc) {
+            cfg.idle_timeout_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--keepalive-ms") == 0 && i + 1 < argc) {
+            cfg.listen_keepalive_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else {
-            fprintf(stderr, "usage: conformance-server [--listen ADDR:PORT] [--stateless-fixtures]\n");
+            fprintf(stderr, "usage: conformance-server [--listen ADDR:PORT] [--stateless-fixtures]\n"
+                            "                          [--idle-timeout-ms MS] [--keepalive-ms MS]\n");
             return 2;
         }
     }

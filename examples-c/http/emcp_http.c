@@ -1089,7 +1089,7 @@ static void process(emcp_http_t *h, struct emcp_http_conn *c)
              * listen request is read as a request any more. */
             c->rx_len = c->rx_parsed = 0;
             c->in_request = false;
-            c->deadline_ms = now_ms() + EMCP_HTTP_LISTEN_KEEPALIVE_MS;
+            c->deadline_ms = now_ms() + h->cfg.listen_keepalive_ms;
             flush_tx(h, c);
             break;
         }
@@ -1137,13 +1137,17 @@ static void listen_readable(emcp_http_t *h, struct emcp_http_conn *c)
 static void listen_tick(emcp_http_t *h, struct emcp_http_conn *c)
 {
     static const char ping[] = ": ping\r\n\r\n";
+    /* Events queued in this very poll step are not a stall: send first. */
+    if (c->tx_off < c->tx_len && !flush_tx(h, c)) {
+        return; /* the connection failed and is closed */
+    }
     if (c->tx_off < c->tx_len || !stream_append(c, ping, sizeof ping - 1, NULL, 0, NULL, 0)) {
         h->stats.timeouts++;
         logf_(h, "emcp_http: listen stream stalled, closed");
         conn_close(h, c);
         return;
     }
-    c->deadline_ms = now_ms() + EMCP_HTTP_LISTEN_KEEPALIVE_MS;
+    c->deadline_ms = now_ms() + h->cfg.listen_keepalive_ms;
     (void)flush_tx(h, c);
 }
 
@@ -1449,6 +1453,9 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     if (h->cfg.idle_timeout_ms == 0) {
         h->cfg.idle_timeout_ms = EMCP_HTTP_IDLE_TIMEOUT_MS;
     }
+    if (h->cfg.listen_keepalive_ms == 0) {
+        h->cfg.listen_keepalive_ms = EMCP_HTTP_LISTEN_KEEPALIVE_MS;
+    }
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         h->conns[i].fd = -1;
         h->conns[i].listen_slot = -1;
@@ -1522,7 +1529,9 @@ uint16_t emcp_http_port(const emcp_http_t *h)
 unsigned emcp_http_listen_count(const emcp_http_t *h)
 {
     unsigned n = 0;
-    for (size_t i = 0; h != NULL && i < EMCP_HTTP_MAX_LISTENERS; i++) {
+    /* The scratch slot (the last) is never busy: counting it too keeps the
+     * loop well-formed when EMCP_HTTP_MAX_LISTENERS is 0. */
+    for (size_t i = 0; h != NULL && i < sizeof h->listener_busy / sizeof h->listener_busy[0]; i++) {
         n += h->listener_busy[i];
     }
     return n;

@@ -204,6 +204,7 @@ typedef struct emcp_http_config_t {
     uint32_t header_timeout_ms;
     uint32_t request_timeout_ms; /**< See EMCP_HTTP_REQUEST_TIMEOUT_MS. */
     uint32_t idle_timeout_ms;    /**< See EMCP_HTTP_IDLE_TIMEOUT_MS. */
+    uint32_t listen_keepalive_ms; /**< See EMCP_HTTP_LISTEN_KEEPALIVE_MS. */
     /** Diagnostics (one line per event), or NULL. */
     void (*log)(void *log_user, const char *line);
     /** Passed to log. */

@@ -19,14 +19,15 @@ from http_support import Conn, HttpServer, binary, call_body, modern_body, moder
 MAX_LISTENERS = 4
 
 
-@pytest.fixture
-def server():
+def conformance_server(*args: str) -> HttpServer:
     try:
         path = binary("conformance-server", "CONFORMANCE_SERVER", "build/examples-c/conformance/conformance-server")
     except FileNotFoundError as e:
         pytest.fail(str(e), pytrace=False)
-    s = HttpServer(path, "--stateless-fixtures")
-    yield s
+    return HttpServer(path, "--stateless-fixtures", *args)
+
+
+def stop_clean(s: HttpServer) -> None:
     alive = s.proc.poll() is None
     s.proc.terminate()
     try:
@@ -40,6 +41,21 @@ def server():
     assert alive or s.proc.returncode == 0, "conformance-server died during the test"
 
 
+@pytest.fixture
+def server():
+    s = conformance_server()
+    yield s
+    stop_clean(s)
+
+
+@pytest.fixture
+def fast_server():
+    """Idle keep-alive connections closed after 300 ms, listen keep-alive every 400 ms."""
+    s = conformance_server("--idle-timeout-ms", "300", "--keepalive-ms", "400")
+    yield s
+    stop_clean(s)
+
+
 class Stream:
     """One open listen stream: the response head, then SSE events as they come."""
 
@@ -51,6 +67,7 @@ class Stream:
         self.sock.sendall(b"POST /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in h.items()).encode()
                           + b"\r\n" + body)
         self.buf = b""
+        self.comments: list[str] = []
         while b"\r\n\r\n" not in self.buf:
             chunk = self.sock.recv(65536)
             if not chunk:
@@ -86,6 +103,7 @@ class Stream:
         block, self.buf = self.buf.split(b"\r\n\r\n", 1)
         lines = block.decode().split("\r\n")
         if lines[0].startswith(":"):  # a keep-alive comment
+            self.comments.append(lines[0])
             return self.next_event(max(0.0, deadline - time.monotonic()))
         assert lines[0] == "event: message" and lines[1].startswith("data: "), block
         return json.loads(lines[1][6:])
@@ -250,3 +268,19 @@ def test_shutdown_ends_streams_with_the_final_result(server):
         assert stream.next_event() == "EOF"
         stream.close()
     assert server.proc.wait(timeout=10) == 0
+
+
+def test_idle_timeout_spares_streams_which_get_pings(fast_server):
+    s = Stream(fast_server.port, "k", {"toolsListChanged": True})
+    ack_of(s, "k")
+    idle = Conn(fast_server.port)
+    r = idle.request("POST", "/mcp", modern_headers("tools/list"), modern_body("tools/list"))
+    assert r.status == 200
+    # The kept-alive connection is closed after its idle time; the stream is not.
+    assert idle.closed_by_peer(timeout=3)
+    idle.close()
+    assert s.next_event(1.5) is None  # nothing but ": ping" comments for 1.5 s
+    assert len(s.comments) >= 2 and set(s.comments) == {": ping"}, s.comments
+    call(fast_server.port, "test_trigger_tool_change")
+    assert s.next_event()["method"] == "notifications/tools/list_changed"
+    s.close()
