@@ -1,24 +1,37 @@
 /*
  * conformance-server: the fixtures of the official MCP conformance suite
  * (@modelcontextprotocol/conformance, src/scenarios/server/ in its repository) that the
- * library supports today, served over the HTTP binding.
+ * library supports today, served over the HTTP binding (with subscriptions/listen streams).
  *
- *   conformance-server [--listen ADDR:PORT]
+ *   conformance-server [--listen ADDR:PORT] [--stateless-fixtures]
+ *                      [--idle-timeout-ms MS] [--keepalive-ms MS]
+ *
+ * Resources: test://static-text, test://static-binary (a 1x1 PNG),
+ * test://watched-resource and the template test://template/{id}/data (JSON
+ * naming the id). Prompts: test_simple_prompt, test_prompt_with_arguments
+ * (arg1, arg2 required), test_prompt_with_embedded_resource (resourceUri
+ * required), test_prompt_with_image, and test_dynamic_prompt (registered
+ * disabled). A completion callback offers fixed candidates by prefix.
  *
  * Tools (MCP_MAX_TOOLS, 16): test_simple_text (also the SEP-2243 x-mcp-header
  * fixture), test_error_handling, test_image_content, test_audio_content,
  * test_embedded_resource, test_multiple_content_types, test_tool_with_progress
  * (progress goes out as SSE events before the result), test_missing_capability
- * (-32021), and the test_input_required_result_* tools (multi-round-trip
- * requests with a MAC-protected requestState; _capabilities asks only through
- * what the client declared). Left out for want of a slot: test_logging_tool
- * and test_streaming_elicitation (two server-stateless checks). Not possible
- * yet: resources, prompts, completion and subscriptions/listen (issue 11),
- * json_schema_2020_12_tool (the validator refuses $defs/$ref/allOf/anyOf/if),
- * and the legacy-era fixtures test_tool_with_logging, test_sampling and
- * test_elicitation (logging/setLevel and server-to-client requests on an SSE
- * stream). The baselines tests/http/conformance-baseline-*.yml list what
- * fails and why.
+ * (-32021), and then one of two sets, since both do not fit:
+ * - default: the eight test_input_required_result_* tools (multi-round-trip
+ *   requests with a MAC-protected requestState; _capabilities asks only
+ *   through what the client declared);
+ * - --stateless-fixtures: the server-stateless scenario's diagnostic tools:
+ *   test_trigger_tool_change and test_trigger_prompt_change (each call lists
+ *   or unlists test_dynamic_tool / test_dynamic_prompt with mcp_server_enable,
+ *   which notifies open listen streams), test_dynamic_tool, test_logging_tool
+ *   and test_streaming_elicitation.
+ * Not possible yet: test_input_required_result_prompt (the core's prompts/get
+ * cannot return input_required), json_schema_2020_12_tool (the validator
+ * refuses $defs/$ref/allOf/anyOf/if), and the legacy-era fixtures
+ * test_tool_with_logging, test_sampling and test_elicitation (server-to-client
+ * requests on an SSE stream). The baselines tests/http/conformance-baseline-*.yml
+ * list what fails and why.
  */
 
 #include <fcntl.h>
@@ -302,6 +315,199 @@ static int ir_multi_round(const mcp_call_t *call, mcp_result_t *r, void *user)
     return rc == 0 ? set_state(r, "round-1") : rc;
 }
 
+/* ---- Resources ---------------------------------------------------------- */
+
+/* test://template/{id}/data: JSON naming the id. Ids are limited to a plain
+ * alphabet, so the JSON needs no escaping; anything else is "not found". */
+static int template_data(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    char id[64], uri[MCP_MAX_URI_LEN + 1], json[160];
+    int n = mcp_call_uri_var(call, "id", id, sizeof id);
+    if (n <= 0) {
+        return -MCP_ENOENT;
+    }
+    for (int i = 0; i < n; i++) {
+        char ch = id[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_' || ch == '.')) {
+            return -MCP_ENOENT;
+        }
+    }
+    size_t ulen = 0;
+    const char *u = mcp_call_uri(call, &ulen);
+    if (u == NULL || ulen >= sizeof uri) {
+        return -MCP_ENOENT;
+    }
+    memcpy(uri, u, ulen);
+    uri[ulen] = '\0';
+    int jn = snprintf(json, sizeof json,
+                      "{\"id\":\"%s\",\"templateTest\":true,\"data\":\"Data for ID: %s\"}", id, id);
+    return mcp_result_resource_text(r, uri, "application/json", json, (size_t)jn, NULL);
+}
+
+static const mcp_resource_t resources[] = {
+    {.uri = "test://static-text", .name = "static-text", .title = "Static text",
+     .description = "A static text resource for testing", .mime_type = "text/plain",
+     .text = "This is the content of the static text resource."},
+    {.uri = "test://static-binary", .name = "static-binary", .title = "Static binary",
+     .description = "A static binary resource (a 1x1 PNG) for testing", .mime_type = "image/png",
+     .blob = red_pixel_png, .blob_len = sizeof red_pixel_png},
+    {.uri = "test://watched-resource", .name = "watched-resource", .title = "Watched resource",
+     .description = "A resource for subscription tests", .mime_type = "text/plain",
+     .text = "Watched resource content"},
+    {.uri = "test://template/{id}/data", .name = "template-data", .title = "Template data",
+     .description = "A resource template with an id parameter", .mime_type = "application/json"},
+};
+static const mcp_tool_fn resource_fns[] = {NULL, NULL, NULL, template_data};
+_Static_assert(sizeof resources / sizeof resources[0] <= MCP_MAX_RESOURCES, "MCP_MAX_RESOURCES");
+
+/* ---- Prompts ------------------------------------------------------------ */
+
+static int simple_prompt(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    return text_result(r, "This is a simple prompt for testing.");
+}
+
+static int prompt_with_arguments(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    char a1[256], a2[256], text[600];
+    if (mcp_arg_string(call, "arg1", a1, sizeof a1, NULL) != 0 ||
+        mcp_arg_string(call, "arg2", a2, sizeof a2, NULL) != 0) {
+        return -MCP_EINVAL; /* the core checked they are present: too long */
+    }
+    snprintf(text, sizeof text, "Prompt with arguments: arg1='%s', arg2='%s'", a1, a2);
+    return text_result(r, text);
+}
+
+static int prompt_with_embedded_resource(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    char uri[MCP_MAX_URI_LEN + 1];
+    static const char text[] = "Embedded resource content for testing.";
+    if (mcp_arg_string(call, "resourceUri", uri, sizeof uri, NULL) != 0) {
+        return -MCP_EINVAL;
+    }
+    int rc = mcp_result_resource_text(r, uri, "text/plain", text, sizeof text - 1, NULL);
+    return rc == 0 ? text_result(r, "Please process the embedded resource above.") : rc;
+}
+
+static int prompt_with_image(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    int rc = mcp_result_image(r, red_pixel_png, sizeof red_pixel_png, "image/png", NULL);
+    return rc == 0 ? text_result(r, "Please analyze the image above.") : rc;
+}
+
+static int dynamic_prompt(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    return text_result(r, "This prompt is listed only while test_trigger_prompt_change has it on.");
+}
+
+static const mcp_prompt_t prompts[] = {
+    {.name = "test_simple_prompt", .title = "Simple prompt",
+     .description = "A simple prompt without arguments"},
+    {.name = "test_prompt_with_arguments", .title = "Prompt with arguments",
+     .description = "A prompt with required arguments",
+     .arguments = "[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},"
+                  "{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]"},
+    {.name = "test_prompt_with_embedded_resource", .title = "Prompt with embedded resource",
+     .description = "A prompt that embeds a resource",
+     .arguments = "[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\","
+                  "\"required\":true}]"},
+    {.name = "test_prompt_with_image", .title = "Prompt with image",
+     .description = "A prompt with image content"},
+    {.name = "test_dynamic_prompt", .title = "Dynamic prompt",
+     .description = "Registered disabled; test_trigger_prompt_change toggles it"},
+};
+static const mcp_tool_fn prompt_fns[] = {simple_prompt, prompt_with_arguments,
+                                         prompt_with_embedded_resource, prompt_with_image,
+                                         dynamic_prompt};
+_Static_assert(sizeof prompts / sizeof prompts[0] == sizeof prompt_fns / sizeof prompt_fns[0],
+               "one callback per prompt");
+_Static_assert(sizeof prompts / sizeof prompts[0] <= MCP_MAX_PROMPTS, "MCP_MAX_PROMPTS");
+
+/* completion/complete: candidates for the prompt arguments and the template
+ * variable that start with what the user typed so far. */
+static int complete(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const candidates[] = {"test", "testValue1", "testValue2", "paris", "park",
+                                             "party", "123", "456"};
+    char typed[128];
+    if (mcp_arg_string(call, "argument.value", typed, sizeof typed, NULL) != 0) {
+        typed[0] = '\0';
+    }
+    size_t n = strlen(typed);
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        if (strncmp(candidates[i], typed, n) == 0) {
+            int rc = mcp_result_completion(r, candidates[i]);
+            if (rc != 0) {
+                return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- Live lists --------------------------------------------------------- */
+
+/* Each call flips the dynamic entry in or out of its list: a real change,
+ * which the core announces on every listen stream that asked for it. */
+static int toggle(mcp_result_t *r, uint32_t kind, const char *name, bool *on)
+{
+    *on = !*on;
+    int rc = mcp_server_enable(&server, kind, name, *on);
+    if (rc < 0) {
+        return rc;
+    }
+    char text[128];
+    snprintf(text, sizeof text, "%s is now %s", name, *on ? "listed" : "unlisted");
+    return text_result(r, text);
+}
+
+static bool dynamic_tool_on, dynamic_prompt_on;
+
+static int trigger_tool_change(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    return toggle(r, MCP_LIST_TOOLS, "test_dynamic_tool", &dynamic_tool_on);
+}
+
+static int trigger_prompt_change(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    return toggle(r, MCP_LIST_PROMPTS, "test_dynamic_prompt", &dynamic_prompt_on);
+}
+
+static int dynamic_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)call;
+    (void)user;
+    return text_result(r, "This tool is listed only while test_trigger_tool_change has it on.");
+}
+
+/* No notifications/message unless the request's _meta set a logLevel: the
+ * core's mcp_log sends nothing then. */
+static int logging_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const lines[] = {"Tool execution started", "Tool processing data",
+                                        "Tool execution completed"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        (void)mcp_log(call, MCP_LOG_INFO, lines[i]);
+    }
+    return text_result(r, "Tool with logging executed successfully");
+}
+
 #define NO_ARGS "{\"type\":\"object\",\"properties\":{}}"
 /* test_simple_text takes no arguments, but it also carries the optional
  * string `region` mirrored in the Mcp-Param-Region header (SEP-2243): the
@@ -334,6 +540,15 @@ static const mcp_tool_t tools[] = {
      .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
     {.name = "test_missing_capability", .description = "Needs the sampling capability",
      .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+};
+static const mcp_tool_fn fns[] = {
+    simple_text,       error_handling,         image_content,      audio_content,
+    embedded_resource, multiple_content_types, tool_with_progress, missing_capability,
+};
+_Static_assert(sizeof tools / sizeof tools[0] == sizeof fns / sizeof fns[0], "one callback per tool");
+
+/* The default set: the SEP-2322 input_required fixtures. */
+static const mcp_tool_t ir_tools[] = {
     {.name = "test_input_required_result_elicitation", .description = "Asks for the user's name",
      .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
     {.name = "test_input_required_result_sampling", .description = "Asks the client's model a question",
@@ -352,22 +567,57 @@ static const mcp_tool_t tools[] = {
      .description = "Asks only through capabilities the client declared",
      .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
 };
-static const mcp_tool_fn fns[] = {
-    simple_text,       error_handling,         image_content,      audio_content,
-    embedded_resource, multiple_content_types, tool_with_progress, missing_capability,
-    ir_elicitation,    ir_sampling,            ir_list_roots,      ir_request_state,
-    ir_request_state,  ir_multiple_inputs,     ir_multi_round,     ir_capabilities,
+static const mcp_tool_fn ir_fns[] = {
+    ir_elicitation,   ir_sampling,        ir_list_roots,  ir_request_state,
+    ir_request_state, ir_multiple_inputs, ir_multi_round, ir_capabilities,
 };
-/* 16 tools: MCP_MAX_TOOLS. test_logging_tool and test_streaming_elicitation
- * (one server-stateless check each) would be the 17th and 18th; the checks are
- * in the baseline until the limit grows. test_input_required_result_capabilities
- * has the slot test_logging_tool had: it makes a whole scenario pass, while
- * server-stateless fails on test_streaming_elicitation either way. */
-_Static_assert(sizeof tools / sizeof tools[0] == sizeof fns / sizeof fns[0], "one callback per tool");
+_Static_assert(sizeof ir_tools / sizeof ir_tools[0] == sizeof ir_fns / sizeof ir_fns[0],
+               "one callback per tool");
+_Static_assert(sizeof tools / sizeof tools[0] + sizeof ir_tools / sizeof ir_tools[0] <= MCP_MAX_TOOLS,
+               "MCP_MAX_TOOLS");
+
+/* --stateless-fixtures: the diagnostic tools of the server-stateless scenario
+ * instead of the input_required ones (MCP_MAX_TOOLS, 16, holds one set or the
+ * other): the list-change triggers (and the tool they toggle, registered
+ * disabled), test_logging_tool and test_streaming_elicitation (an elicitation
+ * that comes back as an input_required result, never as a request on the
+ * stream). */
+static const mcp_tool_t stateless_tools[] = {
+    {.name = "test_trigger_tool_change",
+     .description = "Lists or unlists test_dynamic_tool (notifies listen streams)",
+     .input_schema = NO_ARGS},
+    {.name = "test_trigger_prompt_change",
+     .description = "Lists or unlists test_dynamic_prompt (notifies listen streams)",
+     .input_schema = NO_ARGS},
+    {.name = "test_dynamic_tool", .description = "Listed only while test_trigger_tool_change has it on",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_logging_tool", .description = "Logs three messages (only with a logLevel)",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_streaming_elicitation", .description = "Asks for the user's name",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+};
+static const mcp_tool_fn stateless_fns[] = {trigger_tool_change, trigger_prompt_change, dynamic_tool,
+                                            logging_tool, ir_elicitation};
+_Static_assert(sizeof stateless_tools / sizeof stateless_tools[0] ==
+                   sizeof stateless_fns / sizeof stateless_fns[0],
+               "one callback per tool");
+_Static_assert(sizeof tools / sizeof tools[0] + sizeof stateless_tools / sizeof stateless_tools[0] <=
+                   MCP_MAX_TOOLS,
+               "MCP_MAX_TOOLS");
+
+static int add_tools(const mcp_tool_t *t, const mcp_tool_fn *f, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = mcp_server_add_tool(&server, &t[i], f[i], NULL);
+    }
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
     static char addr[64] = "127.0.0.1";
+    bool stateless_fixtures = false;
     emcp_http_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.port = 3000;
@@ -382,8 +632,15 @@ int main(int argc, char **argv)
             memcpy(addr, v, (size_t)(colon - v));
             addr[colon - v] = '\0';
             cfg.port = (uint16_t)strtoul(colon + 1, NULL, 10);
+        } else if (strcmp(argv[i], "--stateless-fixtures") == 0) {
+            stateless_fixtures = true;
+        } else if (strcmp(argv[i], "--idle-timeout-ms") == 0 && i + 1 < argc) {
+            cfg.idle_timeout_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--keepalive-ms") == 0 && i + 1 < argc) {
+            cfg.listen_keepalive_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else {
-            fprintf(stderr, "usage: conformance-server [--listen ADDR:PORT]\n");
+            fprintf(stderr, "usage: conformance-server [--listen ADDR:PORT] [--stateless-fixtures]\n"
+                            "                          [--idle-timeout-ms MS] [--keepalive-ms MS]\n");
             return 2;
         }
     }
@@ -400,8 +657,30 @@ int main(int argc, char **argv)
         .cache_scope = MCP_CACHE_PRIVATE,
     };
     int rc = mcp_server_init(&server, &config);
-    for (size_t i = 0; rc == 0 && i < sizeof tools / sizeof tools[0]; i++) {
-        rc = mcp_server_add_tool(&server, &tools[i], fns[i], NULL);
+    if (rc == 0) {
+        rc = add_tools(tools, fns, sizeof tools / sizeof tools[0]);
+    }
+    if (rc == 0 && stateless_fixtures) {
+        rc = add_tools(stateless_tools, stateless_fns, sizeof stateless_tools / sizeof stateless_tools[0]);
+        if (rc == 0) {
+            rc = mcp_server_enable(&server, MCP_LIST_TOOLS, "test_dynamic_tool", false);
+            rc = rc < 0 ? rc : 0;
+        }
+    } else if (rc == 0) {
+        rc = add_tools(ir_tools, ir_fns, sizeof ir_tools / sizeof ir_tools[0]);
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof resources / sizeof resources[0]; i++) {
+        rc = mcp_server_add_resource(&server, &resources[i], resource_fns[i], NULL);
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof prompts / sizeof prompts[0]; i++) {
+        rc = mcp_server_add_prompt(&server, &prompts[i], prompt_fns[i], NULL);
+    }
+    if (rc == 0) {
+        rc = mcp_server_enable(&server, MCP_LIST_PROMPTS, "test_dynamic_prompt", false);
+        rc = rc < 0 ? rc : 0;
+    }
+    if (rc == 0) {
+        rc = mcp_server_set_completion(&server, complete, NULL);
     }
     if (rc == 0) {
         /* The requestState MAC key: random per start. */

@@ -32,6 +32,9 @@ _Static_assert(EMCP_HTTP_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
 _Static_assert(EMCP_HTTP_HEADER_MAX + EMCP_HTTP_BODY_MAX < 65535,
                "header spans are 16-bit offsets into the receive buffer");
 _Static_assert(EMCP_HTTP_MAX_CONNS > 0, "EMCP_HTTP_MAX_CONNS must be positive");
+_Static_assert(EMCP_HTTP_MAX_LISTENERS >= 0 && EMCP_HTTP_MAX_LISTENERS <= EMCP_HTTP_MAX_CONNS,
+               "EMCP_HTTP_MAX_LISTENERS must be 0 to EMCP_HTTP_MAX_CONNS");
+_Static_assert(EMCP_HTTP_LISTEN_KEEPALIVE_MS > 0, "EMCP_HTTP_LISTEN_KEEPALIVE_MS must be positive");
 
 /* ---- Small helpers ------------------------------------------------------ */
 
@@ -542,9 +545,22 @@ static void tls_free(struct emcp_http_conn *c, bool notify)
 
 /* ---- Sending ------------------------------------------------------------ */
 
+/* Detaches the connection's listen stream, if any (the client went away or
+ * the stream broke: nothing more is sent), and frees its pool slot. */
+static void listen_drop(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    if (c->listen_slot < 0) {
+        return;
+    }
+    (void)mcp_server_listen_end(h->server, &h->listeners[c->listen_slot], NULL, 0);
+    h->listener_busy[c->listen_slot] = false;
+    c->listen_slot = -1;
+    c->listen_broken = false;
+}
+
 static void conn_close(emcp_http_t *h, struct emcp_http_conn *c)
 {
-    (void)h;
+    listen_drop(h, c);
     tls_free(c, false);
     if (c->fd >= 0) {
         close(c->fd);
@@ -698,11 +714,56 @@ static const char sse_suffix[] = "\r\n\r\n";
 #define SSE_PREFIX_LEN (sizeof sse_prefix - 1)
 #define SSE_SUFFIX_LEN (sizeof sse_suffix - 1)
 
-/* mcp_request_ctx_t.emit: stages a notification of the running request as an
- * SSE event; they go out, in order, before the final response. */
+/* Appends bytes to an open stream's transmit queue (tx_off..tx_len), moving
+ * what is still unsent to the front when the tail has no room. Never blocks:
+ * the poll loop sends it. False when it does not fit. */
+static bool stream_append(struct emcp_http_conn *c, const void *pre, size_t pre_len,
+                          const void *body, size_t len, const void *post, size_t post_len)
+{
+    size_t need = pre_len + len + post_len;
+    if (c->tx_len + need > sizeof c->tx) {
+        size_t pending = c->tx_len - c->tx_off;
+        memmove(c->tx, c->tx + c->tx_off, pending);
+        c->tx_off = 0;
+        c->tx_len = pending;
+        if (pending + need > sizeof c->tx) {
+            return false;
+        }
+    }
+    uint8_t *dst = c->tx + c->tx_len;
+    if (pre_len > 0) {
+        memcpy(dst, pre, pre_len);
+    }
+    if (len > 0) {
+        memcpy(dst + pre_len, body, len);
+    }
+    if (post_len > 0) {
+        memcpy(dst + pre_len + len, post, post_len);
+    }
+    c->tx_len += need;
+    return true;
+}
+
+/* mcp_request_ctx_t.emit: on an open listen stream (a list change or a
+ * resource update, possibly while another connection's request runs) the
+ * notification is queued as the next SSE event; a stream whose queue is full
+ * is marked broken and ended by the poll loop, never left with a silent gap.
+ * Otherwise it stages a notification of the running request as an SSE event;
+ * they go out, in order, before the final response. */
 static int http_emit(void *transport_context, const uint8_t *message, size_t len)
 {
     struct emcp_http_conn *c = transport_context;
+    if (c != NULL && c->listen_slot >= 0) {
+        if (c->fd < 0 || c->listen_broken) {
+            return -MCP_ENOBUFS;
+        }
+        if (!stream_append(c, sse_prefix, SSE_PREFIX_LEN, message, len, sse_suffix,
+                           SSE_SUFFIX_LEN)) {
+            c->listen_broken = true;
+            return -MCP_ENOBUFS;
+        }
+        return 0;
+    }
     size_t need = SSE_PREFIX_LEN + len + SSE_SUFFIX_LEN;
     /* Keep room for the final event's prefix in the same region. */
     if (c == NULL || c->sse_len + need + SSE_PREFIX_LEN > EMCP_HTTP_SSE_MAX) {
@@ -714,6 +775,34 @@ static int http_emit(void *transport_context, const uint8_t *message, size_t len
     memcpy(dst + SSE_PREFIX_LEN + len, sse_suffix, SSE_SUFFIX_LEN);
     c->sse_len += need;
     return 0;
+}
+
+/* The acknowledgement (n bytes at tx + out_off) becomes the first SSE event
+ * of a response that stays open: no Content-Length, "Connection: close", so
+ * the stream ends when the connection does. The pool slot is the
+ * connection's until the stream ends. */
+static void start_listen(emcp_http_t *h, struct emcp_http_conn *c, int slot, size_t out_off,
+                         size_t n)
+{
+    static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                               "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
+                               "Connection: close\r\n\r\n";
+    _Static_assert(sizeof head - 1 + SSE_PREFIX_LEN <= EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX,
+                   "room for the stream head before the acknowledgement");
+    size_t start = out_off - SSE_PREFIX_LEN - (sizeof head - 1);
+    memcpy(c->tx + start, head, sizeof head - 1);
+    memcpy(c->tx + out_off - SSE_PREFIX_LEN, sse_prefix, SSE_PREFIX_LEN);
+    memcpy(c->tx + out_off + n, sse_suffix, SSE_SUFFIX_LEN);
+    c->sse_len = 0;
+    c->tx_off = start;
+    c->tx_len = out_off + n + SSE_SUFFIX_LEN;
+    c->listen_slot = slot;
+    c->listen_broken = false;
+    h->listener_busy[slot] = true;
+    h->stats.listens++;
+    /* A pipelined request behind the listen request is never answered. */
+    c->close_after_tx = false;
+    logf_(h, "emcp_http: listen stream opened (%u open)", emcp_http_listen_count(h));
 }
 
 static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
@@ -802,6 +891,10 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
             return;
         }
     }
+    bool takes_sse = c->h_accept.set &&
+                     (icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "text/event-stream") ||
+                      icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "*/*") ||
+                      icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "text/*"));
 
     mcp_request_ctx_t ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -809,8 +902,7 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
     ctx.transport_context = c;
     /* Notifications before the result only to a client that takes a stream. */
     c->sse_len = 0;
-    if (c->h_accept.set && (icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "text/event-stream") ||
-                            icontains(span_ptr(c, &c->h_accept), c->h_accept.len, "*/*"))) {
+    if (takes_sse) {
         ctx.emit = http_emit;
     }
     ctx.principal = principal;
@@ -838,6 +930,42 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
     }
     ctx.params = c->n_params > 0 ? params : NULL;
     ctx.params_len = c->n_params;
+
+    /* Listen streams (2026-07-28 only): a listen request needs a client that
+     * takes text/event-stream and a free pool slot; it is recognised by its
+     * Mcp-Method header, which the core then holds to the body (-32020). */
+    int slot = -1;
+    if (modern && EMCP_HTTP_MAX_LISTENERS > 0) {
+        bool listen = false;
+        if (c->h_method.set) {
+            const char *m = span_ptr(c, &c->h_method);
+            size_t mn = c->h_method.len;
+            trim(&m, &mn);
+            listen = mn == 20 && memcmp(m, "subscriptions/listen", 20) == 0;
+        }
+        for (int i = 0; i < EMCP_HTTP_MAX_LISTENERS; i++) {
+            if (!h->listener_busy[i]) {
+                slot = i;
+                break;
+            }
+        }
+        if (listen && !takes_sse) {
+            respond_error(h, c, 406, -32600,
+                          "Not Acceptable: subscriptions/listen needs Accept: text/event-stream",
+                          NULL, false);
+            return;
+        }
+        if (listen && slot < 0) {
+            h->stats.listen_rejected++;
+            respond_error(h, c, 503, -32603, "Too many listen streams", "Retry-After: 1\r\n",
+                          false);
+            return;
+        }
+        if (slot < 0) {
+            slot = EMCP_HTTP_MAX_LISTENERS; /* scratch: this request opens no stream */
+        }
+        ctx.listener = &h->listeners[slot];
+    }
 
     /* Legacy era: the session id is checked here, statelessly. A modern
      * request ignores Mcp-Session-Id. */
@@ -868,6 +996,19 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
         return;
     }
     h->stats.requests++;
+    if ((info.flags & MCP_RESPONSE_LISTEN) != 0 && n > 0) {
+        if (slot < 0 || slot >= EMCP_HTTP_MAX_LISTENERS) {
+            /* Cannot happen (a listen request without a pool slot got 503
+             * above), but never leave scratch storage attached. */
+            (void)mcp_server_listen_end(h->server, ctx.listener, NULL, 0);
+            c->sse_len = 0;
+            respond_error(h, c, 503, -32603, "Too many listen streams", "Retry-After: 1\r\n",
+                          false);
+            return;
+        }
+        start_listen(h, c, slot, out_off, (size_t)n);
+        return;
+    }
     unsigned status = info.http_status != 0 ? info.http_status : (n > 0 ? 200u : 202u);
     char extra[64] = "";
     /* Only initialize and ping succeed without a session: their answer
@@ -904,7 +1045,7 @@ static void start_waiting(emcp_http_t *h, struct emcp_http_conn *c, uint64_t now
 /* Parses what is in rx and answers complete requests, one at a time. */
 static void process(emcp_http_t *h, struct emcp_http_conn *c)
 {
-    while (c->fd >= 0 && !c->draining && c->tx_len == 0) {
+    while (c->fd >= 0 && !c->draining && c->tx_len == 0 && c->listen_slot < 0) {
         if (c->rx_parsed < c->rx_len) {
             size_t got = http_parser_execute(&c->parser, &h->settings,
                                              (const char *)c->rx + c->rx_parsed,
@@ -943,6 +1084,15 @@ static void process(emcp_http_t *h, struct emcp_http_conn *c)
             break;
         }
         handle_request(h, c);
+        if (c->listen_slot >= 0) {
+            /* The connection now carries a listen stream: nothing behind the
+             * listen request is read as a request any more. */
+            c->rx_len = c->rx_parsed = 0;
+            c->in_request = false;
+            c->deadline_ms = now_ms() + h->cfg.listen_keepalive_ms;
+            flush_tx(h, c);
+            break;
+        }
         /* Keep the unparsed rest (a pipelined request) at the start of rx. */
         size_t rest = c->rx_len - c->rx_parsed;
         memmove(c->rx, c->rx + c->rx_parsed, rest);
@@ -964,8 +1114,49 @@ static void process(emcp_http_t *h, struct emcp_http_conn *c)
     }
 }
 
+/* A listen stream's client sends nothing more; what it does send is
+ * discarded, and end of stream or an error is the client going away, which
+ * cancels the stream. */
+static void listen_readable(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    for (;;) {
+        ssize_t n = conn_recv(c, c->rx, sizeof c->rx);
+        if (n == IO_AGAIN) {
+            return;
+        }
+        if (n == 0 || n == IO_ERROR) {
+            logf_(h, "emcp_http: listen stream closed by the client");
+            conn_close(h, c);
+            return;
+        }
+    }
+}
+
+/* The keep-alive tick of a listen stream: a ": ping" comment, unless the
+ * client has not even taken what was sent before (then it is cut off). */
+static void listen_tick(emcp_http_t *h, struct emcp_http_conn *c)
+{
+    static const char ping[] = ": ping\r\n\r\n";
+    /* Events queued in this very poll step are not a stall: send first. */
+    if (c->tx_off < c->tx_len && !flush_tx(h, c)) {
+        return; /* the connection failed and is closed */
+    }
+    if (c->tx_off < c->tx_len || !stream_append(c, ping, sizeof ping - 1, NULL, 0, NULL, 0)) {
+        h->stats.timeouts++;
+        logf_(h, "emcp_http: listen stream stalled, closed");
+        conn_close(h, c);
+        return;
+    }
+    c->deadline_ms = now_ms() + h->cfg.listen_keepalive_ms;
+    (void)flush_tx(h, c);
+}
+
 static void on_readable(emcp_http_t *h, struct emcp_http_conn *c)
 {
+    if (c->listen_slot >= 0) {
+        listen_readable(h, c);
+        return;
+    }
     if (c->draining) {
         ssize_t d;
         while ((d = recv(c->fd, c->rx, sizeof c->rx, 0)) > 0) {
@@ -995,11 +1186,16 @@ static void on_readable(emcp_http_t *h, struct emcp_http_conn *c)
         }
         c->rx_len += (size_t)n;
         process(h, c);
-    } while (c->fd >= 0 && !c->draining && c->tx_len == 0 && conn_pending(c));
+    } while (c->fd >= 0 && !c->draining && c->tx_len == 0 && c->listen_slot < 0 &&
+             conn_pending(c));
 }
 
 static void on_timeout(emcp_http_t *h, struct emcp_http_conn *c)
 {
+    if (c->listen_slot >= 0) {
+        listen_tick(h, c);
+        return;
+    }
     if (c->draining) {
         conn_close(h, c);
         return;
@@ -1103,6 +1299,8 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
     c->tx_len = c->tx_off = 0;
     c->close_after_tx = false;
     c->draining = false;
+    c->listen_slot = -1;
+    c->listen_broken = false;
     request_reset(c);
     start_waiting(h, c, now_ms(), true);
     return 0;
@@ -1129,6 +1327,14 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
     int slot[EMCP_HTTP_MAX_CONNS];
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         struct emcp_http_conn *c = &h->conns[i];
+        if (c->fd >= 0 && c->listen_slot >= 0 && c->listen_broken) {
+            /* A notification did not fit its queue (the client reads too
+             * slowly): end the stream rather than lose messages silently.
+             * The client sees the stream end without its final result. */
+            h->stats.listen_overflows++;
+            logf_(h, "emcp_http: listen stream overflowed, closed");
+            conn_close(h, c);
+        }
         if (c->fd < 0) {
             continue;
         }
@@ -1143,6 +1349,9 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
         }
         h->pfds[n].fd = c->fd;
         h->pfds[n].events = (c->tx_len > 0 || c->tls_want_write) ? POLLOUT : POLLIN;
+        if (c->listen_slot >= 0) {
+            h->pfds[n].events |= POLLIN; /* a disconnect cancels the stream */
+        }
         h->pfds[n].revents = 0;
         slot[n] = (int)i;
         n++;
@@ -1158,6 +1367,15 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
         struct emcp_http_conn *c = &h->conns[slot[k]];
         short ev = h->pfds[k].revents;
         if (c->fd < 0 || ev == 0) {
+            continue;
+        }
+        if (c->listen_slot >= 0) {
+            if ((ev & POLLOUT) && c->tx_len > 0 && !flush_tx(h, c)) {
+                continue;
+            }
+            if (c->fd >= 0 && (ev & (POLLIN | POLLHUP | POLLERR))) {
+                listen_readable(h, c);
+            }
             continue;
         }
         if ((ev & POLLOUT) && c->tx_len > 0) {
@@ -1221,7 +1439,7 @@ static void draw_key(emcp_http_t *h)
     h->session_counter = emcp_http_siphash24(h->cfg.session_key, (const uint8_t *)"ctr", 3) >> 16;
 }
 
-int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_config_t *cfg)
+int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_t *cfg)
 {
     if (h == NULL || server == NULL || cfg == NULL) {
         return -MCP_EINVAL;
@@ -1247,8 +1465,12 @@ int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_c
     if (h->cfg.idle_timeout_ms == 0) {
         h->cfg.idle_timeout_ms = EMCP_HTTP_IDLE_TIMEOUT_MS;
     }
+    if (h->cfg.listen_keepalive_ms == 0) {
+        h->cfg.listen_keepalive_ms = EMCP_HTTP_LISTEN_KEEPALIVE_MS;
+    }
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         h->conns[i].fd = -1;
+        h->conns[i].listen_slot = -1;
     }
     h->settings.on_message_begin = on_message_begin;
     h->settings.on_url = on_url;
@@ -1316,11 +1538,80 @@ uint16_t emcp_http_port(const emcp_http_t *h)
     return h != NULL ? h->port : 0;
 }
 
+unsigned emcp_http_listen_count(const emcp_http_t *h)
+{
+    unsigned n = 0;
+    /* The scratch slot (the last) is never busy: counting it too keeps the
+     * loop well-formed when EMCP_HTTP_MAX_LISTENERS is 0. */
+    for (size_t i = 0; h != NULL && i < sizeof h->listener_busy / sizeof h->listener_busy[0]; i++) {
+        n += h->listener_busy[i];
+    }
+    return n;
+}
+
+/* Server shutdown: every open listen stream gets its final result (the
+ * graceful end) as the last event; then the bytes get a bounded time to go. */
+static void listen_end_all(emcp_http_t *h)
+{
+    bool any = false;
+    for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+        struct emcp_http_conn *c = &h->conns[i];
+        if (c->fd < 0 || c->listen_slot < 0) {
+            continue;
+        }
+        int slot = c->listen_slot;
+        int n = -MCP_ENOBUFS;
+        if (!c->listen_broken && stream_append(c, sse_prefix, SSE_PREFIX_LEN, NULL, 0, NULL, 0)) {
+            size_t room = sizeof c->tx - c->tx_len;
+            n = room > SSE_SUFFIX_LEN
+                    ? mcp_server_listen_end(h->server, &h->listeners[slot],
+                                            (char *)c->tx + c->tx_len, room - SSE_SUFFIX_LEN)
+                    : -MCP_ENOBUFS;
+            if (n > 0) {
+                c->tx_len += (size_t)n;
+                (void)stream_append(c, sse_suffix, SSE_SUFFIX_LEN, NULL, 0, NULL, 0);
+            } else {
+                c->tx_len -= SSE_PREFIX_LEN;
+            }
+        }
+        /* Detached now in every case (listen_end with a buffer detaches even
+         * when the result does not fit). */
+        (void)mcp_server_listen_end(h->server, &h->listeners[slot], NULL, 0);
+        h->listener_busy[slot] = false;
+        c->listen_slot = -1;
+        c->listen_broken = false;
+        c->close_after_tx = true;
+        any = any || n > 0;
+    }
+    uint64_t until = now_ms() + EMCP_HTTP_LINGER_MS;
+    while (any && now_ms() < until) {
+        any = false;
+        nfds_t k = 0;
+        for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
+            struct emcp_http_conn *c = &h->conns[i];
+            if (c->fd >= 0 && !c->draining && c->tx_off < c->tx_len) {
+                (void)flush_tx(h, c);
+                if (c->fd >= 0 && !c->draining && c->tx_off < c->tx_len) {
+                    h->pfds[k].fd = c->fd;
+                    h->pfds[k].events = POLLOUT;
+                    h->pfds[k].revents = 0;
+                    k++;
+                    any = true;
+                }
+            }
+        }
+        if (any) {
+            (void)poll(h->pfds, k, 50);
+        }
+    }
+}
+
 void emcp_http_close(emcp_http_t *h)
 {
     if (h == NULL) {
         return;
     }
+    listen_end_all(h);
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         conn_close(h, &h->conns[i]);
     }

@@ -32,6 +32,12 @@
  *   initialize gets an Mcp-Session-Id minted without a session table (a
  *   SipHash-2-4 MAC over a counter under a key drawn at start); later legacy
  *   requests without it get 400, with one that does not verify 404.
+ * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
+ *   acknowledgement first, then the list changes and resource updates the
+ *   core emits (queued on the connection, sent by the poll loop); Accept
+ *   must admit text/event-stream (406), at most EMCP_HTTP_MAX_LISTENERS at
+ *   once (503). A disconnect ends the stream, a full queue closes it, and
+ *   emcp_http_close() ends every stream with its final result.
  */
 
 #ifndef EMCP_HTTP_H
@@ -88,6 +94,21 @@ extern "C" {
  *  goes out as text/event-stream. An emit beyond it returns -MCP_ENOBUFS. */
 #ifndef EMCP_HTTP_SSE_MAX
 #define EMCP_HTTP_SSE_MAX 2048
+#endif
+
+/** Listen streams (subscriptions/listen at 2026-07-28) open at once: the pool
+ *  of mcp_listener_t storage inside emcp_http_t. A listen request beyond it
+ *  gets 503; 0 disables listen (the core then answers -32601 and advertises
+ *  no listChanged). Each open stream also holds one connection slot. */
+#ifndef EMCP_HTTP_MAX_LISTENERS
+#define EMCP_HTTP_MAX_LISTENERS 4
+#endif
+
+/** An idle listen stream gets a ": ping" SSE comment this often, so proxies
+ *  and clients do not time it out; a client that has not taken the bytes
+ *  sent before (a stalled reader) is cut off at the next one. */
+#ifndef EMCP_HTTP_LISTEN_KEEPALIVE_MS
+#define EMCP_HTTP_LISTEN_KEEPALIVE_MS 15000
 #endif
 
 /** Longest endpoint path, e.g. "/mcp". */
@@ -183,6 +204,7 @@ typedef struct emcp_http_config_t {
     uint32_t header_timeout_ms;
     uint32_t request_timeout_ms; /**< See EMCP_HTTP_REQUEST_TIMEOUT_MS. */
     uint32_t idle_timeout_ms;    /**< See EMCP_HTTP_IDLE_TIMEOUT_MS. */
+    uint32_t listen_keepalive_ms; /**< See EMCP_HTTP_LISTEN_KEEPALIVE_MS. */
     /** Diagnostics (one line per event), or NULL. */
     void (*log)(void *log_user, const char *line);
     /** Passed to log. */
@@ -226,6 +248,9 @@ struct emcp_http_conn {
     struct emcp_http_span h_content_type, h_accept, h_origin, h_host, h_auth, h_version,
         h_method, h_name, h_session, h_expect;
     bool continue_sent; /* "100 Continue" answered to Expect */
+    int listen_slot;    /* index into emcp_http_t.listeners of the open listen
+                           stream this connection carries, -1: none */
+    bool listen_broken; /* a notification did not fit: end the stream */
     struct emcp_http_span p_name[EMCP_HTTP_MAX_PARAM_HEADERS];
     struct emcp_http_span p_value[EMCP_HTTP_MAX_PARAM_HEADERS];
     size_t body_off, body_len;
@@ -236,7 +261,7 @@ struct emcp_http_conn {
 
 /** A server instance: `static emcp_http_t http;`. Private contents. */
 typedef struct emcp_http_t {
-    const mcp_server_t *server;
+    mcp_server_t *server; /* not const: ending a listen stream detaches it */
     emcp_http_config_t cfg;
     int listen_fd;
     bool loopback;
@@ -247,10 +272,18 @@ typedef struct emcp_http_t {
     http_parser_settings settings;
     struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1];
     struct emcp_http_conn conns[EMCP_HTTP_MAX_CONNS];
+    /* Listen stream storage: EMCP_HTTP_MAX_LISTENERS pool slots, and one
+     * scratch slot handed to requests that cannot open a stream (so
+     * server/discover reports listChanged whether or not the pool is full). */
+    mcp_listener_t listeners[EMCP_HTTP_MAX_LISTENERS + 1];
+    bool listener_busy[EMCP_HTTP_MAX_LISTENERS + 1];
     struct emcp_http_stats {
         uint64_t requests;  /**< Requests answered. */
         uint64_t rejected;  /**< Connections refused with 503. */
         uint64_t timeouts;  /**< Connections cut off by a timeout. */
+        uint64_t listens;   /**< Listen streams opened. */
+        uint64_t listen_rejected; /**< Listen requests refused with 503 (pool full). */
+        uint64_t listen_overflows; /**< Streams ended because a notification did not fit. */
     } stats;
 } emcp_http_t;
 
@@ -263,7 +296,7 @@ typedef struct emcp_http_t {
  * @retval -EMCP_HTTP_ENOTSUP TLS asked for but unavailable, or the
  *         certificate or key did not load.
  */
-int emcp_http_open(emcp_http_t *h, const mcp_server_t *server, const emcp_http_config_t *cfg);
+int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_t *cfg);
 
 /**
  * Serves an already connected stream socket as if emcp_http_poll() had
@@ -292,7 +325,15 @@ uint16_t emcp_http_port(const emcp_http_t *h);
  */
 int emcp_http_poll(emcp_http_t *h, int timeout_ms);
 
-/** Closes every connection and the listening socket. */
+/** Number of listen streams open now. */
+unsigned emcp_http_listen_count(const emcp_http_t *h);
+
+/**
+ * Closes every connection and the listening socket. Open listen streams end
+ * gracefully first: each gets its final JSON-RPC result as the last SSE event
+ * (mcp_server_listen_end), and the binding waits up to EMCP_HTTP_LINGER_MS in
+ * total for those bytes to leave.
+ */
 void emcp_http_close(emcp_http_t *h);
 
 /**

