@@ -45,6 +45,8 @@ struct Limit {
     name: String,
     /// Line index of a literal definition, when overridable.
     literal_line: Option<usize>,
+    /// The literal's value, when overridable.
+    default: Option<usize>,
 }
 
 fn main() {
@@ -72,6 +74,9 @@ fn main() {
         });
         if value == 0 || value > MAX_VALUE {
             fail(&format!("{var}={value} is outside 1..={MAX_VALUE}"));
+        }
+        if l.default == Some(value) {
+            continue; // the value src/limits.rs already has
         }
         lines[idx] = format!("pub const {}: usize = {value};", l.name);
         overridden.push((l.name.clone(), value));
@@ -132,11 +137,13 @@ fn scan(lines: &[String]) -> Vec<Limit> {
         let rhs = rhs.trim();
         let literal = rhs
             .strip_suffix(';')
-            .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'_'));
-        let overridable = literal && !FIXED.contains(&name.as_str());
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'_'))
+            .and_then(|v| v.replace('_', "").parse::<usize>().ok());
+        let default = literal.filter(|_| !FIXED.contains(&name.as_str()));
         found.push(Limit {
             name,
-            literal_line: overridable.then_some(i),
+            literal_line: default.map(|_| i),
+            default,
         });
     }
     found
