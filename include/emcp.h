@@ -2202,6 +2202,24 @@ int mcp_input_bool(const struct mcp_call_t *call, const char *path, bool *out);
 int mcp_input_int(const struct mcp_call_t *call, const char *path, int64_t *out);
 
 /**
+ * The value a size limit (`MCP_MAX_TOOLS`, `MCP_SERVER_SIZE`, ... : every
+ * `size_t` constant of this header) has in the linked library.
+ *
+ * Limits can be overridden at build time (`EMCP_<NAME>` environment variables
+ * read by the cargo build, the CMake option `EMCP_LIMITS`, Kconfig on Zephyr);
+ * a program compiled against a header with other values must not use the
+ * library. Compare, for example, `mcp_build_limit("MCP_SERVER_SIZE")` with
+ * `MCP_SERVER_SIZE` at start-up.
+ *
+ * @param name The constant's name as in this header, NUL-terminated.
+ * @return Its value in the library, or 0 for NULL or an unknown name.
+ *
+ * # Safety
+ * `name` must be NULL or a NUL-terminated string.
+ */
+size_t mcp_build_limit(const char *name);
+
+/**
  * Sets the policy callback that decides, besides each tool's `principals`
  * list, which principals may see and call which tools. A refused tool is
  * left out of `tools/list` (whose `cacheScope` then becomes private) and a

@@ -49,7 +49,14 @@ pub mod dedup;
 pub mod ffi;
 pub mod framer;
 pub mod json;
+#[cfg(not(emcp_limits_override))]
 pub mod limits;
+/// Every limit and return code of the library, with the build-time
+/// overrides of build.rs (`EMCP_<NAME>` environment variables) applied.
+#[cfg(emcp_limits_override)]
+pub mod limits {
+    include!(concat!(env!("OUT_DIR"), "/limits.rs"));
+}
 pub mod mac;
 pub mod policy;
 pub mod protocol;

@@ -13,6 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__ZEPHYR__)
+#if __has_include(<zephyr/random/random.h>)
+#include <zephyr/random/random.h>
+#else
+#include <zephyr/random/rand32.h> /* Zephyr before 3.5 */
+#endif
+#endif
+
 /* ---- Simulated controller ---------------------------------------------- */
 
 struct sensor {
@@ -311,6 +319,13 @@ static int tool_audited(const mcp_call_t *call, mcp_result_t *r, void *user)
     return rc;
 }
 
+#if defined(__ZEPHYR__)
+/* Fills buf from Zephyr's cryptographically secure generator. */
+static int random_bytes(uint8_t *buf, size_t len)
+{
+    return sys_csrand_get(buf, len) == 0 ? 0 : -1;
+}
+#else
 /* Fills buf from the host's entropy source. */
 static int random_bytes(uint8_t *buf, size_t len)
 {
@@ -323,6 +338,7 @@ static int random_bytes(uint8_t *buf, size_t len)
     fclose(f);
     return got == len ? 0 : -1;
 }
+#endif
 
 int greenhouse_register(mcp_server_t *server, bool wind_lock)
 {

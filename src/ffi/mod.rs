@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod content;
 pub mod framer;
 pub mod input;
+pub mod limit;
 pub mod policy;
 pub mod types;
 
@@ -25,6 +26,7 @@ use crate::server::{HandleError, Server, ServerInfo};
 pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
+pub use limit::mcp_build_limit;
 pub use policy::{mcp_audit_fn, mcp_clock_fn, mcp_policy_fn};
 pub use types::*;
 

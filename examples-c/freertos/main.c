@@ -1,0 +1,135 @@
+/*
+ * The greenhouse gateway on FreeRTOS (POSIX simulator port): one task serves
+ * MCP on stdin/stdout, one JSON-RPC message per line, through the core's
+ * framer (mcp_framer_t), the way a UART task on a microcontroller would. The
+ * task polls stdin without blocking (select with a zero timeout; the port's
+ * tick signal would interrupt a blocking read) and sleeps one tick when idle.
+ * End of input ends the program, so an MCP client's shutdown is prompt.
+ * Audit lines and diagnostics go to stderr.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include "FreeRTOS.h"
+#include "task.h"
+
+#include "emcp.h"
+#include "greenhouse.h"
+
+#define LINE_MAX_BYTES 4096     /* receive buffer: the longest message + 1 */
+#define RESPONSE_MAX_BYTES 8192 /* the mcp_server_handle() response buffer */
+#define SERVE_STACK_WORDS 16384 /* the serving task's stack */
+
+static mcp_server_t server;
+static mcp_framer_t rx;
+static mcp_dedup_t dedup;
+static uint8_t rx_buf[LINE_MAX_BYTES];
+static uint8_t tx_buf[RESPONSE_MAX_BYTES + 1];
+static const char principal_local[] = "local";
+
+void vAssertCalled(const char *file, unsigned long line)
+{
+    fprintf(stderr, "FreeRTOS assertion failed at %s:%lu\n", file, line);
+    abort();
+}
+
+static void send_all(const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(STDOUT_FILENO, p, n);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            fprintf(stderr, "greenhouse-freertos: stdout closed\n");
+            exit(1);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static int emit_line(void *transport_context, const uint8_t *message, size_t len)
+{
+    (void)transport_context;
+    send_all(message, len);
+    send_all((const uint8_t *)"\n", 1);
+    return 0;
+}
+
+/* Bytes waiting on stdin: >0 read, 0 none yet, -1 end of input. */
+static ssize_t read_ready(uint8_t *space, size_t room)
+{
+    fd_set fds;
+    struct timeval now = {0, 0};
+    FD_ZERO(&fds);
+    FD_SET(STDIN_FILENO, &fds);
+    if (select(STDIN_FILENO + 1, &fds, NULL, NULL, &now) <= 0) {
+        return 0;
+    }
+    ssize_t n = read(STDIN_FILENO, space, room);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+        return 0;
+    }
+    return n == 0 ? -1 : n;
+}
+
+static void serve_task(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        uint8_t *space;
+        int room = mcp_framer_space(&rx, &space);
+        ssize_t got = room > 0 ? read_ready(space, (size_t)room) : 0;
+        if (got < 0) {
+            fprintf(stderr, "greenhouse-freertos: end of input\n");
+            exit(0);
+        }
+        (void)mcp_framer_commit(&rx, (size_t)got);
+
+        mcp_request_ctx_t ctx;
+        memset(&ctx, 0, sizeof ctx);
+        ctx.principal.ptr = principal_local;
+        ctx.principal.len = sizeof principal_local - 1;
+        ctx.now_ms = (uint64_t)xTaskGetTickCount() * 1000u / configTICK_RATE_HZ;
+        ctx.emit = emit_line;
+        ctx.dedup = &dedup;
+        int n;
+        while ((n = mcp_framer_poll(&rx, &server, &ctx, tx_buf, sizeof tx_buf, NULL)) != -MCP_EAGAIN) {
+            if (n < 0) {
+                fprintf(stderr, "greenhouse-freertos: mcp_framer_poll: %d\n", n);
+                break;
+            }
+            send_all(tx_buf, (size_t)n);
+        }
+        if (got == 0) {
+            vTaskDelay(1);
+        }
+    }
+}
+
+int main(void)
+{
+    int rc = greenhouse_register(&server, false);
+    if (rc == 0) {
+        rc = mcp_framer_init(&rx, rx_buf, sizeof rx_buf);
+    }
+    if (rc == 0) {
+        rc = mcp_dedup_init(&dedup);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "greenhouse-freertos: cannot set up the server (%d)\n", rc);
+        return 1;
+    }
+    if (xTaskCreate(serve_task, "mcp", SERVE_STACK_WORDS, NULL, tskIDLE_PRIORITY + 1, NULL) != pdPASS) {
+        fprintf(stderr, "greenhouse-freertos: cannot create the serving task\n");
+        return 1;
+    }
+    fprintf(stderr, "greenhouse-freertos: serving MCP on stdio from a FreeRTOS task\n");
+    vTaskStartScheduler();
+    return 1; /* not reached: the scheduler only returns if it cannot start */
+}

@@ -1,0 +1,49 @@
+/**
+ * @file emcp_zephyr.h
+ * @brief emcp's Zephyr glue: a start-up check of the build-time limits and
+ *        the transport bindings enabled in Kconfig (CONFIG_EMCP_*).
+ *
+ * The application owns the server (`static mcp_server_t server;`),
+ * initialises it and registers its tools, then starts the bindings it
+ * enabled. Each binding serves from its own thread of
+ * CONFIG_EMCP_THREAD_STACK_SIZE bytes at CONFIG_EMCP_THREAD_PRIORITY.
+ */
+#ifndef EMCP_ZEPHYR_H
+#define EMCP_ZEPHYR_H
+
+#include <stdint.h>
+
+#include "emcp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Checks that the linked core was built with the limits of the emcp.h this
+ * file was compiled with (the module builds both from the same Kconfig
+ * values; this catches a stale or foreign libemcp.a).
+ * @retval 0 They agree.
+ * @retval -MCP_EINVAL A limit differs (logged with both values).
+ */
+int emcp_zephyr_check_limits(void);
+
+/** Milliseconds since boot, for mcp_request_ctx_t.now_ms. */
+uint64_t emcp_zephyr_now_ms(void);
+
+/**
+ * Serves @p server over the UART chosen as "emcp,uart" (else
+ * "zephyr,console"): one JSON-RPC message per line, framed by mcp_framer_t,
+ * each response written as one line. Requests carry the principal "local".
+ * Needs CONFIG_EMCP_CONSOLE.
+ * @retval 0 The serving thread was started.
+ * @retval -MCP_EINVAL @p server is NULL, the UART is not ready, or the
+ *         binding is already running.
+ */
+int emcp_console_start(const mcp_server_t *server);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EMCP_ZEPHYR_H */

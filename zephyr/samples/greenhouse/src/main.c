@@ -1,0 +1,37 @@
+/*
+ * The greenhouse gateway on Zephyr: registers the greenhouse tools
+ * (examples-c/greenhouse/greenhouse.c) and starts the transport bindings
+ * enabled in Kconfig (prj.conf: the console UART). Audit lines go to stderr
+ * (the host's on native_sim).
+ */
+#include <zephyr/kernel.h>
+
+#include "emcp.h"
+#include "emcp_zephyr.h"
+#include "greenhouse.h"
+
+static mcp_server_t server;
+
+/* greenhouse.c's clock (emcp_clock.h on the host examples). */
+uint64_t emcp_monotonic_ms(void)
+{
+    return emcp_zephyr_now_ms();
+}
+
+int main(void)
+{
+    if (emcp_zephyr_check_limits() != 0) {
+        return 1;
+    }
+    int rc = greenhouse_register(&server, false);
+    if (rc != 0) {
+        return 1;
+    }
+#ifdef CONFIG_EMCP_CONSOLE
+    rc = emcp_console_start(&server);
+    if (rc != 0) {
+        return 1;
+    }
+#endif
+    return 0;
+}
