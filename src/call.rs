@@ -669,7 +669,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         params: InputParams<'_>,
     ) -> Result<(), ResultError> {
         self.w.status()?;
-        if !self.opts.modern || self.opts.mode != Mode::Tool {
+        if !self.opts.modern || self.opts.mode == Mode::Complete {
             return Err(ResultError::Unsupported);
         }
         if self.opts.caps & cap == 0 {
@@ -927,6 +927,10 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             is_error: self.is_error,
             structured: None,
         };
+        if self.phase == Phase::Input {
+            done.input = true;
+            return Ok(done);
+        }
         match self.opts.mode {
             Mode::Tool => {}
             Mode::Prompt | Mode::Read => {

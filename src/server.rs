@@ -333,8 +333,13 @@ impl<'a> Server<'a> {
             return Ok(true);
         }
         rpc::begin_result(w, id)?;
-        // tools/call decides between "complete" and "input_required" itself.
-        if era == Era::Modern && !matches!(method, Method::ToolsCall) {
+        // Methods that can ask for input decide between "complete" and
+        // "input_required" themselves.
+        let asks = matches!(
+            method,
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+        );
+        if era == Era::Modern && !asks {
             w.kv_str("resultType", "complete")?;
         }
         let caps = self.capabilities(info, ex.listener.is_some());
@@ -346,7 +351,7 @@ impl<'a> Server<'a> {
             Method::TemplatesList => resources::list(w, self, req, era, true)?,
             Method::ResourcesRead => resources::read(w, self, req, info, era)?,
             Method::PromptsList => prompts::list(w, self, req, era)?,
-            Method::PromptsGet => prompts::get(w, self, req, info, scratch)?,
+            Method::PromptsGet => prompts::get(w, self, req, info, era, scratch)?,
             Method::Complete => completion::complete(w, self, req, info)?,
             Method::Initialize => legacy::initialize(
                 w,

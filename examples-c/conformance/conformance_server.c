@@ -10,14 +10,18 @@
  * test://watched-resource and the template test://template/{id}/data (JSON
  * naming the id). Prompts: test_simple_prompt, test_prompt_with_arguments
  * (arg1, arg2 required), test_prompt_with_embedded_resource (resourceUri
- * required), test_prompt_with_image, and test_dynamic_prompt (registered
- * disabled). A completion callback offers fixed candidates by prefix.
+ * required), test_prompt_with_image, test_dynamic_prompt (registered
+ * disabled) and test_input_required_result_prompt (asks for context with an
+ * input_required result first). A completion callback offers fixed candidates
+ * by prefix.
  *
- * Tools (MCP_MAX_TOOLS, 16): test_simple_text (also the SEP-2243 x-mcp-header
+ * Tools: test_simple_text (also the SEP-2243 x-mcp-header
  * fixture), test_error_handling, test_image_content, test_audio_content,
  * test_embedded_resource, test_multiple_content_types, test_tool_with_progress
  * (progress goes out as SSE events before the result), test_missing_capability
- * (-32021), and then one of two sets, since both do not fit:
+ * (-32021), and two sets that need 21 tool slots together: with the default
+ * MCP_MAX_TOOLS (16) only one of them fits, chosen by the flag; a build with
+ * EMCP_LIMITS=MAX_TOOLS=24 (scripts/test.d/10-http.sh) serves both:
  * - default: the eight test_input_required_result_* tools (multi-round-trip
  *   requests with a MAC-protected requestState; _capabilities asks only
  *   through what the client declared);
@@ -26,8 +30,7 @@
  *   or unlists test_dynamic_tool / test_dynamic_prompt with mcp_server_enable,
  *   which notifies open listen streams), test_dynamic_tool, test_logging_tool
  *   and test_streaming_elicitation.
- * Not possible yet: test_input_required_result_prompt (the core's prompts/get
- * cannot return input_required), json_schema_2020_12_tool (the validator
+ * Not possible yet: json_schema_2020_12_tool (the validator
  * refuses $defs/$ref/allOf/anyOf/if), and the legacy-era fixtures
  * test_tool_with_logging, test_sampling and test_elicitation (server-to-client
  * requests on an SSE stream). The baselines tests/http/conformance-baseline-*.yml
@@ -410,6 +413,25 @@ static int dynamic_prompt(const mcp_call_t *call, mcp_result_t *r, void *user)
     return text_result(r, "This prompt is listed only while test_trigger_prompt_change has it on.");
 }
 
+/* SEP-2322 on a non-tool request: asks for context first, answers with it on
+ * the retry (the requestState the core MAC-binds to this prompt). */
+static int input_required_prompt(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    uint8_t state[8];
+    char context[128];
+    char text[200];
+    if (mcp_call_request_state(call, state, sizeof state) == 2 && memcmp(state, "r1", 2) == 0 &&
+        mcp_input_string(call, "user_context.content.context", context, sizeof context, NULL) == 0) {
+        snprintf(text, sizeof text, "Prompt using context: %s", context);
+        return text_result(r, text);
+    }
+    int rc = mcp_result_elicit(r, "user_context", "What context should the prompt use?",
+                               "{\"type\":\"object\",\"properties\":{\"context\":{\"type\":"
+                               "\"string\"}},\"required\":[\"context\"]}");
+    return rc == 0 ? mcp_result_request_state(r, (const uint8_t *)"r1", 2) : rc;
+}
+
 static const mcp_prompt_t prompts[] = {
     {.name = "test_simple_prompt", .title = "Simple prompt",
      .description = "A simple prompt without arguments"},
@@ -425,10 +447,12 @@ static const mcp_prompt_t prompts[] = {
      .description = "A prompt with image content"},
     {.name = "test_dynamic_prompt", .title = "Dynamic prompt",
      .description = "Registered disabled; test_trigger_prompt_change toggles it"},
+    {.name = "test_input_required_result_prompt", .title = "Prompt asking for input",
+     .description = "Asks for context with input_required, then answers (SEP-2322)"},
 };
 static const mcp_tool_fn prompt_fns[] = {simple_prompt, prompt_with_arguments,
                                          prompt_with_embedded_resource, prompt_with_image,
-                                         dynamic_prompt};
+                                         dynamic_prompt, input_required_prompt};
 _Static_assert(sizeof prompts / sizeof prompts[0] == sizeof prompt_fns / sizeof prompt_fns[0],
                "one callback per prompt");
 _Static_assert(sizeof prompts / sizeof prompts[0] <= MCP_MAX_PROMPTS, "MCP_MAX_PROMPTS");
@@ -660,6 +684,15 @@ int main(int argc, char **argv)
     if (rc == 0) {
         rc = add_tools(tools, fns, sizeof tools / sizeof tools[0]);
     }
+    /* A build with room for every fixture (e.g. EMCP_LIMITS=MAX_TOOLS=24, as
+     * scripts/test.d/10-http.sh builds it) serves both sets at once. */
+    const bool all_fit = sizeof tools / sizeof tools[0] + sizeof ir_tools / sizeof ir_tools[0] +
+                             sizeof stateless_tools / sizeof stateless_tools[0] <=
+                         MCP_MAX_TOOLS;
+    if (rc == 0 && all_fit && !stateless_fixtures) {
+        rc = add_tools(ir_tools, ir_fns, sizeof ir_tools / sizeof ir_tools[0]);
+        stateless_fixtures = true;
+    }
     if (rc == 0 && stateless_fixtures) {
         rc = add_tools(stateless_tools, stateless_fns, sizeof stateless_tools / sizeof stateless_tools[0]);
         if (rc == 0) {
@@ -668,6 +701,10 @@ int main(int argc, char **argv)
         }
     } else if (rc == 0) {
         rc = add_tools(ir_tools, ir_fns, sizeof ir_tools / sizeof ir_tools[0]);
+    }
+    if (rc == 0 && !all_fit) {
+        fprintf(stderr, "conformance-server: MCP_MAX_TOOLS %d holds only the %s fixtures\n",
+                (int)MCP_MAX_TOOLS, stateless_fixtures ? "server-stateless" : "input_required");
     }
     for (size_t i = 0; rc == 0 && i < sizeof resources / sizeof resources[0]; i++) {
         rc = mcp_server_add_resource(&server, &resources[i], resource_fns[i], NULL);

@@ -92,8 +92,10 @@ static const struct step script[] = {
      {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700"}},
     /* Replaced by a line longer than FW_RX_MAX at startup (see build_stream). */
     {"OVERSIZE", {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"}},
-    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/list\",\"params\":{" ENV "}}\n",
-     {"\"id\":9,\"error\":{\"code\":-32601"}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{" ENV
+     ",\"uri\":\"greenhouse://sensors/rh1\"}}\n",
+     {"\"id\":9,\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":\"greenhouse://sensors/rh1\"",
+      "\"zone\\\":\\\"centre\\\""}},
     {"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
      "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fw\",\"version\":\"1\"}}}\n",
      {"\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\"", "\"name\":\"greenhouse-gw\""}},

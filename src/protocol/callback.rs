@@ -1,14 +1,16 @@
 //! Running a resource, prompt or completion callback: the same handles and
 //! accessors as a tool callback (`mcp_call_t`, `mcp_result_t`), with the
-//! result builder in the method's mode.
+//! result builder in the method's mode. Prompts and resource reads may ask
+//! the client for input (SEP-2322) exactly as tools do.
 
 use core::ffi::c_int;
 
-use crate::call::{Call, Mode, RequestInfo, ResultOpts, ToolResult, UriMatch};
-use crate::json::{Kind, Writer};
-use crate::limits::MCP_RPC_INTERNAL_ERROR;
+use super::{Era, mrtr};
+use crate::call::{Call, Finished, Mode, RequestInfo, ResultOpts, ToolResult, UriMatch, caps};
+use crate::json::{Kind, Mark, Writer};
+use crate::limits::*;
 use crate::registry::{Handler, Tool};
-use crate::rpc::{Request, RpcError};
+use crate::rpc::{Data, Request, RpcError};
 use crate::server::{Fail, Server};
 
 /// What a callback did.
@@ -17,6 +19,21 @@ pub struct Ran {
     pub rc: c_int,
     /// Messages, contents or values it wrote.
     pub blocks: usize,
+    /// It asked for input: the result is complete (`input_required`).
+    pub input: bool,
+}
+
+/// Where the callback's result starts and what it is.
+pub struct Place<'n> {
+    /// Before the result's first member, so input requests can replace them.
+    pub start: Mark,
+    /// The kind of result.
+    pub mode: Mode,
+    /// The request's era (input requests exist at 2026-07-28 only).
+    pub era: Era,
+    /// What a `requestState` is bound to: `prompt:<name>` or `resource:<uri>`
+    /// (tool names cannot contain `:`, so no state crosses kinds).
+    pub binding: (&'n str, &'n str),
 }
 
 /// Runs `handler` for the entry called `name` with `args` (the token the
@@ -31,28 +48,45 @@ pub fn run<'r>(
     name: &str,
     args: Option<usize>,
     uri: Option<UriMatch<'_>>,
-    mode: Mode,
+    place: Place<'_>,
 ) -> Result<Ran, Fail<'r>> {
     let doc = req.doc;
+    let mut bound = [0u8; 16 + MCP_MAX_URI_LEN + MCP_MAX_TOOL_NAME_LEN];
+    let binding = join(&mut bound, place.binding);
+    let asks = place.mode != Mode::Complete && place.era == Era::Modern;
+    let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
+    let state_len = match req.param("requestState").filter(|_| asks) {
+        None => None,
+        Some(t) => Some(
+            mrtr::verify_state(&s.state_mac, binding, &doc, t, &mut state_buf).ok_or(
+                Fail::Rpc(RpcError::new(
+                    MCP_RPC_INVALID_PARAMS,
+                    "Invalid requestState",
+                )),
+            )?,
+        ),
+    };
     // A stand-in tool: no schema, so argument reads see exactly what was sent.
     let tool = Tool::new(name, "{}", handler);
     let opts = ResultOpts {
-        start: w.mark(),
-        modern: false,
-        caps: 0,
-        state_enabled: false,
-        mode,
+        start: place.start,
+        modern: asks,
+        caps: if asks { mrtr::declared_caps(req) } else { 0 },
+        state_enabled: asks && s.state_mac.enabled(),
+        mode: place.mode,
+    };
+    let object = |key| {
+        req.param(key)
+            .filter(|&m| doc.kind(m) == Some(Kind::Object))
     };
     let call = Call {
         doc,
         args,
         tool: &tool,
         tables: &s.tools.tables,
-        meta: req
-            .param("_meta")
-            .filter(|&m| doc.kind(m) == Some(Kind::Object)),
-        inputs: None,
-        state: None,
+        meta: object("_meta"),
+        inputs: if asks { object("inputResponses") } else { None },
+        state: state_len.and_then(|n| state_buf.get(..n)),
         info,
         uri,
     };
@@ -61,11 +95,57 @@ pub fn run<'r>(
     let blocks = result.blocks();
     let finished = result.finish();
     w.status()?;
-    if rc >= 0 && finished.is_err() {
+    if let Ok(Finished {
+        missing: bit @ 1.., ..
+    }) = finished
+    {
+        return Err(Fail::Rpc(
+            RpcError::new(
+                MCP_RPC_MISSING_CAPABILITY,
+                "Missing required client capability",
+            )
+            .with_data(Data::Capability(caps::name(bit))),
+        ));
+    }
+    if rc < 0 {
+        return Ok(Ran {
+            rc,
+            blocks,
+            input: false,
+        });
+    }
+    let Ok(finished) = finished else {
         return Err(Fail::Rpc(RpcError::new(
             MCP_RPC_INTERNAL_ERROR,
             "Callback left its result unfinished",
         )));
+    };
+    if finished.input {
+        w.end_object()?; // inputRequests
+        if let Some((state, n)) = finished.state {
+            w.key("requestState")?;
+            mrtr::write_state(w, &s.state_mac, binding, state.get(..n).unwrap_or(&[]))?;
+        }
+        w.kv_str("resultType", "input_required")?;
     }
-    Ok(Ran { rc, blocks })
+    Ok(Ran {
+        rc,
+        blocks,
+        input: finished.input,
+    })
+}
+
+/// `a` followed by `b` in `buf`, as text (both are UTF-8, so is the join).
+fn join<'b>(buf: &'b mut [u8], (a, b): (&str, &str)) -> &'b str {
+    let mut n = 0;
+    for part in [a.as_bytes(), b.as_bytes()] {
+        let end = (n + part.len()).min(buf.len());
+        let take = end - n;
+        if let (Some(dst), Some(src)) = (buf.get_mut(n..end), part.get(..take)) {
+            dst.copy_from_slice(src);
+        }
+        n = end;
+    }
+    // Both inputs fit by construction (names and URIs are bounded at registration).
+    core::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or("")
 }

@@ -54,6 +54,7 @@ pub fn complete<'r>(
     if !known {
         return Err(bad("params.ref names no prompt or resource template"));
     }
+    let start = w.mark();
     w.key("completion")?;
     w.begin_object()?;
     w.key("values")?;
@@ -67,7 +68,12 @@ pub fn complete<'r>(
         "completion",
         Some(params),
         None,
-        Mode::Complete,
+        callback::Place {
+            start,
+            mode: Mode::Complete,
+            era: super::Era::Legacy,
+            binding: ("", ""),
+        },
     )?;
     if rc < 0 {
         return Err(Fail::Rpc(RpcError::new(

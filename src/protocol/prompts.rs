@@ -56,6 +56,7 @@ pub fn get<'r>(
     s: &Server<'_>,
     req: &Request<'r>,
     info: &RequestInfo<'_>,
+    era: Era,
     msg: &mut MsgBuf,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
@@ -97,18 +98,28 @@ pub fn get<'r>(
             data: Data::None,
         }));
     }
+    let start = w.mark();
     if let Some(d) = p.description {
         w.kv_str("description", d)?;
     }
     w.key("messages")?;
     w.begin_array()?;
-    let Ran { rc, .. } =
-        callback::run(w, s, req, info, p.handler, p.name, args, None, Mode::Prompt)?;
+    let place = callback::Place {
+        start,
+        mode: Mode::Prompt,
+        era,
+        binding: ("prompt:", p.name),
+    };
+    let Ran { rc, input, .. } =
+        callback::run(w, s, req, info, p.handler, p.name, args, None, place)?;
     if rc < 0 {
         return Err(Fail::Rpc(RpcError::new(
             MCP_RPC_INTERNAL_ERROR,
             "Prompt callback failed",
         )));
+    }
+    if era == Era::Modern && !input {
+        w.kv_str("resultType", "complete")?;
     }
     Ok(())
 }

@@ -116,6 +116,7 @@ pub fn read<'r>(
     let Some((r, spans)) = found else {
         return Err(not_found());
     };
+    let start = w.mark();
     w.key("contents")?;
     w.begin_array()?;
     match r.body {
@@ -146,8 +147,17 @@ pub fn read<'r>(
                 template: spans.is_some().then_some(r.uri),
                 spans: spans.unwrap_or_default(),
             };
-            let Ran { rc, blocks } =
-                callback::run(w, s, req, info, h, r.uri, None, Some(m), Mode::Read)?;
+            let place = callback::Place {
+                start,
+                mode: Mode::Read,
+                era,
+                binding: ("resource:", core::str::from_utf8(uri).unwrap_or(r.uri)),
+            };
+            let Ran { rc, blocks, input } =
+                callback::run(w, s, req, info, h, r.uri, None, Some(m), place)?;
+            if input {
+                return Ok(());
+            }
             if rc == -MCP_ENOENT {
                 return Err(not_found());
             }
@@ -164,6 +174,7 @@ pub fn read<'r>(
         }
     }
     if era == Era::Modern {
+        w.kv_str("resultType", "complete")?;
         cache_hints(w, &s.info)?;
     }
     Ok(())

