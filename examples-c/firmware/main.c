@@ -94,8 +94,8 @@ static const struct step script[] = {
     {"OVERSIZE", {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"}},
     {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{" ENV
      ",\"uri\":\"greenhouse://sensors/rh1\"}}\n",
-     {"\"id\":9,\"result\":{\"resultType\":\"complete\",\"contents\":[{\"uri\":\"greenhouse://sensors/rh1\"",
-      "\"zone\\\":\\\"centre\\\""}},
+     {"\"id\":9,\"result\":{\"contents\":[{\"uri\":\"greenhouse://sensors/rh1\"",
+      "\"zone\\\":\\\"centre\\\"", "\"resultType\":\"complete\""}},
     {"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
      "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fw\",\"version\":\"1\"}}}\n",
      {"\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\"", "\"name\":\"greenhouse-gw\""}},
