@@ -6,11 +6,11 @@
 use core::ffi::c_int;
 
 use super::{Era, mrtr};
-use crate::call::{Call, Finished, Mode, RequestInfo, ResultOpts, ToolResult, UriMatch, caps};
+use crate::call::{Call, Finished, Mode, RequestInfo, ResultOpts, ToolResult, UriMatch};
 use crate::json::{Kind, Mark, Writer};
 use crate::limits::*;
 use crate::registry::{Handler, Tool};
-use crate::rpc::{Data, Request, RpcError};
+use crate::rpc::{Request, RpcError};
 use crate::server::{Fail, Server};
 
 /// What a callback did.
@@ -55,16 +55,10 @@ pub fn run<'r>(
     let binding = join(&mut bound, place.binding);
     let asks = place.mode != Mode::Complete && place.era == Era::Modern;
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
-    let state_len = match req.param("requestState").filter(|_| asks) {
-        None => None,
-        Some(t) => Some(
-            mrtr::verify_state(&s.state_mac, binding, &doc, t, &mut state_buf).ok_or(
-                Fail::Rpc(RpcError::new(
-                    MCP_RPC_INVALID_PARAMS,
-                    "Invalid requestState",
-                )),
-            )?,
-        ),
+    let state_len = if asks {
+        mrtr::request_state(req, &s.state_mac, binding, &mut state_buf)?
+    } else {
+        None
     };
     // A stand-in tool: no schema, so argument reads see exactly what was sent.
     let tool = Tool::new(name, "{}", handler);
@@ -99,13 +93,7 @@ pub fn run<'r>(
         missing: bit @ 1.., ..
     }) = finished
     {
-        return Err(Fail::Rpc(
-            RpcError::new(
-                MCP_RPC_MISSING_CAPABILITY,
-                "Missing required client capability",
-            )
-            .with_data(Data::Capability(caps::name(bit))),
-        ));
+        return Err(mrtr::missing_capability(bit));
     }
     if rc < 0 {
         return Ok(Ran {
@@ -121,12 +109,7 @@ pub fn run<'r>(
         )));
     };
     if finished.input {
-        w.end_object()?; // inputRequests
-        if let Some((state, n)) = finished.state {
-            w.key("requestState")?;
-            mrtr::write_state(w, &s.state_mac, binding, state.get(..n).unwrap_or(&[]))?;
-        }
-        w.kv_str("resultType", "input_required")?;
+        mrtr::close_input_required(w, &s.state_mac, binding, &finished)?;
     }
     Ok(Ran {
         rc,

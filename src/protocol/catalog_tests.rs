@@ -571,32 +571,56 @@ fn asks(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
 fn prompts_and_reads_can_ask_for_input() {
     let mut s = server(0);
     s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
-    s.add_prompt(Prompt::new("ask", Handler::Rust(asks))).unwrap();
-    s.add_tool(Tool::new("ask", "{\"type\":\"object\"}", Handler::Rust(asks)))
+    s.add_prompt(Prompt::new("ask", Handler::Rust(asks)))
         .unwrap();
+    s.add_tool(Tool::new(
+        "ask",
+        "{\"type\":\"object\"}",
+        Handler::Rust(asks),
+    ))
+    .unwrap();
     const CAPS: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
     let go = |method: &str, params: &str| {
-        let req = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{CAPS},{params}}}}}"#);
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{CAPS},{params}}}}}"#
+        );
         let mut out = vec![0u8; 4096];
-        let o = s.handle(&RequestInfo::default(), req.as_bytes(), &mut out).unwrap();
+        let o = s
+            .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+            .unwrap();
         serde_json::from_slice::<Value>(&out[..o.len]).unwrap()
     };
     let first = &go("prompts/get", r#""name":"ask""#)["result"];
     assert_eq!(first["resultType"], "input_required", "{first}");
-    assert_eq!(first["inputRequests"]["ctx"]["method"], "elicitation/create");
+    assert_eq!(
+        first["inputRequests"]["ctx"]["method"],
+        "elicitation/create"
+    );
     assert!(first.get("messages").is_none() && first.get("description").is_none());
     let state = first["requestState"].as_str().unwrap().to_string();
     let answer = r#""inputResponses":{"ctx":{"action":"accept","content":{"context":"bench"}}}"#;
-    let done = &go("prompts/get", &format!(r#""name":"ask",{answer},"requestState":"{state}""#))["result"];
+    let done = &go(
+        "prompts/get",
+        &format!(r#""name":"ask",{answer},"requestState":"{state}""#),
+    )["result"];
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(done["messages"][0]["content"]["text"], "context: bench");
     // The prompt's state is bound to the prompt: a tool of the same name refuses it.
-    let replay = go("tools/call", &format!(r#""name":"ask",{answer},"requestState":"{state}""#));
-    assert_eq!(replay["error"]["message"], "Invalid requestState", "{replay}");
+    let replay = go(
+        "tools/call",
+        &format!(r#""name":"ask",{answer},"requestState":"{state}""#),
+    );
+    assert_eq!(
+        replay["error"]["message"], "Invalid requestState",
+        "{replay}"
+    );
     // Without the capability: -32021, as for tools.
     let no_cap = call(&s, "prompts/get", r#""name":"ask""#);
     assert_eq!(no_cap["error"]["code"], -32021);
     // Legacy era: no input requests; the callback answers without.
     let old = legacy(&s, "prompts/get", r#""name":"ask""#);
-    assert_eq!(old["result"]["messages"][0]["content"]["text"], "no context");
+    assert_eq!(
+        old["result"]["messages"][0]["content"]["text"],
+        "no context"
+    );
 }

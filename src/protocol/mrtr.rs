@@ -9,11 +9,15 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::call::caps;
+use crate::call::{Finished, caps};
 use crate::json::{Doc, Kind, WriteError, Writer};
-use crate::limits::{MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN};
+use crate::limits::{
+    MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN, MCP_RPC_INVALID_PARAMS,
+    MCP_RPC_MISSING_CAPABILITY,
+};
 use crate::mac::{self, MAC_LEN};
-use crate::rpc::Request;
+use crate::rpc::{Data, Request, RpcError};
+use crate::server::Fail;
 
 /// A MAC supplied by the firmware: writes `MAC_LEN` bytes of a MAC of
 /// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
@@ -136,6 +140,53 @@ pub fn verify_state(
     }
     out.get_mut(..state_len)?.copy_from_slice(state);
     Some(state_len)
+}
+
+/// The verified `requestState` of a retried request, bound to `binding`
+/// (a tool name, `prompt:<name>` or `resource:<uri>`): its length in `out`,
+/// `None` without one, -32602 for a tampered or foreign one.
+pub fn request_state<'r>(
+    req: &Request<'r>,
+    m: &StateMac,
+    binding: &str,
+    out: &mut [u8; MCP_MAX_REQUEST_STATE],
+) -> Result<Option<usize>, Fail<'r>> {
+    let Some(t) = req.param("requestState") else {
+        return Ok(None);
+    };
+    verify_state(m, binding, &req.doc, t, out)
+        .map(Some)
+        .ok_or(Fail::Rpc(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "Invalid requestState",
+        )))
+}
+
+/// -32021 naming the capability an input request needed.
+pub fn missing_capability<'r>(bit: u8) -> Fail<'r> {
+    Fail::Rpc(
+        RpcError::new(
+            MCP_RPC_MISSING_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with_data(Data::Capability(caps::name(bit))),
+    )
+}
+
+/// Closes an input_required result: the `inputRequests` object, the
+/// protected `requestState` when the callback set one, and `resultType`.
+pub fn close_input_required(
+    w: &mut Writer<'_>,
+    m: &StateMac,
+    binding: &str,
+    finished: &Finished,
+) -> Result<(), WriteError> {
+    w.end_object()?; // inputRequests
+    if let Some((state, n)) = finished.state {
+        w.key("requestState")?;
+        write_state(w, m, binding, state.get(..n).unwrap_or(&[]))?;
+    }
+    w.kv_str("resultType", "input_required")
 }
 
 #[cfg(test)]

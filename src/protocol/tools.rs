@@ -4,13 +4,13 @@
 use super::Era;
 use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
-use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult, caps};
+use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
 use crate::dedup::{Dedup, Seen};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
 use crate::registry::{Tool, hints};
-use crate::rpc::{Data, Message, Request, RpcError};
+use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
 
@@ -315,17 +315,7 @@ fn execute<'r>(
     // A retry of an input_required call: its state must be the one this
     // server issued for this tool, untouched, before the callback sees it.
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
-    let state_len = match req.param("requestState") {
-        None => None,
-        Some(t) => Some(
-            mrtr::verify_state(&s.state_mac, tool.name, &doc, t, &mut state_buf).ok_or(
-                Fail::Rpc(RpcError::new(
-                    MCP_RPC_INVALID_PARAMS,
-                    "Invalid requestState",
-                )),
-            )?,
-        ),
-    };
+    let state_len = mrtr::request_state(req, &s.state_mac, tool.name, &mut state_buf)?;
     let opts = ResultOpts {
         start: w.mark(),
         modern: era == Era::Modern,
@@ -359,13 +349,7 @@ fn execute<'r>(
         missing: bit @ 1.., ..
     }) = finished
     {
-        return Err(Fail::Rpc(
-            RpcError::new(
-                MCP_RPC_MISSING_CAPABILITY,
-                "Missing required client capability",
-            )
-            .with_data(Data::Capability(caps::name(bit))),
-        ));
+        return Err(mrtr::missing_capability(bit));
     }
     if rc < 0 {
         return Err(Fail::Rpc(RpcError::new(
@@ -381,12 +365,7 @@ fn execute<'r>(
     };
     if finished.input {
         *outcome = MCP_AUDIT_INPUT_REQUIRED;
-        w.end_object()?; // inputRequests
-        if let Some((state, n)) = finished.state {
-            w.key("requestState")?;
-            mrtr::write_state(w, &s.state_mac, tool.name, state.get(..n).unwrap_or(&[]))?;
-        }
-        w.kv_str("resultType", "input_required")?;
+        mrtr::close_input_required(w, &s.state_mac, tool.name, &finished)?;
         return Ok(());
     }
     if finished.is_error {
