@@ -149,8 +149,8 @@ pub struct LastSchemaError<'a> {
 
 /// The fixed-capacity table, with the compiled schemas.
 pub struct Registry<'a> {
-    tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
-    len: usize,
+    pub(crate) tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
+    pub(crate) len: usize,
     /// Constraint tables of every registered schema.
     pub tables: Tables,
     /// The last schema registration refused, for diagnostics.
