@@ -6,6 +6,19 @@
 
 #![allow(unsafe_code)]
 
+/// Makes the enclosing C function return `-MCP_ENOTSUP` when the library was
+/// built without the Cargo feature `$f` (see docs/firmware.md, "Profiles").
+/// The function stays in the library, so one header serves every profile and
+/// code written for the full profile links and fails soft on a smaller one;
+/// the rest of its body, and all it alone reaches, is dropped at link time.
+macro_rules! require_feature {
+    ($f:literal) => {
+        if !cfg!(feature = $f) {
+            return -crate::limits::MCP_ENOTSUP;
+        }
+    };
+}
+
 pub mod catalog;
 pub mod content;
 pub mod framer;
@@ -61,6 +74,7 @@ const _: () = assert!(core::mem::align_of::<DedupSlot>() <= core::mem::align_of:
 /// running `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
+    require_feature!("policy");
     if dedup.is_null() {
         return -MCP_EINVAL;
     }
@@ -187,6 +201,7 @@ fn register_errno(e: RegisterError) -> c_int {
         RegisterError::Schema(_) => -MCP_EINVAL,
         RegisterError::Duplicate => -MCP_EEXIST,
         RegisterError::Full => -MCP_ENOSPC,
+        RegisterError::Unsupported => -MCP_ENOTSUP,
     }
 }
 
@@ -362,7 +377,9 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
 ///         `"type":"object"`, a keyword with a wrong value, a `required` name
 ///         missing from `properties`).
 /// @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
-///         implement (it is never ignored silently).
+///         implement (it is never ignored silently), or the tool sets
+///         `principals`, `min_interval_ms` or `idempotency_key` and the
+///         library was built without the `policy` feature.
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
 /// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
