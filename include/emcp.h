@@ -295,7 +295,9 @@
 #define MCP_MAX_ERROR_MESSAGE 160
 
 /**
- * A schema uses a keyword (or keyword form) the validator does not implement.
+ * A schema uses a keyword (or keyword form) the validator does not implement;
+ * also what every function of a Cargo feature left out of the library's
+ * build returns (profiles: docs/firmware.md).
  */
 #define MCP_ENOTSUP 95
 
@@ -1068,7 +1070,9 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  *         `"type":"object"`, a keyword with a wrong value, a `required` name
  *         missing from `properties`).
  * @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
- *         implement (it is never ignored silently).
+ *         implement (it is never ignored silently), or the tool sets
+ *         `principals`, `min_interval_ms` or `idempotency_key` and the
+ *         library was built without the `policy` feature.
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
  * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema

@@ -18,7 +18,7 @@ use crate::uri_template;
 /// loads and stores (no read-modify-write, so Cortex-M0 has them), which makes
 /// a switch safe to flip from a tool callback while requests are served.
 pub struct Switches<const N: usize> {
-    off: [AtomicBool; N],
+    pub(crate) off: [AtomicBool; N],
 }
 
 impl<const N: usize> Switches<N> {
@@ -133,10 +133,10 @@ impl<'a> Prompt<'a> {
 
 /// The resource and prompt tables, and the server-wide completion callback.
 pub struct Catalog<'a> {
-    resources: [Option<Resource<'a>>; MCP_MAX_RESOURCES],
-    n_resources: usize,
-    prompts: [Option<Prompt<'a>>; MCP_MAX_PROMPTS],
-    n_prompts: usize,
+    pub(crate) resources: [Option<Resource<'a>>; MCP_MAX_RESOURCES],
+    pub(crate) n_resources: usize,
+    pub(crate) prompts: [Option<Prompt<'a>>; MCP_MAX_PROMPTS],
+    pub(crate) n_prompts: usize,
     /// Which resources are enabled.
     pub resources_on: Switches<MCP_MAX_RESOURCES>,
     /// Which prompts are enabled.

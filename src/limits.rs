@@ -137,7 +137,9 @@ pub const MCP_MAX_OUTPUT_TOKENS: usize = 64;
 /// Longest validation error message, in bytes; longer ones end in "...".
 pub const MCP_MAX_ERROR_MESSAGE: usize = 160;
 
-/// A schema uses a keyword (or keyword form) the validator does not implement.
+/// A schema uses a keyword (or keyword form) the validator does not implement;
+/// also what every function of a Cargo feature left out of the library's
+/// build returns (profiles: docs/firmware.md).
 pub const MCP_ENOTSUP: i32 = 95;
 
 /// Longest notification (progress, log message) a tool can send, in bytes;

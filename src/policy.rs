@@ -103,8 +103,8 @@ impl Hooks {
 
 /// Per-tool rate state: when each tool last ran.
 pub struct Rates {
-    last: [AtomicU32; MCP_MAX_TOOLS],
-    ran: [AtomicBool; MCP_MAX_TOOLS],
+    pub(crate) last: [AtomicU32; MCP_MAX_TOOLS],
+    pub(crate) ran: [AtomicBool; MCP_MAX_TOOLS],
 }
 
 impl Default for Rates {

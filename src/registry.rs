@@ -134,6 +134,10 @@ pub enum RegisterError {
     Duplicate,
     /// `MCP_MAX_TOOLS` tools are registered.
     Full,
+    /// The definition uses a part of the core this build left out (a
+    /// principal list, rate limit or idempotency key without the `policy`
+    /// feature); it would otherwise be ignored silently.
+    Unsupported,
 }
 
 /// The last schema refused by registration: what, where, and in which text.
@@ -149,8 +153,8 @@ pub struct LastSchemaError<'a> {
 
 /// The fixed-capacity table, with the compiled schemas.
 pub struct Registry<'a> {
-    tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
-    len: usize,
+    pub(crate) tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
+    pub(crate) len: usize,
     /// Constraint tables of every registered schema.
     pub tables: Tables,
     /// The last schema registration refused, for diagnostics.
@@ -187,6 +191,13 @@ impl<'a> Registry<'a> {
         }
         if tool.icons.is_some_and(|i| !is_json_array(i)) {
             return Err(RegisterError::BadDefinition);
+        }
+        if !cfg!(feature = "policy")
+            && (tool.principals.is_some()
+                || tool.min_interval_ms != 0
+                || tool.idempotency_key.is_some())
+        {
+            return Err(RegisterError::Unsupported);
         }
         if self.find_by(|n| n == tool.name).is_some() {
             return Err(RegisterError::Duplicate);

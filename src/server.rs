@@ -133,6 +133,16 @@ const METHODS: [(&str, Method); 14] = [
 ];
 
 impl Method {
+    /// Whether this build serves the method (Cargo features `catalog`, `legacy`).
+    fn built(self) -> bool {
+        match self {
+            Method::Discover | Method::ToolsList | Method::ToolsCall => true,
+            Method::Initialize | Method::Ping | Method::SetLevel => cfg!(feature = "legacy"),
+            Method::Subscribe => cfg!(all(feature = "legacy", feature = "catalog")),
+            _ => cfg!(feature = "catalog"),
+        }
+    }
+
     fn legacy_only(self) -> bool {
         matches!(
             self,
@@ -310,8 +320,16 @@ impl<'a> Server<'a> {
             .find(|(name, _)| req.is(name))
             .map(|&(_, m)| m)
             .or_else(|| req.is("resources/unsubscribe").then_some(Method::Subscribe))
+            .filter(|m| m.built())
             .ok_or_else(|| not_found(req))?;
-        let era = match (method, envelope::era_of(req, info)) {
+        // Without the `legacy` feature every request is judged by 2026-07-28:
+        // no `initialize`, and the `_meta` envelope is required.
+        let era = if cfg!(feature = "legacy") {
+            envelope::era_of(req, info)
+        } else {
+            Era::Modern
+        };
+        let era = match (method, era) {
             // Removed at 2026-07-28: inside the modern envelope they do not exist.
             (m, Era::Modern) if m.legacy_only() => return Err(not_found(req)),
             (m, Era::Legacy) if m.legacy_only() => Era::Legacy,
@@ -323,7 +341,7 @@ impl<'a> Server<'a> {
             }
             (_, Era::Legacy) => Era::Legacy,
         };
-        if method == Method::Listen {
+        if cfg!(feature = "catalog") && method == Method::Listen {
             // The answer is the acknowledgement notification; the result
             // comes only when the stream ends (`Listener::close`).
             let (Some(l), Some(_)) = (ex.listener, info.emit) else {
@@ -347,13 +365,25 @@ impl<'a> Server<'a> {
             Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
             Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup)?,
-            Method::ResourcesList => resources::list(w, self, req, era, false)?,
-            Method::TemplatesList => resources::list(w, self, req, era, true)?,
-            Method::ResourcesRead => resources::read(w, self, req, info, era)?,
-            Method::PromptsList => prompts::list(w, self, req, era)?,
-            Method::PromptsGet => prompts::get(w, self, req, info, era, scratch)?,
-            Method::Complete => completion::complete(w, self, req, info)?,
-            Method::Initialize => legacy::initialize(
+            // `built()` let these through only with their feature; the guards
+            // keep their code out of the builds without it.
+            Method::ResourcesList if cfg!(feature = "catalog") => {
+                resources::list(w, self, req, era, false)?
+            }
+            Method::TemplatesList if cfg!(feature = "catalog") => {
+                resources::list(w, self, req, era, true)?
+            }
+            Method::ResourcesRead if cfg!(feature = "catalog") => {
+                resources::read(w, self, req, info, era)?
+            }
+            Method::PromptsList if cfg!(feature = "catalog") => prompts::list(w, self, req, era)?,
+            Method::PromptsGet if cfg!(feature = "catalog") => {
+                prompts::get(w, self, req, info, era, scratch)?
+            }
+            Method::Complete if cfg!(feature = "catalog") => {
+                completion::complete(w, self, req, info)?
+            }
+            Method::Initialize if cfg!(feature = "legacy") => legacy::initialize(
                 w,
                 &self.info,
                 &req.doc,
@@ -363,8 +393,9 @@ impl<'a> Server<'a> {
                     ..caps
                 },
             )?,
-            // Answered with an empty result (no legacy stream carries updates).
-            Method::Ping | Method::SetLevel | Method::Subscribe | Method::Listen => {}
+            // Answered with an empty result (no legacy stream carries updates);
+            // the rest were refused by `built()` in builds without them.
+            _ => {}
         }
         if era == Era::Modern {
             modern::result_meta(w, &self.info)?;
@@ -378,11 +409,12 @@ impl<'a> Server<'a> {
     /// transport can hold a listen stream.
     fn capabilities(&self, info: &RequestInfo<'_>, can_listen: bool) -> modern::Capabilities {
         let c = &self.catalog;
+        let catalog = cfg!(feature = "catalog");
         modern::Capabilities {
-            prompts: c.prompt_count() > 0,
-            resources: c.resource_count() > 0,
-            completions: c.completion.is_some(),
-            list_changed: can_listen && info.emit.is_some(),
+            prompts: catalog && c.prompt_count() > 0,
+            resources: catalog && c.resource_count() > 0,
+            completions: catalog && c.completion.is_some(),
+            list_changed: catalog && can_listen && info.emit.is_some(),
         }
     }
 }

@@ -31,6 +31,17 @@
 #ifndef FW_TARGET
 #define FW_TARGET "unknown"
 #endif
+#ifndef FW_PROFILE
+#define FW_PROFILE "full"
+#endif
+/* FW_MINIMAL: the library was built with the `minimal` profile (no legacy
+ * era, no resources or prompts); those requests must be refused as unknown. */
+#define FW_UNPAREN(...) __VA_ARGS__
+#ifdef FW_MINIMAL
+#define FULL_OR_MINIMAL(full, minimal) FW_UNPAREN minimal
+#else
+#define FULL_OR_MINIMAL(full, minimal) FW_UNPAREN full
+#endif
 
 _Static_assert(FW_TX_MAX > MCP_MIN_RESPONSE_CAP, "FW_TX_MAX must exceed MCP_MIN_RESPONSE_CAP");
 
@@ -92,15 +103,17 @@ static const struct step script[] = {
      {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700"}},
     /* Replaced by a line longer than FW_RX_MAX at startup (see build_stream). */
     {"OVERSIZE", {"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600"}},
-    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\",\"params\":{" ENV
-     ",\"uri\":\"greenhouse://sensors/rh1\"}}\n",
-     {"\"id\":9,\"result\":{\"contents\":[{\"uri\":\"greenhouse://sensors/rh1\"",
-      "\"zone\\\":\\\"centre\\\"", "\"resultType\":\"complete\""}},
+    {"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/list\",\"params\":{" ENV "}}\n",
+     FULL_OR_MINIMAL(({"\"id\":9,\"result\":", "\"uri\":\"greenhouse://sensors\""}),
+                     ({"\"id\":9,\"error\":{\"code\":-32601"}))},
     {"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
      "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fw\",\"version\":\"1\"}}}\n",
-     {"\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\"", "\"name\":\"greenhouse-gw\""}},
+     FULL_OR_MINIMAL(({"\"id\":10,\"result\":{\"protocolVersion\":\"2025-11-25\"",
+                       "\"name\":\"greenhouse-gw\""}),
+                     ({"\"id\":10,\"error\":{\"code\":-32601"}))},
     {"{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\"}\r\n",
-     {"{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n"}},
+     FULL_OR_MINIMAL(({"{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n"}),
+                     ({"\"id\":11,\"error\":{\"code\":-32601"}))},
     {"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"open_door\",\"arguments\":{}}}\n",
      {"\"id\":12,\"error\":{\"code\":-32602"}},
@@ -443,6 +456,23 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
     return stack_used(limit, sp0);
 }
 
+/* Peak stack of mcp_server_init() on the probe server (0 if it fails), and
+ * of mcp_server_add_tool() registering the probe tool in *add_tool. */
+__attribute__((noinline)) static size_t measure_init(size_t *add_tool)
+{
+    static const mcp_server_config_t probe_cfg = {
+        .name = "probe", .version = "1", .cache_scope = MCP_CACHE_PUBLIC};
+    uintptr_t sp0 = sp_now();
+    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
+    paint_stack(limit);
+    int rc = mcp_server_init(&probe_server, &probe_cfg);
+    size_t init = stack_used(limit, sp0);
+    paint_stack(limit);
+    rc = rc == 0 ? mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) : rc;
+    *add_tool = rc == 0 ? stack_used(limit, sp0) : 0;
+    return rc == 0 ? init : 0;
+}
+
 /* Peak stack of mcp_server_handle() running the greenhouse tools (libc's
  * snprintf and fprintf included). */
 __attribute__((noinline)) static size_t measure_greenhouse(void)
@@ -462,8 +492,8 @@ __attribute__((noinline)) static size_t measure_greenhouse(void)
 
 int main(void)
 {
-    printf("emcp firmware test on %s: sizeof(mcp_server_t)=%u sizeof(mcp_framer_t)=%u\n",
-           FW_TARGET, (unsigned)sizeof(mcp_server_t), (unsigned)sizeof(mcp_framer_t));
+    printf("emcp firmware test (%s profile) on %s: sizeof(mcp_server_t)=%u sizeof(mcp_framer_t)=%u\n",
+           FW_PROFILE, FW_TARGET, (unsigned)sizeof(mcp_server_t), (unsigned)sizeof(mcp_framer_t));
 
     check(greenhouse_register(&server, false) == 0, "greenhouse_register");
     check(mcp_framer_init(&rx, rx_buf, sizeof rx_buf) == 0, "mcp_framer_init");
@@ -484,11 +514,9 @@ int main(void)
         check(ok, what);
     }
 
-    static const mcp_server_config_t probe_cfg = {
-        .name = "probe", .version = "1", .cache_scope = MCP_CACHE_PUBLIC};
-    check(mcp_server_init(&probe_server, &probe_cfg) == 0 &&
-              mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) == 0,
-          "probe server");
+    size_t stack_add_tool = 0;
+    size_t stack_init = measure_init(&stack_add_tool);
+    check(stack_init > 0 && stack_add_tool > 0, "probe server");
     build_limit_requests();
     bool probe_ok = false;
     size_t stack_handle = measure_handle(&probe_ok);
@@ -498,9 +526,12 @@ int main(void)
           "stack high-water marks inside the painted area");
 
     printf("target=%s\n", FW_TARGET);
+    printf("profile=%s\n", FW_PROFILE);
     printf("ram.server=%u\n", (unsigned)sizeof(mcp_server_t));
     printf("ram.framer=%u\n", (unsigned)sizeof(mcp_framer_t));
     printf("stack.handle=%u\n", (unsigned)stack_handle);
+    printf("stack.init=%u\n", (unsigned)stack_init);
+    printf("stack.add_tool=%u\n", (unsigned)stack_add_tool);
     printf("stack.handle_greenhouse=%u\n", (unsigned)stack_tools);
     printf("stack.feed_greenhouse=%u\n", (unsigned)peak_feed);
     printf("%u passed, %u failed\n", passed, failed);

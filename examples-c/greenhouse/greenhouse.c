@@ -366,7 +366,8 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
         return -MCP_EINVAL;
     }
     rc = mcp_server_set_state_key(server, key, sizeof key);
-    if (rc != 0) {
+    if (rc != 0 && rc != -MCP_ENOTSUP) { /* -MCP_ENOTSUP: a build without `mrtr`, where
+                                           set_vent refuses openings above 80 % instead */
         return rc;
     }
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
@@ -379,5 +380,6 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
             return rc;
         }
     }
-    return greenhouse_register_catalog(server);
+    rc = greenhouse_register_catalog(server);
+    return rc == -MCP_ENOTSUP ? 0 : rc; /* a build without `catalog`: tools only */
 }

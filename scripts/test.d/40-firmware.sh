@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Firmware: cross builds of the no_std core for thumbv6m-none-eabi,
 # thumbv7em-none-eabihf and riscv32imac-unknown-none-elf with Debian's
-# rustc-web and -Zbuild-std=core, then the QEMU firmware tests
-# (examples-c/firmware): Cortex-M4F on mps2-an386 and Cortex-M0 on
-# mps2-an385, each feeding a scripted request stream through the framer in
-# 1-, 7- and 64-byte chunks and checking every response.
+# rustc-web and -Zbuild-std=core, in both profiles (full: the default
+# features; minimal: --no-default-features --features minimal), then the QEMU
+# firmware tests (examples-c/firmware): Cortex-M4F on mps2-an386 and Cortex-M0
+# on mps2-an385, each profile, each feeding a scripted request stream through
+# the framer in 1-, 7- and 64-byte chunks and checking every response.
 #
-# Outputs under build/firmware (EMCP_FIRMWARE_DIR): cargo-<target>/ (the
-# static libraries), fw-<core>.elf/.map and qemu-<core>.log. scripts/size-report
-# reuses them.
+# Outputs under build/firmware (EMCP_FIRMWARE_DIR): cargo-<target>/ (cargo's
+# build directory, shared by both profiles so `core` is built once),
+# lib/<profile>/<target>/libemcp.a, fw-<core>[-minimal].elf/.map and
+# qemu-<core>[-minimal].log. scripts/size-report reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/apt.sh
@@ -29,42 +31,57 @@ result() { # result STATUS NAME [LOG]
 }
 
 # Debian's toolchain (not rustup's): its std source is where -Zbuild-std looks.
-xbuild() { # xbuild TARGET
-  PATH=/usr/bin:/bin RUSTC_BOOTSTRAP=1 cargo build --release -Zbuild-std=core \
-    --target "$1" --target-dir "$OUT/cargo-$1"
+profile_flags() { # profile_flags PROFILE
+  if [ "$1" = minimal ]; then echo "--no-default-features --features minimal"; fi
+}
+xbuild() { # xbuild TARGET: both profiles, one after the other in one build directory
+  local p
+  for p in full minimal; do
+    # shellcheck disable=SC2046
+    PATH=/usr/bin:/bin RUSTC_BOOTSTRAP=1 cargo build --release -Zbuild-std=core \
+      --target "$1" --target-dir "$OUT/cargo-$1" $(profile_flags "$p") || return 1
+    mkdir -p "$OUT/lib/$p/$1"
+    cp "$OUT/cargo-$1/$1/release/libemcp.a" "$OUT/lib/$p/$1/libemcp.a"
+  done
 }
 
-# The three builds run side by side: each spends most of its time compiling core.
+# The three targets build side by side: each spends most of its time compiling core.
 targets=(thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf)
 declare -A pid
 for t in "${targets[@]}"; do
+  rm -f "$OUT"/lib/*/"$t"/libemcp.a
   xbuild "$t" >"$OUT/build-$t.log" 2>&1 &
   pid[$t]=$!
 done
 for t in "${targets[@]}"; do
   rc=0; wait "${pid[$t]}" || rc=$?
-  lib="$OUT/cargo-$t/$t/release/libemcp.a"
-  [ "$rc" -eq 0 ] && [ -s "$lib" ] || rc=1
-  result "$rc" "cross build of libemcp.a for $t" "$OUT/build-$t.log"
+  for p in full minimal; do
+    lib="$OUT/lib/$p/$t/libemcp.a"
+    prc=$rc; [ -s "$lib" ] || prc=1
+    result "$prc" "cross build of libemcp.a ($p profile) for $t" "$OUT/build-$t.log"
+  done
 done
 
 # core  rust target           QEMU machine
 boards=("m4f thumbv7em-none-eabihf mps2-an386" "m0 thumbv6m-none-eabi mps2-an385")
 for b in "${boards[@]}"; do
   read -r core target machine <<<"$b"
-  lib="$OUT/cargo-$target/$target/release/libemcp.a"
-  rc=0
-  make -s -C examples-c/firmware CORE="$core" EMCP_LIB="$lib" BUILD="$OUT" \
-    >"$OUT/make-$core.log" 2>&1 || rc=$?
-  result "$rc" "firmware build for Cortex-${core^^} ($target)" "$OUT/make-$core.log"
-  [ "$rc" -eq 0 ] || continue
-  rc=0
-  timeout 120 qemu-system-arm -M "$machine" -nographic -monitor none -serial none \
-    -semihosting-config enable=on,target=native -kernel "$OUT/fw-$core.elf" \
-    >"$OUT/qemu-$core.log" 2>"$OUT/qemu-$core.stderr" || rc=$?
-  grep -E '^(PASS|FAIL|  )' "$OUT/qemu-$core.log" | sed 's/^/    /' || true
-  grep -E '^stack\.' "$OUT/qemu-$core.log" | sed 's/^/    /' || true
-  result "$rc" "QEMU $machine firmware test (exit status $rc)" "$OUT/qemu-$core.stderr"
+  for p in full minimal; do
+    lib="$OUT/lib/$p/$target/libemcp.a"
+    name="$core"; [ "$p" = full ] || name="$core-$p"
+    rc=0
+    make -s -C examples-c/firmware CORE="$core" PROFILE="$p" EMCP_LIB="$lib" BUILD="$OUT" \
+      >"$OUT/make-$name.log" 2>&1 || rc=$?
+    result "$rc" "firmware build for Cortex-${core^^} ($target, $p profile)" "$OUT/make-$name.log"
+    [ "$rc" -eq 0 ] || continue
+    rc=0
+    timeout 120 qemu-system-arm -M "$machine" -nographic -monitor none -serial none \
+      -semihosting-config enable=on,target=native -kernel "$OUT/fw-$name.elf" \
+      >"$OUT/qemu-$name.log" 2>"$OUT/qemu-$name.stderr" || rc=$?
+    grep -E '^(PASS|FAIL|  )' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
+    grep -E '^stack\.' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
+    result "$rc" "QEMU $machine firmware test, $p profile (exit status $rc)" "$OUT/qemu-$name.stderr"
+  done
 done
 
 echo "$passed passed, $failed failed"

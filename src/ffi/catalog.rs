@@ -110,6 +110,7 @@ pub unsafe extern "C" fn mcp_server_notify_list_changed(
     server: *const mcp_server_t,
     kinds: u32,
 ) -> c_int {
+    require_feature!("catalog");
     let mut total = 0;
     for kind in [MCP_LIST_TOOLS, MCP_LIST_PROMPTS, MCP_LIST_RESOURCES] {
         if kinds & kind != 0 {
@@ -138,6 +139,7 @@ pub unsafe extern "C" fn mcp_server_resource_updated(
     server: *const mcp_server_t,
     uri: *const c_char,
 ) -> c_int {
+    require_feature!("catalog");
     // SAFETY: the caller promises a NUL-terminated string.
     let uri = match unsafe { c_text(uri) } {
         Ok(Some(u)) => u,
@@ -169,6 +171,7 @@ pub unsafe extern "C" fn mcp_server_listen_end(
     response: *mut c_char,
     cap: usize,
 ) -> c_int {
+    require_feature!("catalog");
     // SAFETY: `slot` checks NULL and the magic word.
     let Some(s) = (unsafe { slot(server) }) else {
         return -MCP_EINVAL;
@@ -216,6 +219,9 @@ pub unsafe extern "C" fn mcp_server_listen_end(
 /// `listener` must be NULL or point to `mcp_listener_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_listener_active(listener: *const mcp_listener_t) -> bool {
+    if !cfg!(feature = "catalog") {
+        return false;
+    }
     if listener.is_null() {
         return false;
     }
@@ -251,6 +257,7 @@ pub unsafe extern "C" fn mcp_server_add_resource(
     r#fn: mcp_tool_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("catalog");
     if resource.is_null() {
         return -MCP_EINVAL;
     }
@@ -325,6 +332,7 @@ pub unsafe extern "C" fn mcp_server_add_prompt(
     r#fn: mcp_tool_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("catalog");
     if prompt.is_null() || r#fn.is_none() {
         return -MCP_EINVAL;
     }
@@ -382,6 +390,7 @@ pub unsafe extern "C" fn mcp_server_set_completion(
     r#fn: mcp_tool_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("catalog");
     // SAFETY: `slot_mut` checks NULL and the magic word.
     let Some(s) = (unsafe { slot_mut(server) }) else {
         return -MCP_EINVAL;
@@ -469,6 +478,7 @@ pub unsafe extern "C" fn mcp_call_uri_var(
     buf: *mut c_char,
     cap: usize,
 ) -> c_int {
+    require_feature!("catalog");
     // SAFETY: only the dispatcher hands out call pointers.
     let Some(c) = (unsafe { call_ref(call) }) else {
         return -MCP_EINVAL;
@@ -513,6 +523,7 @@ pub unsafe extern "C" fn mcp_call_uri_var(
 /// `result` as handed to the callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_role(result: *mut mcp_result_t, role: c_int) -> c_int {
+    require_feature!("catalog");
     // SAFETY: only the dispatcher hands out result pointers.
     let Some(r) = (unsafe { result_mut(result) }) else {
         return -MCP_EINVAL;
@@ -543,6 +554,7 @@ pub unsafe extern "C" fn mcp_result_completion(
     result: *mut mcp_result_t,
     value: *const c_char,
 ) -> c_int {
+    require_feature!("catalog");
     // SAFETY: only the dispatcher hands out result pointers.
     let Some(r) = (unsafe { result_mut(result) }) else {
         return -MCP_EINVAL;

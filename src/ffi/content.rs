@@ -84,6 +84,7 @@ pub unsafe extern "C" fn mcp_result_text_annotated(
     len: usize,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    require_feature!("rich");
     // SAFETY: forwarded caller promises.
     let (t, a) = unsafe { (try_c!(text_n(text, len)), try_c!(annotations(ann))) };
     // SAFETY: forwarded caller promises.
@@ -132,6 +133,7 @@ pub unsafe extern "C" fn mcp_result_image(
     mime_type: *const c_char,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    require_feature!("rich");
     // SAFETY: forwarded caller promises.
     unsafe { media(r, false, data, len, mime_type, ann) }
 }
@@ -155,6 +157,7 @@ pub unsafe extern "C" fn mcp_result_audio(
     mime_type: *const c_char,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    require_feature!("rich");
     // SAFETY: forwarded caller promises.
     unsafe { media(r, true, data, len, mime_type, ann) }
 }
@@ -183,6 +186,7 @@ pub unsafe extern "C" fn mcp_result_resource_link(
     description: *const c_char,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    require_feature!("rich");
     // SAFETY: forwarded caller promises.
     let (u, n, m, d, a) = unsafe {
         (
@@ -218,6 +222,9 @@ pub unsafe extern "C" fn mcp_result_resource_text(
     len: usize,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    if !cfg!(any(feature = "rich", feature = "catalog")) {
+        return -MCP_ENOTSUP;
+    }
     // SAFETY: forwarded caller promises.
     let (u, m, t, a) = unsafe {
         (
@@ -250,6 +257,9 @@ pub unsafe extern "C" fn mcp_result_resource_blob(
     len: usize,
     ann: *const mcp_annotations_t,
 ) -> c_int {
+    if !cfg!(any(feature = "rich", feature = "catalog")) {
+        return -MCP_ENOTSUP;
+    }
     // SAFETY: forwarded caller promises.
     let (u, m, d, a) = unsafe {
         (

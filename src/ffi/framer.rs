@@ -93,6 +93,7 @@ unsafe fn framer<'a>(f: *mut mcp_framer_t) -> Option<(&'a mut Framer, &'a mut [u
 /// writable bytes that outlive every use of the framer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_init(f: *mut mcp_framer_t, buf: *mut u8, cap: usize) -> c_int {
+    require_feature!("framer");
     if f.is_null() || buf.is_null() || cap < 2 {
         return -MCP_EINVAL;
     }
@@ -119,6 +120,7 @@ pub unsafe extern "C" fn mcp_framer_init(f: *mut mcp_framer_t, buf: *mut u8, cap
 /// `f` must be NULL or point to `mcp_framer_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_reset(f: *mut mcp_framer_t) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer().
     match unsafe { framer(f) } {
         Some((st, _)) => {
@@ -149,6 +151,7 @@ pub unsafe extern "C" fn mcp_framer_reset(f: *mut mcp_framer_t) -> c_int {
 /// `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_space(f: *mut mcp_framer_t, space: *mut *mut u8) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer().
     let Some((st, buf)) = (unsafe { framer(f) }) else {
         return -MCP_EINVAL;
@@ -177,6 +180,7 @@ pub unsafe extern "C" fn mcp_framer_space(f: *mut mcp_framer_t, space: *mut *mut
 /// `f` must be NULL or point to `mcp_framer_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_commit(f: *mut mcp_framer_t, n: usize) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer().
     let Some((st, buf)) = (unsafe { framer(f) }) else {
         return -MCP_EINVAL;
@@ -211,6 +215,7 @@ pub unsafe extern "C" fn mcp_framer_next(
     line: *mut *const u8,
     len: *mut usize,
 ) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer().
     let Some((st, buf)) = (unsafe { framer(f) }) else {
         return -MCP_EINVAL;
@@ -245,6 +250,7 @@ pub unsafe extern "C" fn mcp_framer_next(
 /// `out` must be writable for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_oversize_response(out: *mut u8, cap: usize) -> c_int {
+    require_feature!("framer");
     if out.is_null() {
         return -MCP_EINVAL;
     }
@@ -327,6 +333,7 @@ pub unsafe extern "C" fn mcp_framer_poll(
     out_cap: usize,
     info: *mut mcp_response_info_t,
 ) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer() and slot().
     let (Some((st, buf)), Some(_)) = (unsafe { framer(f) }, unsafe { slot(server) }) else {
         return -MCP_EINVAL;
@@ -386,6 +393,7 @@ pub unsafe extern "C" fn mcp_framer_feed(
     emit: mcp_emit_fn,
     transport_context: *mut c_void,
 ) -> c_int {
+    require_feature!("framer");
     // SAFETY: see framer() and slot().
     let (Some((st, buf)), Some(_)) = (unsafe { framer(f) }, unsafe { slot(server) }) else {
         return -MCP_EINVAL;

@@ -42,6 +42,7 @@ pub unsafe extern "C" fn mcp_server_set_state_key(
     key: *const u8,
     len: usize,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     let Some(s) = (unsafe { server_mut(server) }) else {
         return -MCP_EINVAL;
@@ -73,6 +74,7 @@ pub unsafe extern "C" fn mcp_server_set_state_mac(
     r#fn: mcp_mac_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     let Some(s) = (unsafe { server_mut(server) }) else {
         return -MCP_EINVAL;
@@ -137,6 +139,7 @@ pub unsafe extern "C" fn mcp_result_elicit(
     message: *const c_char,
     requested_schema: *const c_char,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises (the strings outlive the call).
     unsafe {
         request(r, key, "elicitation/create", caps::ELICITATION, || {
@@ -171,6 +174,7 @@ pub unsafe extern "C" fn mcp_result_sample(
     key: *const c_char,
     params_json: *const c_char,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     unsafe {
         request(
@@ -199,6 +203,7 @@ pub unsafe extern "C" fn mcp_result_sample(
 /// As for `mcp_result_elicit`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_list_roots(r: *mut mcp_result_t, key: *const c_char) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     unsafe {
         request(r, key, "roots/list", caps::ROOTS, || {
@@ -226,6 +231,7 @@ pub unsafe extern "C" fn mcp_result_request_state(
     state: *const u8,
     len: usize,
 ) -> c_int {
+    require_feature!("mrtr");
     if state.is_null() && len != 0 {
         return -MCP_EINVAL;
     }
@@ -253,6 +259,7 @@ pub unsafe extern "C" fn mcp_call_client_capability(
     call: *const mcp_call_t,
     name: *const c_char,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: see call_ref; name is NUL-terminated.
     match (unsafe { call_ref(call) }, unsafe { c_text(name) }) {
         (Some(c), Ok(Some(n))) => c_int::from(c.client_capability(n)),
@@ -275,6 +282,7 @@ pub unsafe extern "C" fn mcp_call_request_state(
     buf: *mut u8,
     cap: usize,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: see call_ref.
     let Some(c) = (unsafe { call_ref(call) }) else {
         return -MCP_EINVAL;
@@ -313,6 +321,7 @@ pub unsafe extern "C" fn mcp_input_string(
     cap: usize,
     len: *mut usize,
 ) -> c_int {
+    require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     unsafe { with_value_in(call, path, true, |d, i| copy_string(d, i, buf, cap, len)) }
 }
@@ -334,6 +343,7 @@ pub unsafe extern "C" fn mcp_input_bool(
     path: *const c_char,
     out: *mut bool,
 ) -> c_int {
+    require_feature!("mrtr");
     if out.is_null() {
         return -MCP_EINVAL;
     }
@@ -365,6 +375,7 @@ pub unsafe extern "C" fn mcp_input_int(
     path: *const c_char,
     out: *mut i64,
 ) -> c_int {
+    require_feature!("mrtr");
     if out.is_null() {
         return -MCP_EINVAL;
     }

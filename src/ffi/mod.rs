@@ -6,6 +6,19 @@
 
 #![allow(unsafe_code)]
 
+/// Makes the enclosing C function return `-MCP_ENOTSUP` when the library was
+/// built without the Cargo feature `$f` (see docs/firmware.md, "Profiles").
+/// The function stays in the library, so one header serves every profile and
+/// code written for the full profile links and fails soft on a smaller one;
+/// the rest of its body, and all it alone reaches, is dropped at link time.
+macro_rules! require_feature {
+    ($f:literal) => {
+        if !cfg!(feature = $f) {
+            return -crate::limits::MCP_ENOTSUP;
+        }
+    };
+}
+
 pub mod catalog;
 pub mod content;
 pub mod framer;
@@ -63,6 +76,7 @@ const _: () = assert!(core::mem::align_of::<DedupSlot>() <= core::mem::align_of:
 /// running `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
+    require_feature!("policy");
     if dedup.is_null() {
         return -MCP_EINVAL;
     }
@@ -189,6 +203,7 @@ fn register_errno(e: RegisterError) -> c_int {
         RegisterError::Schema(_) => -MCP_EINVAL,
         RegisterError::Duplicate => -MCP_EEXIST,
         RegisterError::Full => -MCP_ENOSPC,
+        RegisterError::Unsupported => -MCP_ENOTSUP,
     }
 }
 
@@ -238,17 +253,110 @@ pub unsafe extern "C" fn mcp_server_init(
         list_ttl_ms: c.list_ttl_ms,
         cache_public: c.cache_scope == MCP_CACHE_PUBLIC,
     };
-    let mut server_value = Server::new(info);
-    server_value.tools.page_size = c.list_page_size;
-    let slot = Slot {
-        magic: MAGIC,
-        server: server_value,
-        listeners: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
-    };
     // SAFETY: `server` is non-NULL, writable, large and aligned enough for a
     // Slot (compile-time checks above); any previous content is overwritten.
-    unsafe { server.cast::<Slot>().write(slot) };
+    unsafe { init_slot(server.cast::<Slot>(), info, c.list_page_size) };
     0
+}
+
+/// Writes `n` values made by `f` into the array at `a`, one element at a time.
+///
+/// # Safety
+/// `a` must be valid for writes and aligned.
+unsafe fn fill<T, const N: usize>(a: *mut [T; N], mut f: impl FnMut() -> T) {
+    let first = a.cast::<T>();
+    for i in 0..N {
+        // SAFETY: `i < N`, inside the array the caller vouches for.
+        unsafe { first.add(i).write(f()) };
+    }
+}
+
+/// Writes an empty server (what `Server::new(info)` returns) into `p` field by
+/// field, so that no server-sized value is ever built on the stack: building
+/// the `Slot` first and moving it gave `mcp_server_init` a stack frame of
+/// about 10 KB, more than a small MCU's whole main stack.
+///
+/// # Safety
+/// `p` must be valid for writes of a `Slot` and aligned; no reference to it
+/// may be live. The magic word is written last.
+unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
+    use core::ptr::addr_of_mut as at;
+    use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32};
+    // Every field of the server's parts must be written below: these
+    // patterns stop compiling when a field is added, so one cannot be missed.
+    let _ = |s: &Server<'static>| {
+        let Server {
+            info: _,
+            tools: _,
+            catalog: _,
+            state_mac: _,
+            hooks: _,
+        } = s;
+        let crate::registry::Registry {
+            tools: _,
+            len: _,
+            tables: _,
+            last_error: _,
+            page_size: _,
+            rates: _,
+            on: _,
+        } = &s.tools;
+        let crate::schema::Tables {
+            nodes: _,
+            props: _,
+            kws: _,
+            n_nodes: _,
+            n_props: _,
+            n_kws: _,
+        } = &s.tools.tables;
+        let crate::policy::Rates { last: _, ran: _ } = &s.tools.rates;
+        let crate::catalog::Catalog {
+            resources: _,
+            n_resources: _,
+            prompts: _,
+            n_prompts: _,
+            resources_on: _,
+            prompts_on: _,
+            completion: _,
+        } = &s.catalog;
+    };
+    // SAFETY: every pointer below is a field of the Slot the caller vouches
+    // for; each is written once with a valid value, arrays element by element.
+    unsafe {
+        at!((*p).magic).write(0);
+        let s = at!((*p).server);
+        at!((*s).info).write(info);
+        let r = at!((*s).tools);
+        fill(at!((*r).tools), || None);
+        at!((*r).len).write(0);
+        let t = at!((*r).tables);
+        fill(at!((*t).nodes), || crate::schema::EMPTY_NODE);
+        fill(at!((*t).props), || crate::schema::EMPTY_PROP);
+        fill(at!((*t).kws), || crate::schema::EMPTY_KW);
+        at!((*t).n_nodes).write(0);
+        at!((*t).n_props).write(0);
+        at!((*t).n_kws).write(0);
+        at!((*r).last_error).write(None);
+        at!((*r).page_size).write(page_size);
+        fill(at!((*r).rates.last), || AtomicU32::new(0));
+        fill(at!((*r).rates.ran), || AtomicBool::new(false));
+        fill(at!((*r).on.off), || AtomicBool::new(false));
+        let c = at!((*s).catalog);
+        fill(at!((*c).resources), || None);
+        at!((*c).n_resources).write(0);
+        fill(at!((*c).prompts), || None);
+        at!((*c).n_prompts).write(0);
+        fill(at!((*c).resources_on.off), || AtomicBool::new(false));
+        fill(at!((*c).prompts_on.off), || AtomicBool::new(false));
+        at!((*c).completion).write(None);
+        at!((*s).state_mac).write(crate::protocol::mrtr::StateMac::None);
+        at!((*s).hooks).write(crate::policy::Hooks {
+            policy: None,
+            audit: None,
+        });
+        at!((*p).listeners).write(AtomicPtr::new(core::ptr::null_mut()));
+        at!((*p).magic).write(MAGIC);
+    }
 }
 
 /// Registers a tool. Tools are listed in registration order.
@@ -271,7 +379,9 @@ pub unsafe extern "C" fn mcp_server_init(
 ///         `"type":"object"`, a keyword with a wrong value, a `required` name
 ///         missing from `properties`).
 /// @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
-///         implement (it is never ignored silently).
+///         implement (it is never ignored silently), or the tool sets
+///         `principals`, `min_interval_ms` or `idempotency_key` and the
+///         library was built without the `policy` feature.
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
 /// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
@@ -1224,4 +1334,52 @@ pub unsafe extern "C" fn mcp_json_array_begin(r: *mut mcp_result_t) -> c_int {
 pub unsafe extern "C" fn mcp_json_array_end(r: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe { with_result(r, |res| res.json_close(false)) }
+}
+
+#[cfg(test)]
+mod init_tests {
+    use super::*;
+
+    /// `mcp_server_init` over storage full of garbage (a re-used buffer, or
+    /// a server that was in use) leaves exactly what `Server::new` gives.
+    #[test]
+    fn init_in_place_over_dirty_storage() {
+        let mut storage = Box::new(mcp_server_t {
+            opaque: [u64::MAX; MCP_SERVER_WORDS],
+        });
+        let cfg = mcp_server_config_t {
+            name: c"n".as_ptr(),
+            version: c"1".as_ptr(),
+            title: core::ptr::null(),
+            instructions: core::ptr::null(),
+            list_ttl_ms: 5,
+            cache_scope: MCP_CACHE_PUBLIC,
+            list_page_size: 3,
+        };
+        // SAFETY: valid storage and config, strings are 'static.
+        assert_eq!(unsafe { mcp_server_init(&mut *storage, &cfg) }, 0);
+        // SAFETY: initialised just above.
+        let slot = unsafe { slot(&*storage) }.unwrap();
+        let s = &slot.server;
+        assert_eq!(
+            (s.info.name, s.info.version, s.info.list_ttl_ms),
+            ("n", "1", 5)
+        );
+        assert!(s.info.cache_public && s.info.title.is_none());
+        assert_eq!((s.tools.len(), s.tools.page_size), (0, 3));
+        assert!(s.tools.iter().next().is_none() && s.tools.last_error.is_none());
+        assert_eq!(s.tools.tables.usage(), (0, 0, 0));
+        assert!((0..MCP_MAX_TOOLS).all(|i| s.tools.on.enabled(i)));
+        assert!(s.tools.rates.admit(0, 1000, 0).is_ok());
+        assert!(s.catalog.resources().next().is_none() && s.catalog.prompts().next().is_none());
+        assert!((0..MCP_MAX_RESOURCES).all(|i| s.catalog.resources_on.enabled(i)));
+        assert!((0..MCP_MAX_PROMPTS).all(|i| s.catalog.prompts_on.enabled(i)));
+        assert!(s.catalog.completion.is_none() && !s.state_mac.enabled());
+        assert!(s.hooks.policy.is_none() && s.hooks.audit.is_none());
+        assert!(
+            slot.listeners
+                .load(core::sync::atomic::Ordering::Relaxed)
+                .is_null()
+        );
+    }
 }

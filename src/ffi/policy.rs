@@ -44,6 +44,7 @@ pub unsafe extern "C" fn mcp_server_set_policy(
     r#fn: mcp_policy_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("policy");
     // SAFETY: forwarded caller promises.
     let Some(s) = (unsafe { server_mut(server) }) else {
         return -MCP_EINVAL;
@@ -69,6 +70,7 @@ pub unsafe extern "C" fn mcp_server_set_audit(
     clock: mcp_clock_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("policy");
     // SAFETY: forwarded caller promises.
     let Some(s) = (unsafe { server_mut(server) }) else {
         return -MCP_EINVAL;

@@ -154,12 +154,16 @@ pub fn request_state<'r>(
     let Some(t) = req.param("requestState") else {
         return Ok(None);
     };
-    verify_state(m, binding, &req.doc, t, out)
-        .map(Some)
-        .ok_or(Fail::Rpc(RpcError::new(
-            MCP_RPC_INVALID_PARAMS,
-            "Invalid requestState",
-        )))
+    // Without the `mrtr` feature no state was ever issued: every one is refused.
+    let verified = if cfg!(feature = "mrtr") {
+        verify_state(m, binding, &req.doc, t, out)
+    } else {
+        None
+    };
+    verified.map(Some).ok_or(Fail::Rpc(RpcError::new(
+        MCP_RPC_INVALID_PARAMS,
+        "Invalid requestState",
+    )))
 }
 
 /// -32021 naming the capability an input request needed.
@@ -182,7 +186,7 @@ pub fn close_input_required(
     finished: &Finished,
 ) -> Result<(), WriteError> {
     w.end_object()?; // inputRequests
-    if let Some((state, n)) = finished.state {
+    if let Some((state, n)) = finished.state.filter(|_| cfg!(feature = "mrtr")) {
         w.key("requestState")?;
         write_state(w, m, binding, state.get(..n).unwrap_or(&[]))?;
     }

@@ -27,15 +27,13 @@ pub fn list<'r>(
 ) -> Result<(), Fail<'r>> {
     let first = paging::start(req, s.tools.len())?;
     // Only the enabled tools this principal may call; cursors index the full table.
-    let visible = s
-        .tools
-        .iter()
-        .enumerate()
-        .skip(first)
-        .filter(|(i, t)| s.tools.on.enabled(*i) && s.hooks.allows(t, info.principal));
+    let visible = s.tools.iter().enumerate().skip(first).filter(|(i, t)| {
+        s.tools.on.enabled(*i) && (!cfg!(feature = "policy") || s.hooks.allows(t, info.principal))
+    });
     paging::write(w, s, "tools", visible, tool_entry)?;
     if era == Era::Modern {
-        let public = s.info.cache_public && !s.hooks.per_principal(s.tools.iter());
+        let public = s.info.cache_public
+            && !(cfg!(feature = "policy") && s.hooks.per_principal(s.tools.iter()));
         cache_hints_scoped(w, &s.info, public)?;
     }
     Ok(())
@@ -121,9 +119,13 @@ pub fn call<'r>(
     else {
         return Err(unknown);
     };
-    let audit = |outcome| audit(s, info, tool, req, args, outcome);
+    let audit = |outcome| {
+        if cfg!(feature = "policy") {
+            audit(s, info, tool, req, args, outcome)
+        }
+    };
     // A tool the principal may not call does not exist for it.
-    if !s.hooks.allows(tool, info.principal) {
+    if cfg!(feature = "policy") && !s.hooks.allows(tool, info.principal) {
         audit(MCP_AUDIT_REFUSED);
         return Err(unknown);
     }
@@ -151,7 +153,12 @@ pub fn call<'r>(
     }
     // A repeated idempotency key gets the original answer; the tool never
     // runs twice (checked before the rate limit: a retry is not a new call).
-    let key = match tool.idempotency_key.map(|k| idempotency_key(&doc, args, k)) {
+    // (Without the `policy` feature registration refuses keys and intervals.)
+    let key = match tool
+        .idempotency_key
+        .filter(|_| cfg!(feature = "policy"))
+        .map(|k| idempotency_key(&doc, args, k))
+    {
         Some(Ok(k)) => k,
         Some(Err(e)) => {
             audit(MCP_AUDIT_INVALID_ARGUMENTS);
@@ -161,6 +168,7 @@ pub fn call<'r>(
     };
     let tag = index * 2 + usize::from(era == Era::Modern);
     let principal = info.principal.unwrap_or(&[]);
+    let dedup = dedup.filter(|_| cfg!(feature = "policy"));
     if let (Some(k), Some(d)) = (key, dedup.as_deref()) {
         match d.seen(tag, principal, k, info.now_ms) {
             Seen::New => {}
@@ -179,11 +187,14 @@ pub fn call<'r>(
             }
         }
     }
-    if let Err(wait_ms) = s
-        .tools
-        .rates
-        .admit(index, tool.min_interval_ms, info.now_ms)
-    {
+    let admitted = if cfg!(feature = "policy") {
+        s.tools
+            .rates
+            .admit(index, tool.min_interval_ms, info.now_ms)
+    } else {
+        Ok(())
+    };
+    if let Err(wait_ms) = admitted {
         audit(MCP_AUDIT_RATE_LIMITED);
         return rate_limited(w, era, wait_ms);
     }
@@ -320,7 +331,7 @@ fn execute<'r>(
         start: w.mark(),
         modern: era == Era::Modern,
         caps: mrtr::declared_caps(req),
-        state_enabled: s.state_mac.enabled(),
+        state_enabled: cfg!(feature = "mrtr") && s.state_mac.enabled(),
         mode: crate::call::Mode::Tool,
     };
     w.key("content")?;

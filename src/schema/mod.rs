@@ -133,7 +133,7 @@ pub struct Node {
     pub kws_len: u16,
 }
 
-const EMPTY_NODE: Node = Node {
+pub(crate) const EMPTY_NODE: Node = Node {
     types: 0,
     closed: false,
     items: NONE,
@@ -142,25 +142,25 @@ const EMPTY_NODE: Node = Node {
     kws_start: 0,
     kws_len: 0,
 };
-const EMPTY_PROP: Prop = Prop {
+pub(crate) const EMPTY_PROP: Prop = Prop {
     name: Span { start: 0, end: 0 },
     node: NONE,
     required: false,
     header: Span { start: 0, end: 0 },
 };
-const EMPTY_KW: Kw = Kw {
+pub(crate) const EMPTY_KW: Kw = Kw {
     kind: KwKind::Default,
     value: Span { start: 0, end: 0 },
 };
 
 /// The constraint tables of every registered schema, in the server's storage.
 pub struct Tables {
-    nodes: [Node; MCP_MAX_SCHEMA_NODES],
-    props: [Prop; MCP_MAX_SCHEMA_PROPS],
-    kws: [Kw; MCP_MAX_SCHEMA_KEYWORDS],
-    n_nodes: u16,
-    n_props: u16,
-    n_kws: u16,
+    pub(crate) nodes: [Node; MCP_MAX_SCHEMA_NODES],
+    pub(crate) props: [Prop; MCP_MAX_SCHEMA_PROPS],
+    pub(crate) kws: [Kw; MCP_MAX_SCHEMA_KEYWORDS],
+    pub(crate) n_nodes: u16,
+    pub(crate) n_props: u16,
+    pub(crate) n_kws: u16,
 }
 
 impl Tables {
