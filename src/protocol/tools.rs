@@ -182,14 +182,31 @@ pub fn call<'r>(
     if let Err(wait_ms) = s
         .tools
         .rates
-        .admit(index, tool.min_interval_ms, info.now_ms)
+        .check(index, tool.min_interval_ms, info.now_ms)
     {
         audit(MCP_AUDIT_RATE_LIMITED);
         return rate_limited(w, era, wait_ms);
     }
     let members_start = w.len();
     let mut outcome = MCP_AUDIT_OK;
-    let result = execute(w, s, tool, req, args, info, era, msg, &mut outcome);
+    let mut ran = false;
+    let result = execute(
+        w,
+        s,
+        tool,
+        req,
+        args,
+        info,
+        era,
+        msg,
+        &mut outcome,
+        &mut ran,
+    );
+    // A run counts against the rate limit once its callback has answered;
+    // one that asked for input continues in its retry, which is checked then.
+    if ran && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED) {
+        s.tools.rates.record(index, info.now_ms);
+    }
     if let (Ok(()), Some(k), Some(d)) = (&result, key, dedup) {
         if matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) {
             d.record(
@@ -297,7 +314,8 @@ fn audit(
 }
 
 /// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
-/// result (the caller derives it for errors).
+/// result (the caller derives it for errors) and `ran` once the callback is
+/// called.
 #[allow(clippy::too_many_arguments)]
 fn execute<'r>(
     w: &mut Writer<'_>,
@@ -309,6 +327,7 @@ fn execute<'r>(
     era: Era,
     msg: &mut MsgBuf,
     outcome: &mut u32,
+    ran: &mut bool,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let tables = &s.tools.tables;
@@ -341,6 +360,7 @@ fn execute<'r>(
         uri: None,
     };
     let mut result = ToolResult::new(w, opts);
+    *ran = true;
     let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
