@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "emcp_clock.h"
 #include "greenhouse.h"
 
 #ifndef FW_RX_MAX
@@ -104,9 +105,11 @@ static const struct step script[] = {
     {"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"open_door\",\"arguments\":{}}}\n",
      {"\"id\":12,\"error\":{\"code\":-32602"}},
+    /* Within GREENHOUSE_VENT_INTERVAL_MS of id 5 on the fixed board clock:
+     * refused by the core's rate limit, the vent stays at 40 %. */
     {"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":0}}}\n",
-     {"\"id\":13,\"result\":", "\"structuredContent\":{\"ok\":true,\"percent\":0}"}},
+     {"\"id\":13,\"result\":", "\"isError\":true", "rate limited: retry in 2000 ms"}},
 };
 
 #define STEPS (sizeof script / sizeof script[0])
@@ -228,16 +231,22 @@ static unsigned expected_responses(void)
     return n;
 }
 
+/* Every pass starts from a fresh gateway: vent closed, set_vent not yet run
+ * (its rate limit would otherwise refuse id 5 on the fixed clock). */
 static void begin_pass(void)
 {
     memset(&cur, 0, sizeof cur);
     (void)mcp_framer_reset(&rx);
+    if (greenhouse_register(&server, false) != 0) {
+        cur.bad++;
+    }
 }
 
+/* Id 5 opened the vent to 40 %; the rate-limited id 13 did not close it. */
 static bool end_pass(void)
 {
     return cur.bad == 0 && cur.responses == expected_responses() && expected_step() == NULL &&
-           greenhouse_vent_percent() == 0;
+           greenhouse_vent_percent() == 40;
 }
 
 /* ---- Stack painting ---------------------------------------------------- */
@@ -279,6 +288,7 @@ static mcp_request_ctx_t uart_ctx(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.principal.ptr = principal;
     ctx.principal.len = sizeof principal - 1;
+    ctx.now_ms = emcp_monotonic_ms(); /* the rate limit and audit durations use it */
     return ctx;
 }
 
@@ -447,6 +457,8 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
  * snprintf and fprintf included). */
 __attribute__((noinline)) static size_t measure_greenhouse(void)
 {
+    /* A fresh gateway, so set_vent runs (not refused by its rate limit). */
+    check(greenhouse_register(&server, false) == 0, "greenhouse_register for the stack probe");
     mcp_request_ctx_t ctx = uart_ctx();
     uintptr_t sp0 = sp_now();
     uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
