@@ -237,7 +237,8 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     }
 
     /* A real gateway commands the actuator here and waits for its ack. */
-    atomic_store(&vent_percent, (int)percent);
+    int before = atomic_exchange(&vent_percent, (int)percent);
+    fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
 
     char text[32];
     rc = result_text(r, text, snprintf(text, sizeof text, "vent set to %d%%", (int)percent),

@@ -40,6 +40,9 @@
  * Calls to an unknown tool and requests that never reach a tool (malformed,
  * notifications) have no audit line.
  *
+ * The simulated actuator logs every movement of the vent to stderr as
+ * `vent: <before>% -> <after>%` (a real gateway would log its ack).
+ *
  * Policy: without greenhouse_add_policy every principal sees and calls both
  * tools. With it, a principal sees and calls only the tools granted to it,
  * and a principal no entry names (or none) sees no tool.
