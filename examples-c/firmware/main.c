@@ -27,7 +27,7 @@
 #define FW_RX_MAX 1024 /* the UART receive buffer: longest request + 1 */
 #endif
 #ifndef FW_TX_MAX
-#define FW_TX_MAX 1024 /* the response line buffer */
+#define FW_TX_MAX 1280 /* the response line buffer: tools/list with both tools in one page */
 #endif
 #ifndef FW_TARGET
 #define FW_TARGET "unknown"

@@ -237,7 +237,8 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     }
 
     /* A real gateway commands the actuator here and waits for its ack. */
-    int before = atomic_exchange(&vent_percent, (int)percent);
+    int before = atomic_load(&vent_percent); /* for the log (no exchange on Cortex-M0) */
+    atomic_store(&vent_percent, (int)percent);
     fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
 
     char text[32];
@@ -282,9 +283,8 @@ static const struct greenhouse_tool tools[] = {
              .annotations = MCP_TOOL_READ_ONLY},
      .body = read_sensor},
     {.def = {.name = "set_vent",
-             .description = "Open the roof vent to 0-100 percent. Refused while the wind lock is on; "
-                            "at most one change every 2 s. A repeated idempotency_key returns the "
-                            "first call's result without moving the vent again.",
+             .description = "Open the roof vent to 0-100 percent, at most once every 2 s. Refused "
+                            "while the wind lock is on.",
              .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],"
                              "\"additionalProperties\":false,\"properties\":{\"percent\":"
                              "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
