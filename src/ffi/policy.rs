@@ -261,13 +261,17 @@ mod tests {
     }
 
     fn call_at(s: &Server<'_>, now_ms: u64, extra: &str) -> serde_json::Value {
+        call_with(s, now_ms, r#"{"elicitation":{}}"#, extra)
+    }
+
+    fn call_with(s: &Server<'_>, now_ms: u64, caps: &str, extra: &str) -> serde_json::Value {
         let info = RequestInfo {
             principal: Some(b"operator"),
             now_ms,
             ..RequestInfo::default()
         };
         let req = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}}}}}},"name":"move"{extra}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}},"name":"move"{extra}}}}}"#
         );
         let mut out = [0u8; 2048];
         let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
@@ -290,6 +294,9 @@ mod tests {
             ..Tool::new("move", r#"{"type":"object"}"#, Handler::Rust(confirm))
         })
         .unwrap();
+        // A client that cannot answer the question: -32021, and no run counted.
+        let cannot = call_with(&s, 9_900, "{}", "");
+        assert_eq!(cannot["error"]["code"], -32021, "{cannot}");
         let asked = call_at(&s, 10_000, "");
         assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
         let state = asked["result"]["requestState"]

@@ -189,7 +189,7 @@ pub fn call<'r>(
     }
     let members_start = w.len();
     let mut outcome = MCP_AUDIT_OK;
-    let mut ran = false;
+    let mut counts = false;
     let result = execute(
         w,
         s,
@@ -200,11 +200,11 @@ pub fn call<'r>(
         era,
         msg,
         &mut outcome,
-        &mut ran,
+        &mut counts,
     );
     // A run counts against the rate limit once its callback has answered;
     // one that asked for input continues in its retry, which is checked then.
-    if ran && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED) {
+    if counts && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED) {
         s.tools.rates.record(index, info.now_ms);
     }
     if let (Ok(()), Some(k), Some(d)) = (&result, key, dedup) {
@@ -314,8 +314,9 @@ fn audit(
 }
 
 /// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
-/// result (the caller derives it for errors) and `ran` once the callback is
-/// called.
+/// result (the caller derives it for errors) and `counts` when the run counts
+/// against the tool's rate limit (its callback answered without asking for
+/// input).
 #[allow(clippy::too_many_arguments)]
 fn execute<'r>(
     w: &mut Writer<'_>,
@@ -327,7 +328,7 @@ fn execute<'r>(
     era: Era,
     msg: &mut MsgBuf,
     outcome: &mut u32,
-    ran: &mut bool,
+    counts: &mut bool,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let tables = &s.tools.tables;
@@ -360,15 +361,17 @@ fn execute<'r>(
         uri: None,
     };
     let mut result = ToolResult::new(w, opts);
-    *ran = true;
+    *counts = true;
     let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
-    // A needed capability the client lacks is the answer, whatever the tool returned.
+    // A needed capability the client lacks is the answer, whatever the tool
+    // returned; the tool only asked for input, so the run does not count.
     if let Ok(Finished {
         missing: bit @ 1.., ..
     }) = finished
     {
+        *counts = false;
         return Err(mrtr::missing_capability(bit));
     }
     if rc < 0 {
