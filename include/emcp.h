@@ -661,7 +661,9 @@ typedef struct mcp_tool_t {
   /**
    * Minimum milliseconds between two runs of this tool on the request
    * clock (`now_ms`); a call within it gets an isError result saying when to
-   * retry, and the callback does not run. 0 for no limit.
+   * retry, and the callback does not run. A run counts once its callback
+   * has answered, except with input_required (the retry is checked then).
+   * The transport must fill `now_ms` from a monotonic clock. 0 for no limit.
    */
   uint32_t min_interval_ms;
   /**

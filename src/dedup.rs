@@ -195,4 +195,47 @@ mod tests {
             "overlong keys are never stored"
         );
     }
+
+    #[test]
+    fn a_full_table_evicts_the_oldest_across_the_clock_wrap() {
+        let mut d = Dedup::new();
+        // Half the entries just before a 32-bit millisecond counter wraps,
+        // half after it: the numerically largest stamps are the oldest.
+        let before = u64::from(u32::MAX) - 1000;
+        for i in 0..MCP_DEDUP_SLOTS as u64 {
+            let at = if i < MCP_DEDUP_SLOTS as u64 / 2 {
+                before + i * 10
+            } else {
+                i * 10
+            };
+            d.record(0, b"op", &[b'a' + i as u8], at, &[b'0' + i as u8]);
+        }
+        let now = MCP_DEDUP_SLOTS as u64 * 10;
+        for i in 0..MCP_DEDUP_SLOTS as u8 {
+            assert_eq!(
+                d.seen(0, b"op", &[b'a' + i], now),
+                Seen::Result(&[b'0' + i])
+            );
+        }
+        d.record(0, b"op", b"new", now, b"n");
+        assert_eq!(d.seen(0, b"op", b"a", now), Seen::New, "the oldest went");
+        assert_eq!(d.seen(0, b"op", b"b", now), Seen::Result(b"1"));
+        assert_eq!(d.seen(0, b"op", b"new", now), Seen::Result(b"n"));
+        let last = [b'a' + MCP_DEDUP_SLOTS as u8 - 1];
+        assert_eq!(
+            d.seen(
+                0,
+                b"op",
+                &last,
+                now - 10 + u64::from(MCP_DEDUP_WINDOW_MS) - 1
+            ),
+            Seen::Result(&[b'0' + MCP_DEDUP_SLOTS as u8 - 1]),
+            "still inside its window"
+        );
+        assert_eq!(
+            d.seen(0, b"op", b"b", before + 10 + u64::from(MCP_DEDUP_WINDOW_MS)),
+            Seen::New,
+            "expired one window after it was recorded, across the wrap"
+        );
+    }
 }

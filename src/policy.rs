@@ -6,7 +6,8 @@
 //! the audit record handed to the firmware.
 //! Must not: keep request data, or allocate. Rate state is 32-bit atomics
 //! (load/store only, so it also builds for Cortex-M0); calls to a
-//! rate-limited tool from several threads at once may both pass the check.
+//! rate-limited tool from several threads at once may both pass the check
+//! (a run is recorded when its callback returns).
 
 use core::ffi::{c_char, c_void};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -122,26 +123,31 @@ impl Rates {
         }
     }
 
-    /// For tool `index` with minimum interval `interval_ms`: `Ok` (and the run
-    /// is recorded at `now_ms`) or `Err(ms until it may run)`. The clock is
-    /// compared modulo 2^32 ms, so its wrap-around is harmless.
-    pub fn admit(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+    /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
+    /// run at `now_ms`, or `Err(ms until it may run)`. Nothing is recorded:
+    /// the caller calls [`Rates::record`] once the tool has run. The clock is
+    /// compared modulo 2^32 ms, so a wrapping 32-bit millisecond counter is
+    /// harmless (an interval is at most `u32::MAX` ms).
+    pub fn check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
         let (Some(last), Some(ran)) = (self.last.get(index), self.ran.get(index)) else {
             return Ok(());
         };
-        if interval_ms == 0 {
+        if interval_ms == 0 || !ran.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let now = now_ms as u32;
-        if ran.load(Ordering::Relaxed) {
-            let since = now.wrapping_sub(last.load(Ordering::Relaxed));
-            if since < interval_ms {
-                return Err(interval_ms - since);
-            }
+        let since = (now_ms as u32).wrapping_sub(last.load(Ordering::Relaxed));
+        if since < interval_ms {
+            return Err(interval_ms - since);
         }
-        last.store(now, Ordering::Relaxed);
-        ran.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Records that tool `index` ran at `now_ms`.
+    pub fn record(&self, index: usize, now_ms: u64) {
+        if let (Some(last), Some(ran)) = (self.last.get(index), self.ran.get(index)) {
+            last.store(now_ms as u32, Ordering::Relaxed);
+            ran.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -150,25 +156,68 @@ mod tests {
     use super::*;
     use crate::registry::Handler;
 
+    /// `check` then, as the server does after a run, `record`.
+    fn admit(r: &Rates, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+        r.check(index, interval_ms, now_ms)?;
+        r.record(index, now_ms);
+        Ok(())
+    }
+
     #[test]
     fn rate_limits_survive_clock_wrap() {
         let r = Rates::new();
-        assert_eq!(r.admit(0, 2000, 1000), Ok(()));
-        assert_eq!(r.admit(0, 2000, 2500), Err(500));
+        assert_eq!(admit(&r, 0, 2000, 1000), Ok(()));
+        assert_eq!(admit(&r, 0, 2000, 2500), Err(500));
         assert_eq!(
-            r.admit(1, 2000, 2500),
+            admit(&r, 1, 2000, 2500),
             Ok(()),
             "tools are limited independently"
         );
-        assert_eq!(r.admit(0, 2000, 3000), Ok(()));
-        // Near the 32-bit wrap of the millisecond clock.
+        assert_eq!(admit(&r, 0, 2000, 2999), Err(1));
+        assert_eq!(admit(&r, 0, 2000, 3000), Ok(()));
+        // Near the 32-bit wrap of the millisecond clock, fed as u64 ...
         let w = u64::from(u32::MAX) - 100;
-        assert_eq!(r.admit(2, 2000, w), Ok(()));
-        assert_eq!(r.admit(2, 2000, w + 1000), Err(1000));
-        assert_eq!(r.admit(2, 2000, w + 2000), Ok(()));
-        assert_eq!(r.admit(3, 0, 5), Ok(()));
-        assert_eq!(r.admit(3, 0, 5), Ok(()), "no interval, no limit");
-        assert_eq!(r.admit(MCP_MAX_TOOLS, 10, 5), Ok(()));
+        assert_eq!(admit(&r, 2, 2000, w), Ok(()));
+        assert_eq!(admit(&r, 2, 2000, w + 1000), Err(1000));
+        assert_eq!(admit(&r, 2, 2000, w + 2000), Ok(()));
+        // ... and as a 32-bit tick counter that wraps to 0.
+        assert_eq!(admit(&r, 4, 2000, u64::from(u32::MAX) - 499), Ok(()));
+        assert_eq!(
+            admit(&r, 4, 2000, 500),
+            Err(1000),
+            "1,000 ms after the wrap"
+        );
+        assert_eq!(admit(&r, 4, 2000, 1500), Ok(()));
+        assert_eq!(admit(&r, 3, 0, 5), Ok(()));
+        assert_eq!(admit(&r, 3, 0, 5), Ok(()), "no interval, no limit");
+        assert_eq!(admit(&r, MCP_MAX_TOOLS, 10, 5), Ok(()));
+        assert_eq!(
+            admit(&r, MCP_MAX_TOOLS, 10, 5),
+            Ok(()),
+            "beyond the table: no state"
+        );
+    }
+
+    #[test]
+    fn check_alone_records_nothing_and_every_slot_is_independent() {
+        let r = Rates::new();
+        assert_eq!(r.check(0, 2000, 100), Ok(()));
+        assert_eq!(r.check(0, 2000, 100), Ok(()), "a check is not a run");
+        // A full table: every tool slot ran at a different time.
+        for i in 0..MCP_MAX_TOOLS {
+            r.record(i, 10_000 + i as u64 * 100);
+        }
+        for i in 0..MCP_MAX_TOOLS {
+            let since = 10_000 + MCP_MAX_TOOLS as u64 * 100 - (10_000 + i as u64 * 100);
+            assert_eq!(
+                r.check(i, 5000, 10_000 + MCP_MAX_TOOLS as u64 * 100),
+                Err(5000 - since as u32),
+                "slot {i}"
+            );
+        }
+        let last = 10_000 + (MCP_MAX_TOOLS as u64 - 1) * 100;
+        assert_eq!(r.check(MCP_MAX_TOOLS - 1, 5000, last + 4999), Err(1));
+        assert_eq!(r.check(MCP_MAX_TOOLS - 1, 5000, last + 5000), Ok(()));
     }
 
     extern "C" fn only_ops(

@@ -356,6 +356,7 @@ static void mcp_post(coap_resource_t *resource, coap_session_t *session,
         return;
     }
     ctx.now_ms = b->cfg.clock_ms != NULL ? b->cfg.clock_ms() : 0;
+    ctx.dedup = &b->dedup;
 
     struct emcp_coap_slot *slot = slot_acquire(b, session);
     if (slot == NULL) {
@@ -447,6 +448,7 @@ int emcp_coap_open(emcp_coap_t *b, const mcp_server_t *server, const emcp_coap_c
     memset(b, 0, sizeof *b);
     b->server = server;
     b->cfg = *cfg;
+    mcp_dedup_init(&b->dedup);
     b->secure = cfg->psk_count > 0 || cfg->pki != NULL;
 
     if (b->secure && !coap_dtls_is_supported()) {

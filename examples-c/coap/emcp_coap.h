@@ -212,6 +212,8 @@ typedef struct emcp_coap_t {
     size_t next_slot;  /* where the search for a free buffer starts */
     struct emcp_coap_slot slots[EMCP_COAP_RESPONSE_SLOTS];
     struct emcp_coap_principal principals[EMCP_COAP_PKI_PRINCIPALS];
+    /* Idempotency keys of this server's tools (one libcoap loop, one table). */
+    mcp_dedup_t dedup;
 } emcp_coap_t;
 
 /** emcp_coap_open(): libcoap could not set up the context, keys or endpoint

@@ -20,13 +20,14 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "emcp_clock.h"
 #include "greenhouse.h"
 
 #ifndef FW_RX_MAX
 #define FW_RX_MAX 1024 /* the UART receive buffer: longest request + 1 */
 #endif
 #ifndef FW_TX_MAX
-#define FW_TX_MAX 1024 /* the response line buffer */
+#define FW_TX_MAX 1280 /* the response line buffer: tools/list with both tools in one page */
 #endif
 #ifndef FW_TARGET
 #define FW_TARGET "unknown"
@@ -117,9 +118,11 @@ static const struct step script[] = {
     {"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"open_door\",\"arguments\":{}}}\n",
      {"\"id\":12,\"error\":{\"code\":-32602"}},
+    /* Within GREENHOUSE_VENT_INTERVAL_MS of id 5 on the fixed board clock:
+     * refused by the core's rate limit, the vent stays at 40 %. */
     {"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":0}}}\n",
-     {"\"id\":13,\"result\":", "\"structuredContent\":{\"ok\":true,\"percent\":0}"}},
+     {"\"id\":13,\"result\":", "\"isError\":true", "rate limited: retry in 2000 ms"}},
 };
 
 #define STEPS (sizeof script / sizeof script[0])
@@ -241,16 +244,30 @@ static unsigned expected_responses(void)
     return n;
 }
 
+static bool fresh_ok = true;
+
+/* Every pass starts from a fresh gateway: vent closed, set_vent not yet run
+ * (its rate limit would otherwise refuse id 5 on the fixed clock). Called
+ * before the stack is painted: registration is not the receive path. */
+static void fresh_gateway(void)
+{
+    fresh_ok = greenhouse_register(&server, false) == 0;
+}
+
 static void begin_pass(void)
 {
     memset(&cur, 0, sizeof cur);
     (void)mcp_framer_reset(&rx);
+    if (!fresh_ok) {
+        cur.bad++;
+    }
 }
 
+/* Id 5 opened the vent to 40 %; the rate-limited id 13 did not close it. */
 static bool end_pass(void)
 {
     return cur.bad == 0 && cur.responses == expected_responses() && expected_step() == NULL &&
-           greenhouse_vent_percent() == 0;
+           greenhouse_vent_percent() == 40;
 }
 
 /* ---- Stack painting ---------------------------------------------------- */
@@ -292,6 +309,7 @@ static mcp_request_ctx_t uart_ctx(void)
     memset(&ctx, 0, sizeof ctx);
     ctx.principal.ptr = principal;
     ctx.principal.len = sizeof principal - 1;
+    ctx.now_ms = emcp_monotonic_ms(); /* the rate limit and audit durations use it */
     return ctx;
 }
 
@@ -302,6 +320,7 @@ static size_t peak_feed; /* deepest stack below the caller of the framer */
 /* Copying framer: the whole stream in chunks of `chunk` bytes. */
 __attribute__((noinline)) static bool feed_pass(size_t chunk)
 {
+    fresh_gateway();
     mcp_request_ctx_t ctx = uart_ctx();
     uintptr_t sp0 = sp_now();
     uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
@@ -322,6 +341,7 @@ __attribute__((noinline)) static bool feed_pass(size_t chunk)
 /* Zero-copy framer: "DMA" writes up to `chunk` bytes into the free tail. */
 __attribute__((noinline)) static bool zero_copy_pass(size_t chunk)
 {
+    fresh_gateway();
     mcp_request_ctx_t ctx = uart_ctx();
     begin_pass();
     bool ok = true;
@@ -477,6 +497,8 @@ __attribute__((noinline)) static size_t measure_init(size_t *add_tool)
  * snprintf and fprintf included). */
 __attribute__((noinline)) static size_t measure_greenhouse(void)
 {
+    /* A fresh gateway, so set_vent runs (not refused by its rate limit). */
+    check(greenhouse_register(&server, false) == 0, "greenhouse_register for the stack probe");
     mcp_request_ctx_t ctx = uart_ctx();
     uintptr_t sp0 = sp_now();
     uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;

@@ -237,7 +237,9 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     }
 
     /* A real gateway commands the actuator here and waits for its ack. */
+    int before = atomic_load(&vent_percent); /* for the log (no exchange on Cortex-M0) */
     atomic_store(&vent_percent, (int)percent);
+    fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
 
     char text[32];
     rc = result_text(r, text, snprintf(text, sizeof text, "vent set to %d%%", (int)percent),
@@ -263,14 +265,15 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     return rc;
 }
 
-/* ---- Registration and audit ------------------------------------------- */
+/* ---- Registration ------------------------------------------------------ */
 
 struct greenhouse_tool {
     mcp_tool_t def;
     tool_body_fn body;
 };
 
-/* Registered in this order; a fixed order helps client and prompt caches. */
+/* Registered in this order; a fixed order helps client and prompt caches.
+ * The policy bits of --policy are indices into this table. */
 static const struct greenhouse_tool tools[] = {
     {.def = {.name = "read_sensor",
              .description = "Latest reading of one sensor: value, unit, age_s.",
@@ -280,43 +283,223 @@ static const struct greenhouse_tool tools[] = {
              .annotations = MCP_TOOL_READ_ONLY},
      .body = read_sensor},
     {.def = {.name = "set_vent",
-             .description = "Open the roof vent to 0-100 percent. Refused while the wind lock is on.",
+             .description = "Open the roof vent to 0-100 percent, at most once every 2 s. Refused "
+                            "while the wind lock is on.",
              .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],"
                              "\"additionalProperties\":false,\"properties\":{\"percent\":"
-                             "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
-             .annotations = MCP_TOOL_IDEMPOTENT},
+                             "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
+                             "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
+                             "\"maxLength\":64}}}",
+             .annotations = MCP_TOOL_IDEMPOTENT,
+#ifndef GREENHOUSE_NO_POLICY
+             .min_interval_ms = GREENHOUSE_VENT_INTERVAL_MS,
+             .idempotency_key = "idempotency_key"
+#endif
+    },
      .body = set_vent},
 };
 
-/* The callback of every tool: runs its body, then writes the audit line. */
-static int tool_audited(const mcp_call_t *call, mcp_result_t *r, void *user)
+#define TOOL_COUNT (sizeof tools / sizeof tools[0])
+_Static_assert(TOOL_COUNT <= 32, "--policy keeps one bit per tool in a uint32_t");
+
+/* The callback of every tool: runs its body. The core writes the audit
+ * record (greenhouse_audit) once the call is answered. */
+static int tool_call(const mcp_call_t *call, mcp_result_t *r, void *user)
 {
     const struct greenhouse_tool *tool = user;
     bool is_error = false;
     int rc = tool->body(call, r, &is_error);
+    return rc == BODY_ASKED ? 0 : rc;
+}
 
-    char args[GREENHOUSE_AUDIT_ARGS_MAX];
-    int n = mcp_call_arguments(call, args, sizeof args);
-    const char *outcome = rc == BODY_ASKED ? "input_required" : (rc < 0 || is_error) ? "error" : "ok";
-    if (rc == BODY_ASKED) {
-        rc = 0;
+/* ---- Policy (--policy PRINCIPAL=TOOL[,TOOL...]) ------------------------- */
+
+struct policy_entry {
+    const char *principal; /* points into the option's text (argv) */
+    size_t len;
+    uint32_t tools; /* bit i: tools[i] */
+};
+
+static struct policy_entry policy[GREENHOUSE_POLICY_MAX];
+static size_t policy_len;
+
+int greenhouse_add_policy(const char *spec, const char **why)
+{
+    static const char *msg;
+    const char *eq = spec != NULL ? strchr(spec, '=') : NULL;
+    if (eq == NULL || eq == spec) {
+        msg = "wants PRINCIPAL=TOOL[,TOOL...]";
+        goto fail;
     }
-    /* The request's trace id, when it carries a W3C traceparent. */
-    char trace[40] = "";
-    char id[33];
-    if (mcp_call_trace_id(call, id, sizeof id) == 0) {
-        snprintf(trace, sizeof trace, " trace=%s", id);
+    size_t plen = (size_t)(eq - spec);
+    uint32_t mask = 0;
+    for (const char *t = eq + 1; *t != '\0';) {
+        const char *comma = strchr(t, ',');
+        size_t tlen = comma != NULL ? (size_t)(comma - t) : strlen(t);
+        size_t i = 0;
+        while (i < TOOL_COUNT &&
+               !(strlen(tools[i].def.name) == tlen && memcmp(tools[i].def.name, t, tlen) == 0)) {
+            i++;
+        }
+        if (i == TOOL_COUNT) {
+            msg = "names a tool that does not exist (read_sensor, set_vent)";
+            goto fail;
+        }
+        mask |= 1u << i;
+        if (comma == NULL) {
+            break;
+        }
+        t = comma + 1;
     }
-    if (n >= 0) {
-        fprintf(stderr, "audit: tool=%s args=%s outcome=%s%s\n", tool->def.name, args, outcome, trace);
-    } else if (n == -MCP_ENOBUFS) {
-        fprintf(stderr, "audit: tool=%s args=(over %d bytes) outcome=%s%s\n", tool->def.name,
-                GREENHOUSE_AUDIT_ARGS_MAX - 1, outcome, trace);
-    } else {
-        fprintf(stderr, "audit: tool=%s args=(unavailable: %d) outcome=%s%s\n", tool->def.name, n,
-                outcome, trace);
+    for (size_t i = 0; i < policy_len; i++) {
+        if (policy[i].len == plen && memcmp(policy[i].principal, spec, plen) == 0) {
+            policy[i].tools |= mask; /* a repeated principal gets both lists */
+            return 0;
+        }
     }
-    return rc;
+    if (policy_len >= GREENHOUSE_POLICY_MAX) {
+        msg = "names more than GREENHOUSE_POLICY_MAX principals";
+        goto fail;
+    }
+    policy[policy_len].principal = spec;
+    policy[policy_len].len = plen;
+    policy[policy_len].tools = mask;
+    policy_len++;
+    return 0;
+fail:
+    if (why != NULL) {
+        *why = msg;
+    }
+    return -MCP_EINVAL;
+}
+
+/* The core's policy hook: only what --policy granted (never a guess). */
+static bool policy_allows(void *user, const uint8_t *principal, size_t principal_len,
+                          const char *tool, size_t tool_len)
+{
+    (void)user;
+    if (principal == NULL) {
+        return false;
+    }
+    for (size_t i = 0; i < policy_len; i++) {
+        if (policy[i].len != principal_len || memcmp(policy[i].principal, principal, principal_len) != 0) {
+            continue;
+        }
+        for (size_t t = 0; t < TOOL_COUNT; t++) {
+            if (strlen(tools[t].def.name) == tool_len && memcmp(tools[t].def.name, tool, tool_len) == 0) {
+                return (policy[i].tools & (1u << t)) != 0;
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
+/* ---- Audit ------------------------------------------------------------- */
+
+static const char *outcome_name(uint32_t outcome)
+{
+    switch (outcome) {
+    case MCP_AUDIT_OK:
+        return "ok";
+    case MCP_AUDIT_IS_ERROR:
+        return "is_error";
+    case MCP_AUDIT_REFUSED:
+        return "refused";
+    case MCP_AUDIT_RATE_LIMITED:
+        return "rate_limited";
+    case MCP_AUDIT_DUPLICATE:
+        return "duplicate";
+    case MCP_AUDIT_INVALID_ARGUMENTS:
+        return "invalid_arguments";
+    case MCP_AUDIT_INPUT_REQUIRED:
+        return "input_required";
+    case MCP_AUDIT_FAILED:
+        return "failed";
+    default:
+        return "unknown";
+    }
+}
+
+/* Appends the principal to line[*at..cap): printable ASCII other than space
+ * and backslash as is, any other byte as \xHH, so a name can neither split
+ * the line nor forge a field; "-" when the transport authenticated none. */
+static void put_principal(char *line, size_t cap, size_t *at, const char *p, size_t len)
+{
+    if (p == NULL) {
+        *at += (size_t)snprintf(line + *at, cap - *at, "-");
+        return;
+    }
+    size_t shown = len <= GREENHOUSE_AUDIT_PRINCIPAL_MAX ? len : GREENHOUSE_AUDIT_PRINCIPAL_MAX;
+    for (size_t i = 0; i < shown && *at + 5 < cap; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c > 0x20 && c < 0x7f && c != '\\') {
+            line[(*at)++] = (char)c;
+        } else {
+            *at += (size_t)snprintf(line + *at, cap - *at, "\\x%02x", c);
+        }
+    }
+    if (shown < len && *at + 4 < cap) {
+        *at += (size_t)snprintf(line + *at, cap - *at, "...");
+    }
+    line[*at] = '\0';
+}
+
+/* Copies the JSON text minified (whitespace outside strings dropped) into
+ * out[0..cap); returns its length, or -1 when it does not fit. JSON strings
+ * hold no raw control characters, so the result is one line. */
+static int minify(const char *json, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = json[i];
+        if (!in_string && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+            continue;
+        }
+        if (n + 1 >= cap) {
+            return -1;
+        }
+        out[n++] = c;
+        if (escaped) {
+            escaped = false;
+        } else if (in_string && c == '\\') {
+            escaped = true;
+        } else if (c == '"') {
+            in_string = !in_string;
+        }
+    }
+    out[n] = '\0';
+    return (int)n;
+}
+
+/* The core's audit hook: one line per tools/call of a registered tool, after
+ * validation and policy, whatever the outcome, written with one call. */
+static void greenhouse_audit(void *user, const mcp_audit_t *rec)
+{
+    (void)user;
+    char line[4 * GREENHOUSE_AUDIT_PRINCIPAL_MAX + MCP_MAX_TOOL_NAME_LEN + GREENHOUSE_AUDIT_ARGS_MAX +
+              160];
+    size_t at = (size_t)snprintf(line, sizeof line, "audit: principal=");
+    put_principal(line, sizeof line, &at, rec->principal, rec->principal_len);
+    at += (size_t)snprintf(line + at, sizeof line - at, " tool=%.*s args=", (int)rec->tool_len,
+                           rec->tool);
+    int n = minify(rec->arguments, rec->arguments_len, line + at, GREENHOUSE_AUDIT_ARGS_MAX);
+    at += n >= 0 ? (size_t)n
+                 : (size_t)snprintf(line + at, sizeof line - at, "(over %d bytes)",
+                                    GREENHOUSE_AUDIT_ARGS_MAX - 1);
+    n = snprintf(line + at, sizeof line - at, " outcome=%s trace=%.*s ms=%llu\n",
+                 outcome_name(rec->outcome), rec->trace_id != NULL ? 32 : 1,
+                 rec->trace_id != NULL ? rec->trace_id : "-", (unsigned long long)rec->duration_ms);
+    at += n > 0 ? (size_t)n : 0;
+    fwrite(line, 1, at < sizeof line ? at : sizeof line - 1, stderr);
+    fflush(stderr);
+}
+
+static uint64_t audit_clock(void *user)
+{
+    (void)user;
+    return emcp_monotonic_ms();
 }
 
 #if defined(__ZEPHYR__)
@@ -370,8 +553,8 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
                                            set_vent refuses openings above 80 % instead */
         return rc;
     }
-    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
-        rc = mcp_server_add_tool(server, &tools[i].def, tool_audited, (void *)&tools[i]);
+    for (size_t i = 0; i < TOOL_COUNT; i++) {
+        rc = mcp_server_add_tool(server, &tools[i].def, tool_call, (void *)&tools[i]);
         if (rc != 0) {
             char why[160];
             if (mcp_server_schema_error(server, why, sizeof why) > 0) {
@@ -380,6 +563,19 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
             return rc;
         }
     }
-    rc = greenhouse_register_catalog(server);
-    return rc == -MCP_ENOTSUP ? 0 : rc; /* a build without `catalog`: tools only */
+    /* A build without `policy` has no audit hook and no rate limits: the
+     * tools still run (their schemas are enforced), unaudited. A --policy it
+     * cannot enforce is refused rather than ignored. */
+    rc = mcp_server_set_audit(server, greenhouse_audit, audit_clock, NULL);
+    if (rc == -MCP_ENOTSUP && policy_len == 0) {
+        rc = 0;
+    }
+    if (rc == 0 && policy_len > 0) {
+        rc = mcp_server_set_policy(server, policy_allows, NULL);
+    }
+    if (rc == 0) {
+        rc = greenhouse_register_catalog(server);
+        rc = rc == -MCP_ENOTSUP ? 0 : rc; /* a build without `catalog`: tools only */
+    }
+    return rc;
 }

@@ -6,12 +6,46 @@
  * Tools, listed in this order:
  * - read_sensor {sensor_id}: the latest reading of t1, t2, rh1 or soil1
  *   (soil1 has none yet), with its age in seconds.
- * - set_vent {percent}: moves the roof vent; refused above 0 while the wind
- *   lock is on.
+ * - set_vent {percent, idempotency_key?}: moves the roof vent; refused above
+ *   0 while the wind lock is on; asks for a confirmation above 80 %; runs at
+ *   most once every GREENHOUSE_VENT_INTERVAL_MS (a call within it gets an
+ *   isError result "rate limited: retry in N ms" and the vent does not move);
+ *   a repeated idempotency_key (same principal, within MCP_DEDUP_WINDOW_MS)
+ *   is answered with the first call's result and the vent does not move again
+ *   (when the transport passes a duplicate table; every binding here does).
  *
- * Every executed tools/call writes one audit line to stderr:
- * `audit: tool=<name> args=<compact json> outcome=<ok|error|input_required>`,
- * followed by ` trace=<32 hex digits>` when the request carries a traceparent.
+ * Audit: the core calls the greenhouse's audit hook once for every tools/call
+ * of a registered tool, after validation and policy, and it writes one line
+ * to stderr:
+ *
+ *     audit: principal=<p> tool=<name> args=<compact json> outcome=<o> trace=<t> ms=<d>
+ *
+ * - principal: what the transport authenticated ("local" on stdio, the
+ *   bearer token's name over HTTP, the DTLS PSK identity or certificate CN
+ *   over CoAP, the MQTT username), "-" for none; bytes other than printable
+ *   ASCII (and space and backslash) are written as \xHH.
+ * - args: the arguments as sent, minified; "(over N bytes)" beyond
+ *   GREENHOUSE_AUDIT_ARGS_MAX.
+ * - outcome: ok, is_error (an isError result), refused (the policy does not
+ *   let the principal call the tool; answered as an unknown tool),
+ *   rate_limited, duplicate (answered from the duplicate table),
+ *   invalid_arguments (schema, Mcp-Param headers, requestState or
+ *   idempotency key), input_required (asked the client for input), failed
+ *   (the call failed with a JSON-RPC error after the tool ran). Only ok,
+ *   is_error, input_required and failed mean the tool ran.
+ * - trace: the 32 hex digits of the trace id of the request's traceparent,
+ *   or "-".
+ * - ms: how long the call took, from the request's now_ms.
+ *
+ * Calls to an unknown tool and requests that never reach a tool (malformed,
+ * notifications) have no audit line.
+ *
+ * The simulated actuator logs every movement of the vent to stderr as
+ * `vent: <before>% -> <after>%` (a real gateway would log its ack).
+ *
+ * Policy: without greenhouse_add_policy every principal sees and calls both
+ * tools. With it, a principal sees and calls only the tools granted to it,
+ * and a principal no entry names (or none) sees no tool.
  *
  * The reading ages use the request's mcp_request_ctx_t.now_ms, so transports
  * must fill it from CLOCK_MONOTONIC in milliseconds (0 falls back to the
@@ -35,8 +69,48 @@ extern "C" {
 #define GREENHOUSE_AUDIT_ARGS_MAX 512
 #endif
 
+/** Bytes of a principal written in an audit line (longer ones end in "..."). */
+#ifndef GREENHOUSE_AUDIT_PRINCIPAL_MAX
+#define GREENHOUSE_AUDIT_PRINCIPAL_MAX 128
+#endif
+
+/* GREENHOUSE_NO_POLICY: build for a library without the `policy` feature
+ * (the `minimal` profile): set_vent then has no rate limit and no idempotency
+ * key, which such a library would refuse to register, and no audit is written. */
+
+/** Least milliseconds between two runs of set_vent (mcp_tool_t.min_interval_ms). */
+#ifndef GREENHOUSE_VENT_INTERVAL_MS
+#define GREENHOUSE_VENT_INTERVAL_MS 2000
+#endif
+
+/** Principals greenhouse_add_policy can name. */
+#ifndef GREENHOUSE_POLICY_MAX
+#define GREENHOUSE_POLICY_MAX 8
+#endif
+
+/** The --policy option, for the binaries' --help. */
+#define GREENHOUSE_POLICY_USAGE                                                             \
+    "  --policy P=T[,T...]  principal P may see and call only tools T (read_sensor,\n"    \
+    "                       set_vent); repeatable; with any --policy, a principal\n"     \
+    "                       no --policy names sees no tool (default: all may call all)\n"
+
 /**
- * Initialises @p server as "greenhouse-gw" 0.4.0 and registers the tools.
+ * Grants a principal tools, from a --policy option: "PRINCIPAL=TOOL[,TOOL...]"
+ * (e.g. "viewer=read_sensor", "operator=read_sensor,set_vent"; "nobody=" grants
+ * none). Call before greenhouse_register. @p spec is kept, not copied: it must
+ * live as long as the server (argv does).
+ *
+ * @param spec The option's value.
+ * @param why  Set to a message when the option is refused (may be NULL).
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL Not PRINCIPAL=..., an unknown tool, or more than
+ *         GREENHOUSE_POLICY_MAX principals.
+ */
+int greenhouse_add_policy(const char *spec, const char **why);
+
+/**
+ * Initialises @p server as "greenhouse-gw" 0.4.0 and registers the tools,
+ * the audit hook and (after greenhouse_add_policy) the policy hook.
  * Takes the simulated sensor readings now and closes the vent.
  *
  * @param server    Storage for the server, e.g. `static mcp_server_t server;`.

@@ -4,6 +4,7 @@
  *
  *   greenhouse-coap [--listen ADDR:PORT] [--psk IDENTITY:KEY]
  *                   [--cert FILE --key FILE --ca FILE] [--wind-lock] [--log-requests]
+ *                   [--policy PRINCIPAL=TOOL[,TOOL...]]...
  *
  * Plain coap:// by default; with --psk (or certificates) the same port serves
  * coaps:// (DTLS) only. Logs and audit lines go to stderr. SIGINT or SIGTERM
@@ -51,7 +52,7 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [--listen ADDR:PORT] [--psk IDENTITY:KEY] [--cert FILE --key FILE --ca FILE]\n"
-            "          [--wind-lock] [--log-requests]\n"
+            "          [--wind-lock] [--log-requests] [--policy PRINCIPAL=TOOL[,TOOL...]]...\n"
             "  Serves the greenhouse gateway over MCP-over-CoAP: POST coap://ADDR:PORT/mcp.\n"
             "  --listen ADDR:PORT  address to listen on (default 127.0.0.1:5683, or :5684 with DTLS);\n"
             "                      IPv6 as [::1]:5683\n"
@@ -60,7 +61,9 @@ static void usage(const char *prog)
             "  --cert/--key/--ca   serve coaps:// with certificates (PEM files); clients need a\n"
             "                      certificate signed by the CA, its CN is the principal\n"
             "  --wind-lock         start with the wind lock on (set_vent above 0 is refused)\n"
-            "  --log-requests      log one line per request (peer, principal, code)\n",
+            "  --log-requests      log one line per request (peer, principal, code)\n"
+            GREENHOUSE_POLICY_USAGE
+            "  Plain coap:// authenticates no principal: with --policy it sees no tool.\n",
             prog);
 }
 
@@ -170,6 +173,12 @@ int main(int argc, char **argv)
             key_path = argv[++i];
         } else if (strcmp(a, "--ca") == 0 && has_value) {
             ca_path = argv[++i];
+        } else if (strcmp(a, "--policy") == 0 && has_value) {
+            const char *why = NULL;
+            if (greenhouse_add_policy(argv[++i], &why) != 0) {
+                fprintf(stderr, "%s: --policy %s: %s\n", prog, argv[i], why);
+                return 2;
+            }
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(prog);
             return 0;

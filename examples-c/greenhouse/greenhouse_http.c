@@ -2,7 +2,9 @@
  * greenhouse-http: the greenhouse gateway as an MCP server over Streamable
  * HTTP (POST /mcp).
  *
- *   greenhouse-http [--listen ADDR:PORT] [--wind-lock] [--token TOKEN]
+ *   greenhouse-http [--listen ADDR:PORT] [--wind-lock]
+ *                   [--token TOKEN | --token NAME:TOKEN...]
+ *                   [--policy PRINCIPAL=TOOL[,TOOL...]]...
  *                   [--allow-origin ORIGIN]... [--max-conns N]
  *                   [--header-timeout-ms MS] [--idle-timeout-ms MS]
  *                   [--tls-cert CERT.pem --tls-key KEY.pem]
@@ -24,6 +26,10 @@
 #include "greenhouse.h"
 
 #define MAX_ORIGINS 8
+/** Bearer tokens --token can configure. */
+#define MAX_TOKENS 8
+/** Longest NAME in --token NAME:TOKEN (bytes). */
+#define TOKEN_NAME_MAX 63
 
 static mcp_server_t server;
 static emcp_http_t http;
@@ -43,18 +49,23 @@ static void log_line(void *user, const char *line)
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--listen ADDR:PORT] [--wind-lock] [--token TOKEN]\n"
+            "usage: %s [--listen ADDR:PORT] [--wind-lock]\n"
+            "          [--token TOKEN | --token NAME:TOKEN...] [--policy P=T[,T...]]...\n"
             "          [--allow-origin ORIGIN]... [--max-conns N]\n"
             "          [--header-timeout-ms MS] [--idle-timeout-ms MS]\n"
             "          [--tls-cert CERT.pem --tls-key KEY.pem]\n"
             "  Serves the greenhouse gateway over MCP Streamable HTTP at /mcp.\n"
             "  --listen        IPv4 address and port (default 127.0.0.1:8080; port 0: any)\n"
             "  --wind-lock     start with the wind lock on (set_vent above 0 is refused)\n"
-            "  --token         require 'Authorization: Bearer TOKEN' (401 otherwise)\n"
+            "  --token TOKEN   require 'Authorization: Bearer TOKEN' (401 otherwise); the\n"
+            "                  principal is \"bearer-client\"\n"
+            "  --token NAME:TOKEN  accept this token as principal NAME (repeatable, at most\n"
+            "                  %d; a bearer token has no ':', so the first one splits)\n"
+            GREENHOUSE_POLICY_USAGE
             "  --allow-origin  accept this Origin besides loopback ones (repeatable)\n"
             "  --max-conns     concurrent connections (at most %d; beyond: 503)\n"
             "  --tls-cert/--tls-key  serve HTTPS with this PEM certificate and key\n",
-            prog, EMCP_HTTP_MAX_CONNS);
+            prog, MAX_TOKENS, EMCP_HTTP_MAX_CONNS);
 }
 
 static bool parse_u32(const char *s, unsigned long max, uint32_t *out)
@@ -68,12 +79,48 @@ static bool parse_u32(const char *s, unsigned long max, uint32_t *out)
     return true;
 }
 
+/* --token TOKEN (principal "bearer-client") or --token NAME:TOKEN. */
+static bool add_token(const char *prog, const char *v, char names[][TOKEN_NAME_MAX + 1],
+                      emcp_http_bearer_t *bearers, size_t *len)
+{
+    if (*len >= MAX_TOKENS) {
+        fprintf(stderr, "%s: at most %d --token\n", prog, MAX_TOKENS);
+        return false;
+    }
+    const char *colon = strchr(v, ':');
+    const char *token = colon != NULL ? colon + 1 : v;
+    size_t name_len = colon != NULL ? (size_t)(colon - v) : 0;
+    if (token[0] == '\0' || (colon != NULL && (name_len == 0 || name_len > TOKEN_NAME_MAX))) {
+        fprintf(stderr, "%s: --token wants TOKEN or NAME:TOKEN (NAME 1-%d bytes, TOKEN non-empty)\n",
+                prog, TOKEN_NAME_MAX);
+        return false;
+    }
+    for (size_t i = 0; i < *len; i++) {
+        if (strcmp(bearers[i].token, token) == 0) {
+            fprintf(stderr, "%s: two --token options with the same TOKEN\n", prog);
+            return false;
+        }
+    }
+    if (colon != NULL) {
+        memcpy(names[*len], v, name_len);
+        names[*len][name_len] = '\0';
+    } else {
+        snprintf(names[*len], TOKEN_NAME_MAX + 1, "bearer-client");
+    }
+    bearers[*len].token = token;
+    bearers[*len].principal = names[*len];
+    (*len)++;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-http";
     static char addr[64] = "127.0.0.1";
     static const char *origins[MAX_ORIGINS];
-    static emcp_http_bearer_t bearer = {NULL, "bearer-client"};
+    static char names[MAX_TOKENS][TOKEN_NAME_MAX + 1];
+    static emcp_http_bearer_t bearers[MAX_TOKENS];
+    static emcp_http_bearer_list_t bearer_list = {bearers, 0};
     emcp_http_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.port = 8080;
@@ -108,9 +155,17 @@ int main(int argc, char **argv)
             addr[colon - v] = '\0';
             cfg.port = (uint16_t)n;
         } else if (strcmp(a, "--token") == 0) {
-            bearer.token = v;
-            cfg.auth = emcp_http_bearer_auth;
-            cfg.auth_user = &bearer;
+            if (!add_token(prog, v, names, bearers, &bearer_list.len)) {
+                return 2;
+            }
+            cfg.auth = emcp_http_bearer_list_auth;
+            cfg.auth_user = &bearer_list;
+        } else if (strcmp(a, "--policy") == 0) {
+            const char *why = NULL;
+            if (greenhouse_add_policy(v, &why) != 0) {
+                fprintf(stderr, "%s: --policy %s: %s\n", prog, v, why);
+                return 2;
+            }
         } else if (strcmp(a, "--allow-origin") == 0) {
             if (cfg.allowed_origins_len >= MAX_ORIGINS) {
                 fprintf(stderr, "%s: at most %d --allow-origin\n", prog, MAX_ORIGINS);
@@ -156,6 +211,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: listening on %s://%s:%u/mcp (wind lock %s%s)\n", prog,
             cfg.tls_cert_file != NULL ? "https" : "http", addr,
             emcp_http_port(&http), wind_lock ? "on" : "off", cfg.auth ? ", bearer token" : "");
+    for (size_t i = 0; i < bearer_list.len; i++) {
+        fprintf(stderr, "%s: token %zu authenticates principal %s\n", prog, i + 1, names[i]);
+    }
     fflush(stderr);
 
     while (!stop) {

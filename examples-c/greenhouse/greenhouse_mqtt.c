@@ -7,6 +7,7 @@
  *                   [--username U] [--password-env VAR]
  *                   [--cafile F] [--capath D] [--cert F] [--key F]
  *                   [--tls-version V] [--tls-insecure]
+ *                   [--policy PRINCIPAL=TOOL[,TOOL...]]...
  *
  * Requests on {prefix}/{ID}/request, presence on {prefix}/{ID}/presence
  * (per instance below it with --share). Logs and the audit lines of the
@@ -59,7 +60,8 @@ static void usage(const char *prog)
             "  --cafile F | --capath D   TLS: trust this CA (turns TLS on)\n"
             "  --cert F --key F     TLS: client certificate and key\n"
             "  --tls-version V      TLS: tlsv1.2 or tlsv1.3\n"
-            "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n",
+            "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n"
+            GREENHOUSE_POLICY_USAGE,
             prog, EMCP_MQTT_KEEPALIVE_S);
 }
 
@@ -132,6 +134,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             opt.keepalive_s = (int)k;
+        } else if (strcmp(a, "--policy") == 0) {
+            const char *why = NULL;
+            if (greenhouse_add_policy(v, &why) != 0) {
+                fprintf(stderr, "%s: --policy %s: %s\n", prog, v, why);
+                return 2;
+            }
         } else if (strcmp(a, "--username") == 0) {
             opt.username = v;
         } else if (strcmp(a, "--password-env") == 0) {

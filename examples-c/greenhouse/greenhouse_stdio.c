@@ -1,7 +1,7 @@
 /*
  * greenhouse-stdio: the greenhouse gateway as an MCP server on stdin/stdout.
  *
- *   greenhouse-stdio [--wind-lock]
+ *   greenhouse-stdio [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...
  *
  * stdout carries only MCP messages; logs and audit lines go to stderr. The
  * server exits 0 when the client closes stdin.
@@ -21,9 +21,11 @@ static mcp_server_t server;
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--wind-lock]\n"
-            "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line).\n"
-            "  --wind-lock  start with the wind lock on (set_vent above 0 is refused)\n",
+            "usage: %s [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...\n"
+            "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line);\n"
+            "  the principal of every request is \"local\".\n"
+            "  --wind-lock          start with the wind lock on (set_vent above 0 is refused)\n"
+            GREENHOUSE_POLICY_USAGE,
             prog);
 }
 
@@ -34,6 +36,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--wind-lock") == 0) {
             wind_lock = true;
+        } else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
+            const char *why = NULL;
+            if (greenhouse_add_policy(argv[++i], &why) != 0) {
+                fprintf(stderr, "%s: --policy %s: %s\n", prog, argv[i], why);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(prog);
             return 0;

@@ -136,6 +136,38 @@ int emcp_http_bearer_auth(void *user, const char *authorization, size_t len,
     return 0;
 }
 
+int emcp_http_bearer_list_auth(void *user, const char *authorization, size_t len,
+                               mcp_str_t *principal)
+{
+    const emcp_http_bearer_list_t *l = user;
+    if (l == NULL || authorization == NULL) {
+        return -1;
+    }
+    trim(&authorization, &len);
+    if (!iprefix(authorization, len, "bearer ")) {
+        return -1;
+    }
+    const char *tok = authorization + 7;
+    size_t tok_len = len - 7;
+    trim(&tok, &tok_len);
+    /* No early exit: every entry costs the same whether or not one matched. */
+    const emcp_http_bearer_t *match = NULL;
+    for (size_t i = 0; i < l->len; i++) {
+        const emcp_http_bearer_t *b = &l->entries[i];
+        if (b->token == NULL) {
+            continue;
+        }
+        bool equal = emcp_http_ct_compare(b->token, strlen(b->token), tok, tok_len) == 0;
+        match = (equal && match == NULL) ? b : match;
+    }
+    if (match == NULL) {
+        return -1;
+    }
+    principal->ptr = match->principal != NULL ? match->principal : "bearer";
+    principal->len = strlen(principal->ptr);
+    return 0;
+}
+
 /* ---- SipHash-2-4 and stateless session ids ------------------------------ */
 
 #define ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -907,6 +939,7 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
     }
     ctx.principal = principal;
     ctx.now_ms = now_ms();
+    ctx.dedup = &h->dedup;
     ctx.flags = MCP_CTX_HTTP | (c->dup_routing ? MCP_CTX_DUPLICATE_HEADER : 0u);
     bool modern = false;
     if (c->h_version.set) {
@@ -1472,6 +1505,7 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
         h->conns[i].fd = -1;
         h->conns[i].listen_slot = -1;
     }
+    mcp_dedup_init(&h->dedup);
     h->settings.on_message_begin = on_message_begin;
     h->settings.on_url = on_url;
     h->settings.on_header_field = on_header_field;

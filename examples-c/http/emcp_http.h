@@ -175,6 +175,24 @@ typedef struct emcp_http_bearer_t {
 int emcp_http_bearer_auth(void *user, const char *authorization, size_t len,
                           mcp_str_t *principal);
 
+/** Several named bearer tokens for emcp_http_bearer_list_auth. */
+typedef struct emcp_http_bearer_list_t {
+    const emcp_http_bearer_t *entries; /**< Token and principal of each. */
+    size_t len;                        /**< Number of entries. */
+} emcp_http_bearer_list_t;
+
+/**
+ * A ready emcp_http_auth_fn for several clients: accepts "Bearer <token>"
+ * when the token equals one entry's token of
+ * ((emcp_http_bearer_list_t *)user), and sets that entry's principal (so
+ * each client is a principal of its own, e.g. "operator" and "viewer").
+ * Every entry is compared, in constant time, whichever matches: the time
+ * depends only on the expected tokens' lengths. Give the entries distinct
+ * tokens; with duplicates the first entry's principal is used.
+ */
+int emcp_http_bearer_list_auth(void *user, const char *authorization, size_t len,
+                               mcp_str_t *principal);
+
 /** Byte comparison whose time depends only on @p expected_len. 0 when equal. */
 int emcp_http_ct_compare(const char *expected, size_t expected_len, const char *got,
                          size_t got_len);
@@ -277,6 +295,8 @@ typedef struct emcp_http_t {
      * server/discover reports listChanged whether or not the pool is full). */
     mcp_listener_t listeners[EMCP_HTTP_MAX_LISTENERS + 1];
     bool listener_busy[EMCP_HTTP_MAX_LISTENERS + 1];
+    /* Idempotency keys of this server's tools (one poll loop, so one table). */
+    mcp_dedup_t dedup;
     struct emcp_http_stats {
         uint64_t requests;  /**< Requests answered. */
         uint64_t rejected;  /**< Connections refused with 503. */

@@ -1,6 +1,6 @@
 /*
  * emcp-http-selftest: known-answer tests of the HTTP binding's helpers
- * (SipHash-2-4, session ids, constant-time comparison, bearer hook).
+ * (SipHash-2-4, session ids, constant-time comparison, bearer hooks).
  * Exit 0 when all pass; run by tests/http/test_http_raw.py.
  */
 
@@ -68,6 +68,28 @@ int main(void)
     const char basic[] = "Basic czNjcmV0";
     CHECK(emcp_http_bearer_auth(&b, basic, strlen(basic), &who) != 0);
     CHECK(emcp_http_bearer_auth(&b, NULL, 0, &who) != 0);
+
+    /* Several named tokens: each request gets its own token's principal. */
+    const emcp_http_bearer_t many[] = {{"op-secret", "operator"}, {"view-secret", "viewer"},
+                                       {"op-secret2", NULL}};
+    emcp_http_bearer_list_t list = {many, 3};
+    const char op[] = "Bearer op-secret";
+    CHECK(emcp_http_bearer_list_auth(&list, op, strlen(op), &who) == 0);
+    CHECK(who.len == 8 && memcmp(who.ptr, "operator", 8) == 0);
+    const char view[] = "bearer view-secret ";
+    CHECK(emcp_http_bearer_list_auth(&list, view, strlen(view), &who) == 0);
+    CHECK(who.len == 6 && memcmp(who.ptr, "viewer", 6) == 0);
+    const char op2[] = "Bearer op-secret2";
+    CHECK(emcp_http_bearer_list_auth(&list, op2, strlen(op2), &who) == 0);
+    CHECK(who.len == 6 && memcmp(who.ptr, "bearer", 6) == 0); /* no name given */
+    const char prefix[] = "Bearer op-secre";
+    CHECK(emcp_http_bearer_list_auth(&list, prefix, strlen(prefix), &who) != 0);
+    const char both[] = "Bearer op-secretview-secret";
+    CHECK(emcp_http_bearer_list_auth(&list, both, strlen(both), &who) != 0);
+    CHECK(emcp_http_bearer_list_auth(&list, basic, strlen(basic), &who) != 0);
+    CHECK(emcp_http_bearer_list_auth(&list, NULL, 0, &who) != 0);
+    emcp_http_bearer_list_t none = {many, 0};
+    CHECK(emcp_http_bearer_list_auth(&none, op, strlen(op), &who) != 0);
 
     if (failures == 0) {
         printf("emcp-http-selftest: all checks passed\n");

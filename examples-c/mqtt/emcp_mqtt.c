@@ -116,6 +116,7 @@ int emcp_mqtt_init(emcp_mqtt_t *b, const mcp_server_t *server, const emcp_mqtt_c
     b->server = server;
     b->config = *config;
     b->config.prefix = prefix;
+    mcp_dedup_init(&b->dedup);
 
     int rc = build(b->request_topic, "%s/%s/request%s", prefix, config->server_id, "");
     if (rc == 0 && config->share_group != NULL) {
@@ -394,6 +395,7 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
     memset(&ctx, 0, sizeof ctx);
     ctx.principal = msg->principal;
     ctx.now_ms = msg->now_ms;
+    ctx.dedup = &b->dedup;
     mcp_response_info_t info;
     int n = mcp_server_handle(b->server, &ctx, payload, msg->payload_len, b->response,
                               sizeof b->response, &info);

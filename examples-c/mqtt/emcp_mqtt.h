@@ -153,6 +153,8 @@ typedef struct emcp_mqtt_t {
 #if EMCP_MQTT_REPLAY_SLOTS > 0
     struct emcp_mqtt_slot slots[EMCP_MQTT_REPLAY_SLOTS];
 #endif
+    /* Idempotency keys of this server's tools (one message loop, one table). */
+    mcp_dedup_t dedup;
 } emcp_mqtt_t;
 
 /** An incoming PUBLISH as the shim decoded it. Spans are absent when ptr is NULL. */

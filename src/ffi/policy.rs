@@ -238,4 +238,90 @@ mod tests {
             ]
         );
     }
+
+    static ASKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Asks for a confirmation first; runs on the retry that carries it.
+    fn confirm(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> i32 {
+        ASKS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if call.state == Some(&b"go"[..]) {
+            return r.text("moved").map_or(-1, |_| 0);
+        }
+        let asked = r.input_request(
+            "confirm",
+            "elicitation/create",
+            crate::call::caps::ELICITATION,
+            crate::call::InputParams::Elicit {
+                message: "Move?",
+                schema: r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#,
+            },
+        );
+        match asked {
+            Ok(()) => r.set_request_state(b"go").map_or(-1, |_| 0),
+            Err(_) => -1,
+        }
+    }
+
+    fn call_at(s: &Server<'_>, now_ms: u64, extra: &str) -> serde_json::Value {
+        call_with(s, now_ms, r#"{"elicitation":{}}"#, extra)
+    }
+
+    fn call_with(s: &Server<'_>, now_ms: u64, caps: &str, extra: &str) -> serde_json::Value {
+        let info = RequestInfo {
+            principal: Some(b"operator"),
+            now_ms,
+            ..RequestInfo::default()
+        };
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{caps}}},"name":"move"{extra}}}}}"#
+        );
+        let mut out = [0u8; 2048];
+        let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+        serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    #[test]
+    fn only_finished_runs_count_against_the_rate_limit() {
+        let mut s = Server::new(ServerInfo {
+            name: "g",
+            version: "1",
+            title: None,
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: true,
+        });
+        s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
+        s.add_tool(Tool {
+            min_interval_ms: 2000,
+            ..Tool::new("move", r#"{"type":"object"}"#, Handler::Rust(confirm))
+        })
+        .unwrap();
+        // A client that cannot answer the question: -32021, and no run counted.
+        let cannot = call_with(&s, 9_900, "{}", "");
+        assert_eq!(cannot["error"]["code"], -32021, "{cannot}");
+        let asked = call_at(&s, 10_000, "");
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        let state = asked["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let before = ASKS.load(std::sync::atomic::Ordering::SeqCst);
+        // A forged state is refused before the callback and costs nothing either.
+        let forged = call_at(&s, 10_100, r#","requestState":"Zm9yZ2Vk""#);
+        assert_eq!(forged["error"]["code"], -32602, "{forged}");
+        assert_eq!(ASKS.load(std::sync::atomic::Ordering::SeqCst), before);
+        // The confirmed retry is the same call: not rate limited by its question.
+        let done = call_at(&s, 10_200, &format!(r#","requestState":"{state}""#));
+        assert_eq!(done["result"]["content"][0]["text"], "moved", "{done}");
+        // That run counts: the next call within 2 s is refused, the callback not run.
+        let again = call_at(&s, 11_000, "");
+        assert_eq!(again["result"]["isError"], true, "{again}");
+        assert_eq!(
+            again["result"]["content"][0]["text"],
+            "rate limited: retry in 1200 ms"
+        );
+        assert_eq!(ASKS.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+        let later = call_at(&s, 12_200, "");
+        assert_eq!(later["result"]["resultType"], "input_required", "{later}");
+    }
 }

@@ -195,7 +195,9 @@ pub struct mcp_tool_t {
     pub principals: *const c_char,
     /// Minimum milliseconds between two runs of this tool on the request
     /// clock (`now_ms`); a call within it gets an isError result saying when to
-    /// retry, and the callback does not run. 0 for no limit.
+    /// retry, and the callback does not run. A run counts once its callback
+    /// has answered, except with input_required (the retry is checked then).
+    /// The transport must fill `now_ms` from a monotonic clock. 0 for no limit.
     pub min_interval_ms: u32,
     /// Name of an argument carrying an idempotency key (string or number), or
     /// NULL. A repeated key (same tool and principal, within

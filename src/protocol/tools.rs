@@ -190,7 +190,7 @@ pub fn call<'r>(
     let admitted = if cfg!(feature = "policy") {
         s.tools
             .rates
-            .admit(index, tool.min_interval_ms, info.now_ms)
+            .check(index, tool.min_interval_ms, info.now_ms)
     } else {
         Ok(())
     };
@@ -200,7 +200,24 @@ pub fn call<'r>(
     }
     let members_start = w.len();
     let mut outcome = MCP_AUDIT_OK;
-    let result = execute(w, s, tool, req, args, info, era, msg, &mut outcome);
+    let mut counts = false;
+    let result = execute(
+        w,
+        s,
+        tool,
+        req,
+        args,
+        info,
+        era,
+        msg,
+        &mut outcome,
+        &mut counts,
+    );
+    // A run counts against the rate limit once its callback has answered;
+    // one that asked for input continues in its retry, which is checked then.
+    if counts && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED) {
+        s.tools.rates.record(index, info.now_ms);
+    }
     if let (Ok(()), Some(k), Some(d)) = (&result, key, dedup) {
         if matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) {
             d.record(
@@ -308,7 +325,9 @@ fn audit(
 }
 
 /// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
-/// result (the caller derives it for errors).
+/// result (the caller derives it for errors) and `counts` when the run counts
+/// against the tool's rate limit (its callback answered without asking for
+/// input).
 #[allow(clippy::too_many_arguments)]
 fn execute<'r>(
     w: &mut Writer<'_>,
@@ -320,6 +339,7 @@ fn execute<'r>(
     era: Era,
     msg: &mut MsgBuf,
     outcome: &mut u32,
+    counts: &mut bool,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let tables = &s.tools.tables;
@@ -352,14 +372,17 @@ fn execute<'r>(
         uri: None,
     };
     let mut result = ToolResult::new(w, opts);
+    *counts = true;
     let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
-    // A needed capability the client lacks is the answer, whatever the tool returned.
+    // A needed capability the client lacks is the answer, whatever the tool
+    // returned; the tool only asked for input, so the run does not count.
     if let Ok(Finished {
         missing: bit @ 1.., ..
     }) = finished
     {
+        *counts = false;
         return Err(mrtr::missing_capability(bit));
     }
     if rc < 0 {

@@ -23,7 +23,10 @@ def _no_sanitizer_reports(tmp_path_factory):
 
 
 @pytest.fixture
-def gh():
+def fresh():
+    """fresh() -> a new greenhouse-stdio; each is checked at teardown. A case
+    that must run set_vent twice uses a fresh gateway for the second run:
+    set_vent runs at most once every 2 s."""
     path = binary()
     if not path.is_file():
         pytest.fail(
@@ -31,14 +34,26 @@ def gh():
             "cmake --build build) or set GREENHOUSE_STDIO",
             pytrace=False,
         )
-    g = Greenhouse()
-    yield g
-    rc = g.close()
-    err = "".join(g.err)
-    # Built with ASan/UBSan in the test command: any report is a failure.
-    assert "AddressSanitizer" not in err and "runtime error:" not in err, err[-3000:]
-    assert rc == 0, f"exit code {rc}; stderr: {err[-2000:]}"
-    # stdout carries only JSON-RPC responses, one per line.
-    for line in g.raw_out:
-        m = json.loads(line)
-        assert m.get("jsonrpc") == "2.0" and "id" in m and ("result" in m) != ("error" in m), line[:300]
+    started: list[Greenhouse] = []
+
+    def start() -> Greenhouse:
+        g = Greenhouse()
+        started.append(g)
+        return g
+
+    yield start
+    for g in started:
+        rc = g.close()
+        err = "".join(g.err)
+        # Built with ASan/UBSan in the test command: any report is a failure.
+        assert "AddressSanitizer" not in err and "runtime error:" not in err, err[-3000:]
+        assert rc == 0, f"exit code {rc}; stderr: {err[-2000:]}"
+        # stdout carries only JSON-RPC responses, one per line.
+        for line in g.raw_out:
+            m = json.loads(line)
+            assert m.get("jsonrpc") == "2.0" and "id" in m and ("result" in m) != ("error" in m), line[:300]
+
+
+@pytest.fixture
+def gh(fresh):
+    return fresh()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import threading
 import time
@@ -18,6 +19,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BINARY = REPO / "build" / "examples-c" / "greenhouse" / "greenhouse-stdio"
 WAIT = 10.0  # seconds for any single answer
+
+# The greenhouse's audit line (examples-c/greenhouse/greenhouse.h).
+AUDIT_RE = re.compile(
+    r"audit: principal=local tool=[A-Za-z0-9_.-]+ args=\S.* "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"trace=([0-9a-f]{32}|-) ms=\d+"
+)
+# Outcomes after which the tool had run.
+RAN = ("ok", "is_error", "input_required", "failed")
+
+
+def audit(args: str, outcome: str, tool: str = "set_vent") -> str:
+    """An expected audit line (without `ms=`), with the arguments' exact text."""
+    return f"audit: principal=local tool={tool} args={args} outcome={outcome} trace=-"
 
 
 def binary() -> Path:
@@ -97,8 +112,28 @@ class Greenhouse:
         time.sleep(settle)
         return self.out.empty()
 
-    def audits(self) -> list[str]:
-        return [l for l in self.err if l.startswith("audit:")]
+    def audits(self, at_least: int = 0) -> list[str]:
+        """Audit lines, format-checked, without their `ms=` duration. The
+        server writes a line before its response, but stderr is read by
+        another thread: with `at_least`, waits (bounded) for that many."""
+        deadline = time.monotonic() + WAIT
+        while sum(l.startswith("audit:") for l in list(self.err)) < at_least and time.monotonic() < deadline:
+            time.sleep(0.01)
+        out = []
+        for line in list(self.err):
+            if line.startswith("audit:"):
+                line = line.rstrip("\n")
+                assert AUDIT_RE.fullmatch(line), f"malformed audit line: {line!r}"
+                out.append(re.sub(r" ms=\d+$", "", line))
+        return out
+
+    def ran(self, at_least: int = 0) -> list[str]:
+        """The audit lines of calls that ran their tool."""
+        return [l for l in self.audits(at_least) if l.rsplit(" outcome=", 1)[1].split(" ")[0] in RAN]
+
+    def vent_moves(self) -> list[str]:
+        """The simulated actuator's log: one `vent: A% -> B%` line per movement."""
+        return [l.rstrip("\n") for l in self.err if l.startswith("vent: ")]
 
     def close(self, timeout: float = WAIT) -> int:
         """Closes stdin (EOF ends the serve loop) and returns the exit code."""

@@ -16,6 +16,11 @@ Each case writes down the answer it expects. The rules they pin:
 - An id is echoed byte for byte when it is at most 64 bytes as written;
   longer is -32600 with id null.
 - A notification (no id) is never answered and never executed: no audit line.
+- A tools/call of a registered tool has exactly one audit line, from the
+  core's audit hook; a refused one (outcome invalid_arguments) never ran the
+  tool, and the actuator's log (`vent: A% -> B%`) shows no movement.
+  set_vent runs at most once every 2 s, so a case that must run it again
+  uses a fresh gateway.
 - Integer arguments are exact: 1e400 and 2^64 are refused, never wrapped;
   -0 is 0; 8e1 is 80.
 """
@@ -25,6 +30,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+
+from driver import audit
 
 V = "io.modelcontextprotocol/protocolVersion"
 C = "io.modelcontextprotocol/clientCapabilities"
@@ -144,14 +151,16 @@ def test_nul_bytes(gh):
     e = err(gh.request(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"set_vent\\u0000","arguments":{"percent":1}}}'), -32602, 2)
     assert e["message"].startswith("Unknown tool"), e
     e = err(gh.request(vent('{"percent\\u0000":1}', 3)), -32602, 3)
-    assert gh.audits() == []
+    # The unknown name has no audit line; the refused arguments have one, as sent.
+    assert gh.audits(1) == [audit('{"percent\\u0000":1}', "invalid_arguments")]
+    assert gh.vent_moves() == []
 
 
 # ---------------------------------------------------------------------------
 # Numbers for an integer argument (set_vent percent: integer 0..100)
 
 
-def test_numbers_for_an_integer_argument(gh):
+def test_numbers_for_an_integer_argument(gh, fresh):
     e = err(gh.request(vent('{"percent":1e400}')), -32602, 1)
     assert e["message"] == "percent: 1e400 is out of range", e
     e = err(gh.request(vent('{"percent":18446744073709551616}', 2)), -32602, 2)
@@ -163,36 +172,45 @@ def test_numbers_for_an_integer_argument(gh):
     e = err(gh.request(vent('{"percent":101}', 6)), -32602, 6)
     assert e["message"] == "percent: 101 is above maximum 100", e
     e = err(gh.request(vent('{"percent":-1}', 7)), -32602, 7)
-    assert gh.audits() == [], "a refused call reached the callback"
-    # Exact integers however written.
+    refused = ["1e400", "18446744073709551616", "-1e400", "1e-400", "50.5", "101", "-1"]
+    assert gh.audits(len(refused)) == [audit('{"percent":%s}' % t, "invalid_arguments") for t in refused]
+    assert gh.ran() == [] and gh.vent_moves() == [], "a refused call reached the callback"
+    # Exact integers however written (one gateway each: every one moves the vent).
     for i, (text, value) in enumerate([("-0", 0), ("8e1", 80), ("5.0", 5), ("0.5e1", 5), ("-0.0", 0)], 10):
-        r = ok(gh.request(vent('{"percent":%s}' % text, i)), i)
+        g = gh if i == 10 else fresh()
+        r = ok(g.request(vent('{"percent":%s}' % text, i)), i)
         assert r["isError"] is False and r["structuredContent"]["percent"] == value, (text, r)
-    assert len(gh.audits()) == 5
+        assert g.ran(1 if g is not gh else len(refused) + 1) == [audit('{"percent":%s}' % text, "ok")]
+        assert g.vent_moves() == [f"vent: 0% -> {value}%"]
 
 
 # ---------------------------------------------------------------------------
 # Keys
 
 
-def test_duplicate_keys(gh):
+def test_duplicate_keys(gh, fresh):
     # Every occurrence inside arguments is validated.
     e = err(gh.request(vent('{"percent":50,"percent":500}')), -32602, 1)
     assert "500" in e["message"], e
     e = err(gh.request(vent('{"percent":500,"percent":50}', 2)), -32602, 2)
     assert "500" in e["message"], e
-    assert gh.audits() == []
+    assert gh.ran(2) == [] and gh.vent_moves() == []
     # Both valid: the callback reads the first.
     r = ok(gh.request(vent('{"percent":10,"percent":20}', 3)), 3)
     assert r["structuredContent"]["percent"] == 10, r
+    assert gh.ran(3) == [audit('{"percent":10,"percent":20}', "ok")] and gh.vent_moves() == ["vent: 0% -> 10%"]
     # Envelope members: the first occurrence counts.
     assert ok(gh.request(b'{"jsonrpc":"2.0","id":4,"id":5,"method":"ping"}'), 4) == {}
     assert ok(gh.request(b'{"jsonrpc":"2.0","id":6,"method":"ping","method":"tools/list"}'), 6) == {}
-    r = ok(gh.request(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"set_vent","name":"read_sensor","arguments":{"percent":0}}}'), 7)
+    g = fresh()  # set_vent runs again: a fresh gateway (2 s rate limit)
+    r = ok(g.request(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"set_vent","name":"read_sensor","arguments":{"percent":0}}}'), 7)
     assert r["structuredContent"]["percent"] == 0, r
-    # A second arguments object is not what the callback reads.
-    r = ok(gh.request(b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":1},"arguments":{"percent":2}}}'), 8)
+    assert g.audits(1) == [audit('{"percent":0}', "ok")]
+    # A second arguments object is not what the callback reads (nor the audit).
+    g = fresh()
+    r = ok(g.request(b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":1},"arguments":{"percent":2}}}'), 8)
     assert r["structuredContent"]["percent"] == 1, r
+    assert g.audits(1) == [audit('{"percent":1}', "ok")] and g.vent_moves() == ["vent: 0% -> 1%"]
 
 
 def test_keys_that_differ_only_by_escapes(gh):
@@ -201,7 +219,7 @@ def test_keys_that_differ_only_by_escapes(gh):
     r = ok(gh.request(b'{"jsonrpc":"2.0","id":3,"method":"tools\\/call","params":{"n\\u0061me":"set_v\\u0065nt","argu\\u006dents":{"per\\u0063ent":7}}}'), 3)
     assert r["structuredContent"]["percent"] == 7, r
     # additionalProperties:false sees the unescaped name: not an extra key.
-    assert len(gh.audits()) == 1
+    assert len(gh.audits(1)) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -238,7 +256,7 @@ def test_deeply_nested_meta(gh):
     err(gh.request(nested(14)), -32600, None, "Request nests deeper than MCP_MAX_DEPTH")
     err(gh.request(nested(2000)), -32600, None, "Request nests deeper than MCP_MAX_DEPTH")
     assert err(gh.request(nested(5000)), -32600) == OVERLONG
-    assert len(gh.audits()) == 1
+    assert len(gh.audits(1)) == 1
 
 
 def test_truncated_messages(gh):
@@ -251,7 +269,7 @@ def test_truncated_messages(gh):
     assert gh.audits() == [], "a truncated message ran a tool"
     r = ok(gh.request(full), 77)
     assert r["structuredContent"]["percent"] == 42
-    assert len(gh.audits()) == 1
+    assert len(gh.audits(1)) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -273,7 +291,7 @@ def test_tools_call_as_a_notification_never_runs(gh):
     # And the vent did not move: reading it back is not possible over MCP, but
     # a real call still works and is audited once.
     ok(gh.request(vent('{"percent":1}', 10)), 10)
-    assert len(gh.audits()) == 1
+    assert len(gh.audits(1)) == 1
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,25 @@ KEY_INFO = "io.modelcontextprotocol/clientInfo"
 KEY_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 TOOL_NAMES = ["read_sensor", "set_vent"]
 
+# The greenhouse's audit line (examples-c/greenhouse/greenhouse.h).
+AUDIT_RE = re.compile(
+    r"audit: principal=\S+ tool=[A-Za-z0-9_.-]+ args=\S.* "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"trace=([0-9a-f]{32}|-) ms=\d+"
+)
+
+
+def audit_entry(line: str) -> str:
+    """An audit line checked against the documented format, without `ms=`."""
+    assert AUDIT_RE.fullmatch(line), f"malformed audit line: {line!r}"
+    return re.sub(r" ms=\d+$", "", line)
+
+
+def audit(tool: str, args: Any, outcome: str, principal: str = "-", trace: str = "-") -> str:
+    """An expected audit line (without `ms=`); plain coap:// authenticates nobody ("-")."""
+    text = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    return f"audit: principal={principal} tool={tool} args={text} outcome={outcome} trace={trace}"
+
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 10.0
 CLIENT_TIMEOUT_S = 30.0
@@ -139,10 +158,16 @@ class Server:
             return ""
 
     def audit_lines(self) -> list[str]:
-        return [l for l in self.stderr().splitlines() if l.startswith("audit: ")]
+        """The audit lines so far, format-checked, without their `ms=` duration."""
+        return [audit_entry(l) for l in self.stderr().splitlines() if l.startswith("audit: ")]
 
     def request_lines(self) -> list[str]:
-        return [l for l in self.stderr().splitlines() if "principal=" in l]
+        """The binding's --log-requests lines."""
+        return [l for l in self.stderr().splitlines() if l.startswith("emcp_coap: ") and "principal=" in l]
+
+    def vent_moves(self) -> list[str]:
+        """The simulated actuator's log: one `vent: A% -> B%` line per movement."""
+        return [l for l in self.stderr().splitlines() if l.startswith("vent: ")]
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -21,10 +21,11 @@ import pytest
 from coap_support import Server, binary_path, binary_problem, call, coap_client, dumps, free_udp_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from adversarial_cases import Case, cases, check_json_answer, executed  # noqa: E402
+from adversarial_cases import Case, VentPacer, cases, check_json_answer, executed  # noqa: E402
 from sanitizers import report_in  # noqa: E402
 
 CASES = cases()
+PACER = VentPacer()  # the cases share one gateway: set_vent's 2 s rate limit
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,7 @@ def gh(tmp_path_factory):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(gh, case: Case):
+    PACER.before(case)
     before = executed(gh.audit_lines())
     r = coap_client(gh.url(), payload=case.body, block=1024)
     kind = case.expect.kind
@@ -58,5 +60,6 @@ def test_case(gh, case: Case):
         assert r.code == ("2.05" if kind == "ok" else "4.00"), (r.code, r.payload[:300])
         check_json_answer(case, json.loads(r.payload))
     assert executed(gh.audit_lines()) - before == (1 if case.runs else 0), gh.audit_lines()[-3:]
+    PACER.after(case)
     alive = coap_client(gh.url(), payload=dumps(call("read_sensor", {"sensor_id": "t1"}, "alive")))
     assert alive.code == "2.05" and alive.json()["id"] == "alive", alive.log[-2000:]

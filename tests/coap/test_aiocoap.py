@@ -12,7 +12,7 @@ from aiocoap import GET, POST, PUT, Context, Message
 from aiocoap.numbers.codes import Code
 from aiocoap.optiontypes import BlockOption
 
-from coap_support import TOOL_NAMES, call, dumps, envelope, request
+from coap_support import TOOL_NAMES, audit, call, dumps, envelope, request
 
 TIMEOUT_S = 15.0
 
@@ -58,8 +58,8 @@ def test_discover_list_and_call_both_tools(server):
     assert json.loads(sensor.payload)["result"]["structuredContent"]["value"] == 62
     assert json.loads(vent.payload)["result"]["structuredContent"] == {"ok": True, "percent": 0}
     assert server.audit_lines() == [
-        'audit: tool=read_sensor args={"sensor_id":"rh1"} outcome=ok',
-        'audit: tool=set_vent args={"percent":0} outcome=ok',
+        audit("read_sensor", {"sensor_id": "rh1"}, "ok"),
+        audit("set_vent", {"percent": 0}, "ok"),
     ]
 
 

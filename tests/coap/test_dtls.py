@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coap_support import TOOL_NAMES, call, coap_client, dumps, request
+from coap_support import TOOL_NAMES, audit, call, coap_client, dumps, request
 
 IDENTITY = "dev1"
 KEY = "sekrit-greenhouse-key"
@@ -40,8 +40,8 @@ def test_psk_right_key_lists_and_calls(psk_server):
     r = psk_post(psk_server, call("set_vent", {"percent": 25}, id=2))
     assert r.code == "2.05", r.log
     assert r.json()["result"]["structuredContent"] == {"ok": True, "percent": 25}
-    assert 'audit: tool=set_vent args={"percent":25} outcome=ok' in psk_server.audit_lines()
-    # The PSK identity reached mcp_request_ctx_t.principal.
+    # The PSK identity reached mcp_request_ctx_t.principal, and the audit line.
+    assert psk_server.audit_lines() == [audit("set_vent", {"percent": 25}, "ok", principal=IDENTITY)]
     assert any("DTLS principal=dev1 " in l for l in psk_server.request_lines()), psk_server.stderr()
 
 
@@ -118,6 +118,7 @@ def test_certificate_mode_principal_is_the_client_cn(spawn, pki):
     assert r.code == "2.05", r.log
     assert r.json()["result"]["structuredContent"]["value"] == 34.1
     assert any("DTLS principal=greenhouse-client " in l for l in s.request_lines()), s.stderr()
+    assert s.audit_lines() == [audit("read_sensor", {"sensor_id": "t2"}, "ok", principal="greenhouse-client")]
 
     # A certificate from another CA, or none at all: no answer.
     rogue = ["-c", str(pki / "rogue.pem"), "-j", str(pki / "rogue.key"), "-C", str(pki / "ca.pem")]
@@ -128,3 +129,23 @@ def test_certificate_mode_principal_is_the_client_cn(spawn, pki):
     assert len(s.request_lines()) == 1
     r = coap_client(s.url(), payload=dumps(request("tools/list")), flavour="openssl", extra=client)
     assert r.code == "2.05", r.log
+
+
+def test_policy_applies_to_the_psk_identity(spawn):
+    """--policy names the DTLS PSK identity: dev1 may only read."""
+    s = spawn("--psk", f"{IDENTITY}:{KEY}", "--policy", f"{IDENTITY}=read_sensor")
+    r = psk_post(s, request("tools/list", id=1))
+    assert r.code == "2.05", r.log
+    listed = r.json()["result"]
+    assert [t["name"] for t in listed["tools"]] == ["read_sensor"]
+    assert listed["cacheScope"] == "private"
+    r = psk_post(s, call("set_vent", {"percent": 25}, id=2))
+    assert r.code == "4.00", r.log  # -32602, as for a tool that does not exist
+    assert r.json()["error"] == {"code": -32602, "message": "Unknown tool: set_vent"}
+    r = psk_post(s, call("read_sensor", {"sensor_id": "t1"}, id=3))
+    assert r.code == "2.05" and r.json()["result"]["structuredContent"]["value"] == 21.5, r.log
+    assert s.audit_lines() == [
+        audit("set_vent", {"percent": 25}, "refused", principal=IDENTITY),
+        audit("read_sensor", {"sensor_id": "t1"}, "ok", principal=IDENTITY),
+    ]
+    assert s.vent_moves() == []

@@ -11,7 +11,7 @@ import socket
 import struct
 import time
 
-from coap_support import TOOL_NAMES, call, coap_client, dumps, request
+from coap_support import TOOL_NAMES, audit, call, coap_client, dumps, request
 
 DATAGRAMS = 10_000
 DTLS_DATAGRAMS = 2_000
@@ -187,10 +187,16 @@ def test_retransmitted_request_is_answered_once(server):
         assert all(a[1] == 0x45 for a in answers)  # 2.05
         assert len({a for a in answers[:3]}) == 1  # identical ACKs
         assert answers[0].split(b"\xff", 1)[1] == answers[1].split(b"\xff", 1)[1]
-        # One execution per distinct request (two distinct Message IDs).
-        assert server.audit_lines().count('audit: tool=set_vent args={"percent":55} outcome=ok') == 2
+        # One pass through the core per distinct request (two distinct Message
+        # IDs): the first moved the vent, the second, within set_vent's 2 s
+        # rate limit, was refused; the retransmissions reached neither.
+        assert server.audit_lines() == [
+            audit("set_vent", {"percent": 55}, "ok"),
+            audit("set_vent", {"percent": 55}, "rate_limited"),
+        ]
+        assert server.vent_moves() == ["vent: 0% -> 55%"]
         assert sum("duplicate request" in l for l in server.stderr().splitlines()) == 4
-        # A new Message ID is a new request and runs again.
+        # A new Message ID is a new request and reaches the core again.
         s.sendto(_raw_post(4244, b"tk4242", body), ("127.0.0.1", server.port))
         assert s.recv(4096)[1] == 0x45
         assert len(server.audit_lines()) == 3

@@ -13,7 +13,10 @@ it travels differs, and each transport's test maps `Expect.kind`:
 | "too_large" | over the transport's body limit        | 413           | 4.13        | -32600 "Request exceeds EMCP_MQTT_PAYLOAD_MAX" |
 
 `runs` says whether the greenhouse tool executes (one audit line with
-`tool=set_vent` and `outcome=ok`); every other case must leave no audit line.
+`tool=set_vent` and `outcome=ok`); no other case may leave such a line (a
+call refused by the core has an audit line of another outcome). set_vent runs
+at most once every 2 s, so the transports pace their `runs` cases with
+VentPacer on their shared gateway.
 The body limits: EMCP_HTTP_BODY_MAX 8192, EMCP_COAP_REQUEST_MAX 8192,
 EMCP_MQTT_PAYLOAD_MAX 16384; MCP_MAX_DEPTH 16; MCP_MAX_JSON_TOKENS 128;
 MCP_MAX_ID_LEN 64 bytes as written.
@@ -25,6 +28,7 @@ HTTP routing headers (Mcp-Method, Mcp-Name) that must match the body.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 
 V = "io.modelcontextprotocol/protocolVersion"
@@ -163,6 +167,25 @@ def check_json_answer(case: Case, msg: dict) -> None:
             assert msg["error"]["message"] == e.message, (case.name, msg)
         if e.message_prefix is not None:
             assert msg["error"]["message"].startswith(e.message_prefix), (case.name, msg)
+
+
+class VentPacer:
+    """Spaces the cases that run set_vent on one gateway by its rate limit
+    (GREENHOUSE_VENT_INTERVAL_MS, 2 s): before such a case, waits until the
+    interval since the previous one has passed."""
+
+    INTERVAL_S = 2.05
+
+    def __init__(self) -> None:
+        self.last: float | None = None
+
+    def before(self, case: "Case") -> None:
+        if case.runs and self.last is not None:
+            time.sleep(max(0.0, self.last + self.INTERVAL_S - time.monotonic()))
+
+    def after(self, case: "Case") -> None:
+        if case.runs:
+            self.last = time.monotonic()
 
 
 def executed(audit_lines: list[str]) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import threading
 import time
@@ -94,6 +95,35 @@ def initialize(id: Any = 1, version: str = LEGACY) -> dict[str, Any]:
         capabilities={},
         clientInfo={"name": "emcp-e2e", "version": "1"},
     )
+
+
+# The greenhouse's audit line (examples-c/greenhouse/greenhouse.h), written by
+# the core's audit hook once per tools/call of a registered tool.
+AUDIT_RE = re.compile(
+    r"audit: principal=\S+ tool=[A-Za-z0-9_.-]+ args=\S.* "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"trace=([0-9a-f]{32}|-) ms=\d+"
+)
+
+
+def audit_entry(line: str) -> str:
+    """An audit line checked against the documented format, without its
+    `ms=` duration (the one field that varies from run to run)."""
+    assert AUDIT_RE.fullmatch(line), f"malformed audit line: {line!r}"
+    return re.sub(r" ms=\d+$", "", line)
+
+
+def audit_fields(line: str) -> tuple[str, str, Any, str, str]:
+    """(principal, tool, parsed arguments, outcome, trace) of an audit line."""
+    m = re.fullmatch(r"audit: principal=(\S+) tool=(\S+) args=(.*) outcome=(\S+) trace=(\S+)( ms=\d+)?", line)
+    assert m, f"malformed audit line: {line!r}"
+    return m.group(1), m.group(2), json.loads(m.group(3)), m.group(4), m.group(5)
+
+
+def audit(tool: str, args: Any, outcome: str, principal: str = "local", trace: str = "-") -> str:
+    """The expected audit line (without `ms=`); `args` as a dict, or the exact compact JSON text."""
+    text = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    return f"audit: principal={principal} tool={tool} args={text} outcome={outcome} trace={trace}"
 
 
 def line(msg: Any) -> bytes:
@@ -225,7 +255,8 @@ class StdioServer:
         return "\n".join(self.stderr_lines())
 
     def audit_lines(self) -> list[str]:
-        return [s for s in self.stderr_lines() if s.startswith("audit:")]
+        """The audit lines so far, format-checked, without their `ms=` field."""
+        return [audit_entry(s) for s in self.stderr_lines() if s.startswith("audit:")]
 
     # -- shutdown ------------------------------------------------------------
     def finish(self, timeout: float = 5.0) -> tuple[int, float]:

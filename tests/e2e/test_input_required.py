@@ -19,7 +19,7 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 import mcp.types as t
 
-from e2e_support import call, envelope
+from e2e_support import audit, call, envelope
 
 TIMEOUT_S = 30
 MESSAGE = "Open the roof vent to 90%? Above 80% wind and rain can get in."
@@ -51,6 +51,11 @@ def test_sdk_confirmation_opens_the_vent(greenhouse_bin):
         assert asked == [MESSAGE]
         assert not r.is_error
         assert r.structured_content == {"ok": True, "percent": 90}
+        # Within 2 s of that change: refused by the rate limit, nothing asked.
+        r = await c.call_tool("set_vent", {"percent": 80})
+        assert r.is_error and r.content[0].text.startswith("rate limited: retry in "), r
+        assert asked == [MESSAGE]
+        await anyio.sleep(2.05)
         # 80 % and below needs no confirmation.
         r = await c.call_tool("set_vent", {"percent": 80})
         assert asked == [MESSAGE] and r.structured_content == {"ok": True, "percent": 80}
@@ -121,11 +126,13 @@ def test_raw_round_trip_and_tampered_state(spawn):
     assert done["resultType"] == "complete" and done["structuredContent"] == {"ok": True, "percent": 90}
     s.close_stdin()
     s.finish()
-    # One audit line per executed call: the four refused retries never ran.
+    # One audit line per call: the four forged states were refused before the
+    # tool ran; asking for input did not use up set_vent's 2 s rate limit.
     assert s.audit_lines() == [
-        'audit: tool=set_vent args={"percent":90} outcome=input_required',
-        'audit: tool=set_vent args={"percent":100} outcome=input_required',
-        'audit: tool=set_vent args={"percent":90} outcome=ok',
+        audit("set_vent", {"percent": 90}, "input_required"),
+        *[audit("set_vent", {"percent": 90}, "invalid_arguments")] * 4,
+        audit("set_vent", {"percent": 100}, "input_required"),
+        audit("set_vent", {"percent": 90}, "ok"),
     ]
 
 

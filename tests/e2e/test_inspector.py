@@ -33,6 +33,7 @@ from e2e_support import (
     SERVER_NAME,
     SERVER_VERSION,
     TOOL_NAMES,
+    audit_fields,
 )
 
 INSPECTOR_PKG = E2E_DIR / "node_modules" / "@modelcontextprotocol" / "inspector"
@@ -40,6 +41,11 @@ WIRETAP = E2E_DIR / "wiretap.py"
 RUN_TIMEOUT_S = 90
 ERAS = ["legacy", "modern"]
 ERA_VERSION = {"legacy": LEGACY, "modern": MODERN, "auto": MODERN}
+
+
+def audits(stderr: str) -> list[tuple[str, str, object, str, str]]:
+    """(principal, tool, arguments, outcome, trace) of each of the server's audit lines."""
+    return [audit_fields(line[line.index("audit: ") :]) for line in stderr.splitlines() if "audit: " in line]
 
 
 @pytest.fixture(scope="session")
@@ -219,7 +225,7 @@ def test_read_sensor(inspector, era, sensor, value, unit):
     sc = result["structuredContent"]
     assert (sc["value"], sc["unit"]) == (value, unit)
     assert isinstance(sc["age_s"], int) and sc["age_s"] >= 0
-    assert f"audit: tool=read_sensor args={{\"sensor_id\":\"{sensor}\"}} outcome=ok" in run.stderr
+    assert audits(run.stderr) == [("local", "read_sensor", {"sensor_id": sensor}, "ok", "-")]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -253,7 +259,7 @@ def test_set_vent_refused_by_wind_lock(inspector, era):
     assert_era(run, era)
     assert result["isError"] is True
     assert "refused: wind lock active" in text_of(result)
-    assert 'audit: tool=set_vent args={"percent":60} outcome=error' in run.stderr
+    assert audits(run.stderr) == [("local", "set_vent", {"percent": 60}, "is_error", "-")]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -287,7 +293,8 @@ def test_unknown_tool(inspector, era):
 )
 def test_out_of_contract_arguments(inspector, era, tool, arg, sent, message):
     """The server answers -32602 naming the argument and the rule; the tool
-    never runs (no audit line); the inspector reports the message and exits 1."""
+    never runs (audited as invalid_arguments); the inspector reports the
+    message and exits 1."""
     run = inspector(era, "--method", "tools/call", "--tool-name", tool, "--tool-arg", arg)
     assert_era_handshake(run, era)
     call = next(m for m in run.sent() if m.get("method") == "tools/call")
@@ -303,7 +310,7 @@ def test_out_of_contract_arguments(inspector, era, tool, arg, sent, message):
         if line.startswith("{") and '"error"' in line
     ]
     assert any(r["error"]["message"] == message for r in reported), (run.stdout, run.stderr)
-    assert "audit:" not in run.stderr, run.stderr
+    assert audits(run.stderr) == [("local", tool, sent, "invalid_arguments", "-")], run.stderr
 
 
 def assert_era_handshake(run: Run, era: str) -> None:

@@ -122,6 +122,10 @@ def test_wind_lock(greenhouse_bin, mode, version):
         assert r.is_error is True
         assert "refused: wind lock active" in text_of(r)
 
+        # A refused run still counts: set_vent runs at most once every 2 s.
+        r = await c.call_tool("set_vent", {"percent": 0})
+        assert r.is_error is True and text_of(r).startswith("rate limited: retry in "), r
+        await anyio.sleep(2.05)
         r = await c.call_tool("set_vent", {"percent": 0})
         show("tools/call set_vent 0 (wind lock)", r)
         assert r.is_error is False

@@ -23,6 +23,7 @@ from e2e_support import (
     SERVER_VERSION,
     TOOL_NAMES,
     assert_stdout_is_jsonrpc,
+    audit,
     call,
     envelope,
     initialize,
@@ -132,6 +133,8 @@ def test_wind_lock(spawn):
     r = result_of(s.request(call("set_vent", {"percent": 60}, 1)), 1)
     assert r["isError"] is True
     assert "refused: wind lock active" in r["content"][0]["text"]
+    # A fresh gateway: set_vent runs at most once every 2 s, refused runs too.
+    s = spawn("--wind-lock")
     r = result_of(s.request(call("set_vent", {"percent": 0}, 2)), 2)
     assert r["isError"] is False
     assert r["structuredContent"] == {"ok": True, "percent": 0}
@@ -358,34 +361,44 @@ def test_2000_pipelined_requests_answered_in_order(spawn):
         kind = i % 4
         if kind == 0:
             reqs.append(call("read_sensor", {"sensor_id": "t1"}, id))
-            expected_audit.append('audit: tool=read_sensor args={"sensor_id":"t1"} outcome=ok')
         elif kind == 1:
             reqs.append(modern("tools/list", id))
         elif kind == 2:
             pct = i % 81  # above 80 % set_vent first asks the client to confirm (input_required)
             reqs.append(call("set_vent", {"percent": pct}, id, era="legacy"))
-            expected_audit.append(f'audit: tool=set_vent args={{"percent":{pct}}} outcome=ok')
         else:
             reqs.append(modern("server/discover", id))
     blob = b"".join(line(r) for r in reqs)
     t0 = time.monotonic()
     s.send_bytes(blob, timeout=60)  # all at once; the reader thread drains stdout meanwhile
+    ran = 0
     for i, req in enumerate(reqs):
         resp = s.recv(timeout=30)
         assert resp.get("id") == req["id"], f"response {i} out of order: {resp.get('id')!r} != {req['id']!r}"
         assert "result" in resp, resp
         if i % 4 == 0:
             assert resp["result"]["structuredContent"]["value"] == 21.5
+            expected_audit.append(audit("read_sensor", {"sensor_id": "t1"}, "ok"))
         elif i % 4 == 1:
             assert len(resp["result"]["tools"]) == 2
         elif i % 4 == 2:
-            assert resp["result"]["structuredContent"]["ok"] is True
+            # set_vent runs at most once every 2 s: the first call runs, the
+            # rest run only when 2 s have passed, else are refused unrun.
+            args = req["params"]["arguments"]
+            if resp["result"]["isError"]:
+                assert resp["result"]["content"][0]["text"].startswith("rate limited: retry in "), resp
+                expected_audit.append(audit("set_vent", args, "rate_limited"))
+            else:
+                assert resp["result"]["structuredContent"] == {"ok": True, **args}
+                expected_audit.append(audit("set_vent", args, "ok"))
+                ran += 1
         else:
             assert resp["result"]["supportedVersions"] == [MODERN]
     elapsed = time.monotonic() - t0
     rc, _ = s.finish(timeout=10)
     assert rc == 0
     assert len(s.stdout_lines) == n
+    assert 1 <= ran <= 1 + int(elapsed / 2), (ran, elapsed)
     assert s.audit_lines() == expected_audit
     print(f"\n{n} pipelined requests answered in order in {elapsed:.2f}s")
 
@@ -416,7 +429,7 @@ def test_oversize_line_is_refused_and_next_line_served(spawn):
     rc, _ = s.finish()
     assert rc == 0
     # only the three served reads were executed, none of the oversize ones
-    assert s.audit_lines() == ['audit: tool=read_sensor args={"sensor_id":"t2"} outcome=ok'] * 3
+    assert s.audit_lines() == [audit("read_sensor", {"sensor_id": "t2"}, "ok")] * 3
 
 
 def test_line_of_exactly_line_max_is_served(spawn):
@@ -462,7 +475,7 @@ def test_last_line_without_newline_is_answered_at_eof(spawn):
 # stdout discipline and the audit trail
 
 
-def test_stdout_only_json_and_audit_only_for_executed_calls(spawn):
+def test_stdout_only_json_and_one_audit_line_per_call(spawn):
     s = spawn()
     session = [
         b"{not json",
@@ -499,20 +512,24 @@ def test_stdout_only_json_and_audit_only_for_executed_calls(spawn):
     assert_stdout_is_jsonrpc(s.stdout_lines)
     assert codes["2"] == codes["3"] == codes["4"] == codes["5"] == codes["8"] == 0
     assert (codes["6"], codes["7"], codes["9"]) == (-32602, -32022, -32601)
+    # One line per tools/call of a registered tool, whatever its outcome;
+    # the unknown tool, the -32022 call and the notification have none.
     assert s.audit_lines() == [
-        'audit: tool=read_sensor args={"sensor_id":"t1"} outcome=ok',
-        'audit: tool=read_sensor args={"sensor_id":"soil1"} outcome=error',
-        'audit: tool=set_vent args={"percent":60} outcome=ok',
-        'audit: tool=set_vent args={"percent":35} outcome=ok',
+        audit("read_sensor", {"sensor_id": "t1"}, "ok"),
+        audit("read_sensor", {"sensor_id": "soil1"}, "is_error"),
+        audit("set_vent", {"percent": 60}, "ok"),
+        # pipelined within 2 s of the first: refused by the rate limit, not run
+        audit("set_vent", {"percent": 35}, "rate_limited"),
     ], s.stderr_text()
 
 
 def test_wind_lock_refusal_is_audited_as_error(spawn):
     s = spawn("--wind-lock")
     assert result_of(s.request(call("set_vent", {"percent": 60}, 1)))["isError"] is True
+    time.sleep(2.05)  # set_vent's rate limit: one run every 2 s
     assert result_of(s.request(call("set_vent", {"percent": 0}, 2)), 2)["isError"] is False
     s.finish()
     assert s.audit_lines() == [
-        'audit: tool=set_vent args={"percent":60} outcome=error',
-        'audit: tool=set_vent args={"percent":0} outcome=ok',
+        audit("set_vent", {"percent": 60}, "is_error"),
+        audit("set_vent", {"percent": 0}, "ok"),
     ]

@@ -3,14 +3,15 @@ callbacks run.
 
 The core validates every tools/call's arguments against the tool's inputSchema
 and answers a violation with JSON-RPC -32602 and a message naming the argument
-and the rule; the tool callback (and so the greenhouse's audit line) never
-runs. Checked with raw lines in both eras and with the official Python SDK
+and the rule; the tool callback never runs. Checked with raw lines in both eras and with the official Python SDK
 client (mcp 2.3.0) in mode="auto" (2026-07-28) and mode="legacy"
 (2025-11-25), where `Client.call_tool` raises `mcp.MCPError` carrying the
 JSON-RPC error's code and message.
 
-The audit trail is the greenhouse's stderr: one line per executed call,
-`audit: tool=<name> args=<compact JSON> outcome=ok|error`.
+The audit trail is the greenhouse's stderr: one line per tools/call of a
+registered tool, from the core's audit hook, `audit: principal=local
+tool=<name> args=<compact JSON> outcome=<outcome> trace=- ms=<n>`; a refused
+call has outcome=invalid_arguments, and only ok/is_error mean the tool ran.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from mcp import MCPError, StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
-from e2e_support import LEGACY, MODERN, TOOL_NAMES, call, legacy, modern
+from e2e_support import LEGACY, MODERN, TOOL_NAMES, audit, audit_entry, audit_fields, call, legacy, modern
 
 INVALID_PARAMS = -32602
 TIMEOUT_S = 30
@@ -75,12 +76,13 @@ RAW_NUMBER_CASES = [
 ]
 
 VALID_CASES = [
-    ("set_vent", {"percent": 0}, 'audit: tool=set_vent args={"percent":0} outcome=ok'),
+    ("set_vent", {"percent": 0}, audit("set_vent", {"percent": 0}, "ok")),
     # 80, not 100: above 80 % the greenhouse asks the client to confirm first
-    # (input_required), which is not what these tests are about.
-    ("set_vent", {"percent": 80}, 'audit: tool=set_vent args={"percent":80} outcome=ok'),
-    ("read_sensor", {"sensor_id": "t1"}, 'audit: tool=read_sensor args={"sensor_id":"t1"} outcome=ok'),
-    ("read_sensor", {"sensor_id": "soil1"}, 'audit: tool=read_sensor args={"sensor_id":"soil1"} outcome=error'),
+    # (input_required), which is not what these tests are about. Right after
+    # the first set_vent it is valid but refused by the 2 s rate limit.
+    ("set_vent", {"percent": 80}, audit("set_vent", {"percent": 80}, "rate_limited")),
+    ("read_sensor", {"sensor_id": "t1"}, audit("read_sensor", {"sensor_id": "t1"}, "ok")),
+    ("read_sensor", {"sensor_id": "soil1"}, audit("read_sensor", {"sensor_id": "soil1"}, "is_error")),
 ]
 
 
@@ -96,54 +98,66 @@ def refused(resp: dict[str, Any], id: Any, message: str) -> None:
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_raw_out_of_contract_calls_are_refused_unaudited(spawn, era):
+def test_raw_out_of_contract_calls_are_refused_unrun(spawn, era):
     s = spawn()
     cases = REQUIRED_CASES + EXTRA_CASES + MORE_CASES
     for i, (tool, args, message) in enumerate(cases):
         refused(s.request(call(tool, args, i, era)), i, message)
-    # Without "arguments" at all.
+    # Without "arguments" at all (audited as "{}").
     refused(s.request(call("set_vent", None, "none", era)), "none", "percent: required")
     refused(s.request(call("read_sensor", None, "none2", era)), "none2", "sensor_id: required")
-    # The valid calls in between still run, and only they are audited.
+    # The valid calls after them still run: none of the refusals ran set_vent,
+    # so none used up its rate limit.
     for i, (tool, args, _) in enumerate(VALID_CASES):
         assert "result" in s.request(call(tool, args, f"ok-{i}", era)), (tool, args)
     rc, _ = s.finish()
     assert rc == 0
-    assert s.audit_lines() == [audit for _, _, audit in VALID_CASES], s.stderr_text()
+    # Every call is audited once; the refused ones as invalid_arguments.
+    assert s.audit_lines() == [
+        *[audit(tool, args, "invalid_arguments") for tool, args, _ in cases],
+        audit("set_vent", {}, "invalid_arguments"),
+        audit("read_sensor", {}, "invalid_arguments"),
+        *[line for _, _, line in VALID_CASES],
+    ], s.stderr_text()
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_raw_required_cases_interleaved_with_valid_calls(spawn, era):
-    """The issue's five cases, each followed by a valid call: the audit log
-    holds exactly the valid ones, in order."""
+    """The issue's five cases, each followed by a valid call, then a set_vent:
+    the refused calls never ran a tool (so set_vent's 2 s rate limit is still
+    unused at the end) and the audit log holds every call, in order."""
     s = spawn()
     expected_audit = []
     for i, (tool, args, message) in enumerate(REQUIRED_CASES):
         refused(s.request(call(tool, args, f"bad-{i}", era)), f"bad-{i}", message)
-        ok = s.request(call("set_vent", {"percent": 10 + i}, f"good-{i}", era))
-        assert ok["result"]["structuredContent"] == {"ok": True, "percent": 10 + i}, ok
-        expected_audit.append(f'audit: tool=set_vent args={{"percent":{10 + i}}} outcome=ok')
+        expected_audit.append(audit(tool, args, "invalid_arguments"))
+        ok = s.request(call("read_sensor", {"sensor_id": "t2"}, f"good-{i}", era))
+        assert ok["result"]["structuredContent"]["value"] == 34.1, ok
+        expected_audit.append(audit("read_sensor", {"sensor_id": "t2"}, "ok"))
+    ok = s.request(call("set_vent", {"percent": 15}, "vent", era))
+    assert ok["result"]["structuredContent"] == {"ok": True, "percent": 15}, ok
+    expected_audit.append(audit("set_vent", {"percent": 15}, "ok"))
     s.finish()
     assert s.audit_lines() == expected_audit, s.stderr_text()
 
 
-def test_raw_numbers_beyond_a_double(spawn):
-    s = spawn()
+@pytest.mark.parametrize("args,message", RAW_NUMBER_CASES)
+def test_raw_numbers_beyond_a_double(spawn, args, message):
+    s = spawn()  # one gateway per case: each valid one moves the vent (2 s rate limit)
     envelope_json = json.dumps(modern("x")["params"]["_meta"], separators=(",", ":")).encode()
-    audits = []
-    for i, (args, message) in enumerate(RAW_NUMBER_CASES):
-        line = (
-            b'{"jsonrpc":"2.0","id":' + str(i).encode() + b',"method":"tools/call","params":{"_meta":'
-            + envelope_json + b',"name":"set_vent","arguments":' + args + b"}}"
-        )
-        resp = json.loads(s.request_raw(line))
-        if message is None:
-            assert resp["result"]["structuredContent"] == {"ok": True, "percent": 60}, resp
-            audits.append('audit: tool=set_vent args=' + args.decode() + " outcome=ok")
-        else:
-            refused(resp, i, message)
+    line = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":'
+        + envelope_json + b',"name":"set_vent","arguments":' + args + b"}}"
+    )
+    resp = json.loads(s.request_raw(line))
+    if message is None:
+        assert resp["result"]["structuredContent"] == {"ok": True, "percent": 60}, resp
+    else:
+        refused(resp, 1, message)
     s.finish()
-    assert s.audit_lines() == audits, s.stderr_text()
+    # The audit line shows the arguments exactly as sent.
+    outcome = "ok" if message is None else "invalid_arguments"
+    assert s.audit_lines() == [audit("set_vent", args.decode(), outcome)], s.stderr_text()
 
 
 def test_raw_wind_lock_still_applies_to_valid_calls(spawn):
@@ -153,7 +167,10 @@ def test_raw_wind_lock_still_applies_to_valid_calls(spawn):
     r = s.request(call("set_vent", {"percent": 60}, 2))["result"]
     assert r["isError"] is True and "refused: wind lock active" in r["content"][0]["text"]
     s.finish()
-    assert s.audit_lines() == ['audit: tool=set_vent args={"percent":60} outcome=error']
+    assert s.audit_lines() == [
+        audit("set_vent", {"percent": 120}, "invalid_arguments"),
+        audit("set_vent", {"percent": 60}, "is_error"),
+    ]
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
@@ -173,7 +190,11 @@ def test_tools_list_declares_closed_schemas(spawn, era):
         "type": "object",
         "required": ["percent"],
         "additionalProperties": False,
-        "properties": {"percent": {"type": "integer", "minimum": 0, "maximum": 100}},
+        "properties": {
+            "percent": {"type": "integer", "minimum": 0, "maximum": 100},
+            # a repeated key returns the first call's result (duplicate rejection)
+            "idempotency_key": {"type": "string", "minLength": 1, "maxLength": 64},
+        },
     }
 
 
@@ -195,7 +216,13 @@ def run_sdk(binary: str, mode: str, errlog: Path, session_fn, *args: str) -> Non
 
 
 def audit_lines(errlog: Path) -> list[str]:
-    return [line for line in errlog.read_text().splitlines() if line.startswith("audit:")]
+    return [audit_entry(line) for line in errlog.read_text().splitlines() if line.startswith("audit:")]
+
+
+def audit_calls(errlog: Path) -> list[tuple[str, Any, str]]:
+    """(tool, parsed arguments, outcome) per audit line: the SDK serialises
+    the arguments itself, so they are compared as JSON values."""
+    return [(tool, args, outcome) for _, tool, args, outcome, _ in map(audit_fields, audit_lines(errlog))]
 
 
 @pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
@@ -222,10 +249,11 @@ def test_sdk_out_of_contract_calls_raise_invalid_params(greenhouse_bin, tmp_path
 
     run_sdk(greenhouse_bin, mode, errlog, session)
     assert len(seen) == len(REQUIRED_CASES + EXTRA_CASES)
-    # Only the two valid calls were executed.
-    assert audit_lines(errlog) == [
-        'audit: tool=set_vent args={"percent":60} outcome=ok',
-        'audit: tool=read_sensor args={"sensor_id":"t2"} outcome=ok',
+    # Every call audited once: the refused ones never ran, the two valid ones did.
+    assert audit_calls(errlog) == [
+        *[(tool, args, "invalid_arguments") for tool, args, _ in REQUIRED_CASES + EXTRA_CASES],
+        ("set_vent", {"percent": 60}, "ok"),
+        ("read_sensor", {"sensor_id": "t2"}, "ok"),
     ], errlog.read_text()
 
 
@@ -239,9 +267,22 @@ def test_sdk_session_survives_refusals(greenhouse_bin, tmp_path, mode):
             with pytest.raises(MCPError) as exc:
                 await c.call_tool("set_vent", {"percent": 120 + i})
             assert exc.value.message == f"percent: {120 + i} is above maximum 100"
-            r = await c.call_tool("set_vent", {"percent": i})
-            assert r.structured_content == {"ok": True, "percent": i}
+            r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
+            assert r.structured_content["value"] == 21.5
+        # The refusals never ran set_vent, so its 2 s rate limit is unused.
+        r = await c.call_tool("set_vent", {"percent": 3})
+        assert r.structured_content == {"ok": True, "percent": 3}
         assert [t.name for t in (await c.list_tools()).tools] == TOOL_NAMES
 
     run_sdk(greenhouse_bin, mode, errlog, session)
-    assert audit_lines(errlog) == [f'audit: tool=set_vent args={{"percent":{i}}} outcome=ok' for i in range(3)]
+    assert audit_calls(errlog) == [
+        *[
+            call
+            for i in range(3)
+            for call in (
+                ("set_vent", {"percent": 120 + i}, "invalid_arguments"),
+                ("read_sensor", {"sensor_id": "t1"}, "ok"),
+            )
+        ],
+        ("set_vent", {"percent": 3}, "ok"),
+    ], errlog.read_text()

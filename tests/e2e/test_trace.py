@@ -1,10 +1,10 @@
-"""W3C trace context reaches the tool: greenhouse-stdio's audit line carries the
-trace id of a request's traceparent (and nothing when there is none or it is
+"""W3C trace context reaches the audit log: greenhouse-stdio's audit line carries
+the trace id of a request's traceparent (`trace=-` when there is none or it is
 malformed)."""
 
 from __future__ import annotations
 
-from e2e_support import call
+from e2e_support import audit, call
 
 TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -22,5 +22,6 @@ def test_trace_id_in_the_audit_line(spawn):
         assert s.request(traced(tp, i))["result"]["isError"] is False
     s.close_stdin()
     s.finish()
-    base = 'audit: tool=read_sensor args={"sensor_id":"t1"} outcome=ok'
-    assert s.audit_lines() == [f"{base} trace=4bf92f3577b34da6a3ce929d0e0e4736", base, base, base]
+    base = audit("read_sensor", {"sensor_id": "t1"}, "ok")
+    traced_line = audit("read_sensor", {"sensor_id": "t1"}, "ok", trace="4bf92f3577b34da6a3ce929d0e0e4736")
+    assert s.audit_lines() == [traced_line, base, base, base]

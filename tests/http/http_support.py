@@ -21,6 +21,26 @@ ENVELOPE = {
 START_TIMEOUT_S = 10
 
 
+# The greenhouse's audit line (examples-c/greenhouse/greenhouse.h).
+AUDIT_RE = re.compile(
+    r"audit: principal=(\S+) tool=([A-Za-z0-9_.-]+) args=(\S.*) "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"trace=([0-9a-f]{32}|-) ms=(\d+)"
+)
+
+
+def audit_entry(line: str) -> str:
+    """An audit line checked against the documented format, without `ms=`."""
+    assert AUDIT_RE.fullmatch(line), f"malformed audit line: {line!r}"
+    return re.sub(r" ms=\d+$", "", line)
+
+
+def audit(tool: str, args, outcome: str, principal: str = "-", trace: str = "-") -> str:
+    """An expected audit line (without `ms=`); over HTTP without a token the principal is "-"."""
+    text = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    return f"audit: principal={principal} tool={tool} args={text} outcome={outcome} trace={trace}"
+
+
 def binary(name: str, env: str, rel: str) -> str:
     path = Path(os.environ.get(env, ROOT / rel))
     if not path.is_file():
@@ -54,7 +74,8 @@ class HttpServer:
         return Path(self.log.name).read_text(errors="replace")
 
     def audit_lines(self) -> list[str]:
-        return [line for line in self.stderr().splitlines() if line.startswith("audit: ")]
+        """The audit lines so far, format-checked, without their `ms=` duration."""
+        return [audit_entry(line) for line in self.stderr().splitlines() if line.startswith("audit: ")]
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -23,10 +23,11 @@ import pytest
 from http_support import Conn, HttpServer, binary, build
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from adversarial_cases import Case, cases, check_json_answer, executed  # noqa: E402
+from adversarial_cases import Case, VentPacer, cases, check_json_answer, executed  # noqa: E402
 from sanitizers import report_in  # noqa: E402
 
 CASES = cases()
+PACER = VentPacer()  # the cases share one gateway: set_vent's 2 s rate limit
 TOO_LARGE = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Request body too large"}}
 
 
@@ -100,6 +101,7 @@ def still_answers(port: int) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(gh, case: Case):
+    PACER.before(case)
     before = executed(gh.audit_lines())
     c, r = exchange(gh.port, build("POST", "/mcp", headers(case), case.body))
     try:
@@ -120,6 +122,7 @@ def test_case(gh, case: Case):
         c.close()
     after = executed(gh.audit_lines())
     assert after - before == (1 if case.runs else 0), gh.audit_lines()[-3:]
+    PACER.after(case)
     still_answers(gh.port)
 
 

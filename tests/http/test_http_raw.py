@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from http_support import (ENVELOPE, LEGACY, MODERN, Conn, binary, build, call_body, modern_body,
+from http_support import (ENVELOPE, LEGACY, MODERN, Conn, audit, binary, build, call_body, modern_body,
                           modern_headers)
 
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -133,6 +133,8 @@ def test_bearer_token(start):
     assert srv.audit_lines() == []  # nothing ran
     r = post(srv, body, {**h, "Authorization": "Bearer s3cret-token"})
     assert r.status == 200 and r.json()["result"]["structuredContent"]["percent"] == 5
+    # The single-token form names its principal "bearer-client".
+    assert srv.audit_lines() == [audit("set_vent", {"percent": 5}, "ok", principal="bearer-client")]
 
 
 # ---- routing headers ---------------------------------------------------------
@@ -273,9 +275,19 @@ def test_pipelined_requests_in_order(server):
     reqs = b"".join(build("POST", "/mcp", modern_headers("tools/call", "set_vent"), call_body("set_vent", {"percent": p}, p))
                     for p in (11, 12, 13))
     c.send(reqs)
-    got = [c.read_response().json()["result"]["structuredContent"]["percent"] for _ in range(3)]
-    assert got == [11, 12, 13]
+    got = [c.read_response().json() for _ in range(3)]
+    assert [r["id"] for r in got] == [11, 12, 13]
+    assert got[0]["result"]["structuredContent"]["percent"] == 11
+    # Within set_vent's 2 s rate limit: refused, unrun, still answered in order.
+    for r in got[1:]:
+        assert r["result"]["isError"] is True, r
+        assert r["result"]["content"][0]["text"].startswith("rate limited: retry in "), r
     c.close()
+    assert server.audit_lines() == [
+        audit("set_vent", {"percent": 11}, "ok"),
+        audit("set_vent", {"percent": 12}, "rate_limited"),
+        audit("set_vent", {"percent": 13}, "rate_limited"),
+    ]
 
 
 def test_slow_headers_are_cut_off_while_others_are_served(start):

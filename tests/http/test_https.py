@@ -36,9 +36,15 @@ def test_https_calls_with_keepalive(start, cert):
     assert srv.scheme == "https"
     c = Conn(srv.port, tls=client_ctx(crt))
     assert c.sock.version() in ("TLSv1.2", "TLSv1.3")
-    for pct in (10, 20, 30):
-        r = c.request("POST", "/mcp", modern_headers("tools/call", "set_vent"), call_body("set_vent", {"percent": pct}))
-        assert r.status == 200 and r.json()["result"]["structuredContent"]["percent"] == pct
+    r = c.request("POST", "/mcp", modern_headers("tools/call", "set_vent"), call_body("set_vent", {"percent": 10}))
+    assert r.status == 200 and r.json()["result"]["structuredContent"]["percent"] == 10
+    # set_vent runs at most once every 2 s: the next one is refused, unrun.
+    r = c.request("POST", "/mcp", modern_headers("tools/call", "set_vent"), call_body("set_vent", {"percent": 20}))
+    assert r.status == 200 and r.json()["result"]["isError"] is True
+    assert r.json()["result"]["content"][0]["text"].startswith("rate limited: retry in ")
+    r = c.request("POST", "/mcp", modern_headers("tools/call", "read_sensor"),
+                  call_body("read_sensor", {"sensor_id": "t2"}))
+    assert r.status == 200 and r.json()["result"]["structuredContent"]["value"] == 34.1
     r = c.request("GET", "/mcp", {"Accept": "text/event-stream"})
     assert r.status == 405
     # A large response body crosses several TLS records and partial writes.

@@ -136,6 +136,26 @@ class Broker:
 
 # ---- greenhouse-mqtt ---------------------------------------------------------
 
+# The greenhouse's audit line (examples-c/greenhouse/greenhouse.h).
+AUDIT_RE = re.compile(
+    r"audit: principal=\S+ tool=[A-Za-z0-9_.-]+ args=\S.* "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"trace=([0-9a-f]{32}|-) ms=\d+"
+)
+
+
+def audit_entry(line: str) -> str:
+    """An audit line checked against the documented format, without `ms=`."""
+    assert AUDIT_RE.fullmatch(line), f"malformed audit line: {line!r}"
+    return re.sub(r" ms=\d+$", "", line)
+
+
+def audit(tool: str, args, outcome: str, principal: str = "anonymous", trace: str = "-") -> str:
+    """An expected audit line (without `ms=`); the principal is the gateway's
+    MQTT username, "anonymous" without --username."""
+    text = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    return f"audit: principal={principal} tool={tool} args={text} outcome={outcome} trace={trace}"
+
 
 class Gateway:
     """A greenhouse-mqtt process; stderr (logs and audit lines) is collected."""
@@ -180,7 +200,12 @@ class Gateway:
         return sum(1 for line in self.lines() if rx.search(line))
 
     def audits(self, tool: str | None = None) -> list[str]:
-        return [l for l in self.lines() if l.startswith("audit: ") and (tool is None or f"tool={tool} " in l)]
+        """The audit lines so far (of one tool), format-checked, without `ms=`."""
+        return [audit_entry(l) for l in self.lines() if l.startswith("audit: ") and (tool is None or f" tool={tool} " in l)]
+
+    def vent_moves(self) -> list[str]:
+        """The simulated actuator's log: one `vent: A% -> B%` line per movement."""
+        return [l for l in self.lines() if l.startswith("vent: ")]
 
     def wait_log(self, pattern: str, timeout: float = 10.0, count: int = 1) -> None:
         try:

@@ -22,12 +22,13 @@ import pytest
 from mqtt_support import Broker, Client, Gateway, binary_path, call, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from adversarial_cases import Case, cases, check_json_answer, executed  # noqa: E402
+from adversarial_cases import Case, VentPacer, cases, check_json_answer, executed  # noqa: E402
 from sanitizers import report_in  # noqa: E402
 
 SID = "gh-adv"
 REQ = f"mcp/{SID}/request"
 CASES = cases()
+PACER = VentPacer()  # the cases share one gateway: set_vent's 2 s rate limit
 TOO_LARGE = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Request exceeds EMCP_MQTT_PAYLOAD_MAX"}}
 
 
@@ -57,6 +58,7 @@ def audits_settled(gw: Gateway) -> int:
 def test_case(setup, case: Case):
     gw, client = setup
     client.drain()
+    PACER.before(case)
     before = audits_settled(gw)
     corr = uuid.uuid4().bytes
     client.publish(REQ, case.body, corr)
@@ -76,6 +78,7 @@ def test_case(setup, case: Case):
     alive = client.request(REQ, call("read_sensor", {"sensor_id": "t1"}, "alive")).json()
     assert alive["id"] == "alive" and alive["result"]["isError"] is False
     assert audits_settled(gw) - before == (1 if case.runs else 0), gw.lines()[-4:]
+    PACER.after(case)
 
 
 def test_request_without_response_topic_is_never_executed(setup):

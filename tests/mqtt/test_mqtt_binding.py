@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from mqtt_support import CONTENT_TYPE, MODERN, call, dumps, modern, wait_until
+from mqtt_support import CONTENT_TYPE, MODERN, audit, call, dumps, modern, wait_until
 
 SID = "gh-test"
 REQ = f"mcp/{SID}/request"
@@ -50,11 +50,11 @@ def test_discover_list_and_both_calls(gateways, clients):
     res = r.json()["result"]
     assert res["structuredContent"] == {"ok": True, "percent": 40}
 
-    # The same audit lines as greenhouse-stdio.
+    # The same audit lines as greenhouse-stdio, with the MQTT principal.
     wait_until(lambda: len(gw.audits()) == 2, 5, "two audit lines")
     assert gw.audits() == [
-        'audit: tool=read_sensor args={"sensor_id":"t1"} outcome=ok',
-        'audit: tool=set_vent args={"percent":40} outcome=ok',
+        audit("read_sensor", {"sensor_id": "t1"}, "ok"),
+        audit("set_vent", {"percent": 40}, "ok"),
     ]
 
 
@@ -74,7 +74,8 @@ def test_wind_lock_refuses_the_vent(gateways, clients):
     assert res["isError"] is True
     assert "wind lock" in res["content"][0]["text"]
     wait_until(lambda: gw.audits("set_vent"), 5, "audit line")
-    assert gw.audits("set_vent") == ['audit: tool=set_vent args={"percent":10} outcome=error']
+    assert gw.audits("set_vent") == [audit("set_vent", {"percent": 10}, "is_error")]
+    assert gw.vent_moves() == []
 
 
 def test_duplicate_correlation_is_answered_from_the_replay_cache(gateways, clients):
@@ -89,10 +90,18 @@ def test_duplicate_correlation_is_answered_from_the_replay_cache(gateways, clien
     assert second.correlation == corr
     gw.wait_log("answered from the replay cache")
     assert len(gw.audits("set_vent")) == 1, gw.text()
+    assert gw.vent_moves() == ["vent: 0% -> 55%"]
 
     third = c.request(REQ, req, b"corr-" + uuid.uuid4().bytes)  # new correlation: a new request
-    assert third.json()["result"]["structuredContent"] == {"ok": True, "percent": 55}
-    wait_until(lambda: len(gw.audits("set_vent")) == 2, 5, "second execution")
+    # It reaches the core again, within set_vent's 2 s rate limit: refused, unrun.
+    assert third.json()["result"]["isError"] is True
+    assert third.json()["result"]["content"][0]["text"].startswith("rate limited: retry in ")
+    wait_until(lambda: len(gw.audits("set_vent")) == 2, 5, "second request through the core")
+    assert gw.audits("set_vent") == [
+        audit("set_vent", {"percent": 55}, "ok"),
+        audit("set_vent", {"percent": 55}, "rate_limited"),
+    ]
+    assert gw.vent_moves() == ["vent: 0% -> 55%"]
     assert gw.count("answered from the replay cache") == 1
 
 
@@ -101,10 +110,14 @@ def test_reused_correlation_with_another_request_executes(gateways, clients):
     c = clients()
     corr = b"reused"
     a = c.request(REQ, call("set_vent", {"percent": 20}, 1), corr).json()
-    b = c.request(REQ, call("set_vent", {"percent": 30}, 1), corr).json()
+    b = c.request(REQ, call("read_sensor", {"sensor_id": "t2"}, 1), corr).json()
     assert a["result"]["structuredContent"]["percent"] == 20
-    assert b["result"]["structuredContent"]["percent"] == 30
-    wait_until(lambda: len(gw.audits("set_vent")) == 2, 5, "two executions")
+    assert b["result"]["structuredContent"]["value"] == 34.1
+    wait_until(lambda: len(gw.audits()) == 2, 5, "two executions")
+    assert gw.audits() == [
+        audit("set_vent", {"percent": 20}, "ok"),
+        audit("read_sensor", {"sensor_id": "t2"}, "ok"),
+    ]
 
 
 def test_malformed_json_gets_parse_error(gateways, clients):
@@ -194,7 +207,9 @@ def test_replay_cache_evicts_the_least_recently_used_entry(gateways, clients):
     corrs = [f"lru-{i}".encode() for i in range(17)]
     for req, corr in zip(reqs, corrs):
         c.request(REQ, req, corr)
-    wait_until(lambda: len(gw.audits("set_vent")) == 17, 5, "17 executions")
+    # Each reaches the core once (the first moves the vent, the rest are
+    # refused by set_vent's 2 s rate limit: either way, one audit line each).
+    wait_until(lambda: len(gw.audits("set_vent")) == 17, 5, "17 requests through the core")
 
     c.request(REQ, reqs[16], corrs[16])  # newest: still cached
     gw.wait_log("answered from the replay cache")
@@ -203,3 +218,23 @@ def test_replay_cache_evicts_the_least_recently_used_entry(gateways, clients):
     c.request(REQ, reqs[0], corrs[0])  # oldest: evicted, so it runs again
     wait_until(lambda: len(gw.audits("set_vent")) == 18, 5, "re-execution after eviction")
     assert gw.count("answered from the replay cache") == 1
+
+
+def test_policy_applies_to_the_mqtt_principal(gateways, clients):
+    """--policy names the MQTT principal (the gateway's username, here
+    "anonymous"): it may only read, whoever publishes the request."""
+    gw = gateways(SID, "--policy", "anonymous=read_sensor")
+    c = clients()
+    listed = c.request(REQ, modern("tools/list", 1)).json()["result"]
+    assert [t["name"] for t in listed["tools"]] == ["read_sensor"]
+    assert listed["cacheScope"] == "private"
+    err = c.request(REQ, call("set_vent", {"percent": 30}, 2)).json()["error"]
+    assert err == {"code": -32602, "message": "Unknown tool: set_vent"}
+    ok = c.request(REQ, call("read_sensor", {"sensor_id": "t1"}, 3)).json()["result"]
+    assert ok["structuredContent"]["value"] == 21.5
+    wait_until(lambda: len(gw.audits()) == 2, 5, "two audit lines")
+    assert gw.audits() == [
+        audit("set_vent", {"percent": 30}, "refused"),
+        audit("read_sensor", {"sensor_id": "t1"}, "ok"),
+    ]
+    assert gw.vent_moves() == []

@@ -121,7 +121,7 @@ def test_shared_subscription_answers_each_request_exactly_once(gateways, clients
         assert "result" in msg and r.content_type == "application/json"
         assert corrs[msg["id"]] == r.correlation, "reply matches its request"
     wait_until(lambda: len(a.audits()) + len(b.audits()) == n, 5, "audit lines")
-    print(f"instance A executed {len(a.audits())}, instance B {len(b.audits())}")
+    print(f"instance A handled {len(a.audits())} calls, instance B {len(b.audits())}")
     assert a.audits() and b.audits(), "the broker spread the group's requests"
     # a request still works after the burst
     c.drain()

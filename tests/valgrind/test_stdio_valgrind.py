@@ -57,10 +57,12 @@ SESSION: list[tuple[bytes, tuple | None]] = [
     (call("read_sensor", {"sensor_id": "t1"}, 3), ("ok", 3)),
     (call("read_sensor", {"sensor_id": "soil1"}, 4), ("ok", 4)),          # tool error (isError)
     (call("read_sensor", {"sensor_id": "t9"}, 5), ("err", 5, -32602)),    # not in the enum
-    (call("set_vent", {"percent": 40}, 6), ("ok", 6)),
-    (call("set_vent", {"percent": 101}, 7), ("err", 7, -32602)),
+    # set_vent runs at most once every 2 s; asking for input does not count.
     (call("set_vent", {"percent": 90}, 8, {"elicitation": {}}), ("ok", 8)),  # input_required
     (call("set_vent", {"percent": 90}, 9), ("err", 9, -32021)),           # cannot confirm
+    (b'{"jsonrpc":"2.0","id":21,"met\\u0068od":"tools/call","params":{"name":"set_vent","arguments":{"percent":-0}}}', ("ok", 21)),
+    (call("set_vent", {"percent": 40}, 6), ("ok", 6)),                    # rate limited (isError)
+    (call("set_vent", {"percent": 101}, 7), ("err", 7, -32602)),
     (call("nope", {}, 10), ("err", 10, -32602)),
     (modern("nope/x", 11), ("err", 11, -32601)),
     (j({"jsonrpc": "2.0", "id": 12, "method": "initialize",
@@ -83,7 +85,6 @@ SESSION: list[tuple[bytes, tuple | None]] = [
     (b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"b" * (1 << 20) + b'"}}',
      ("err", None, -32600)),                                              # 1 MB line
     (b'{"jsonrpc":"2.0","id":"\\u0041","method":"ping"}', ("ok", "A")),
-    (b'{"jsonrpc":"2.0","id":21,"met\\u0068od":"tools/call","params":{"name":"set_vent","arguments":{"percent":-0}}}', ("ok", 21)),
     (b'{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":18446744073709551616}}}', ("err", 22, -32602)),
 ]
 # The last line has no newline: EOF ends it and it is still answered.
@@ -132,10 +133,15 @@ def test_greenhouse_stdio_session_is_valgrind_clean(tmp_path):
 
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     assert by_id[4]["result"]["isError"] is True
-    assert by_id[6]["result"]["structuredContent"] == {"ok": True, "percent": 40}
     assert by_id[8]["result"]["resultType"] == "input_required"
     assert by_id[21]["result"]["structuredContent"]["percent"] == 0
-    # Executed calls only: 3, 4, 6, 8 (asks first), 9 (refused in the tool), 13, 21.
+    for i in (6, 13):  # within 2 s of id 21's run: refused by the rate limit, not run
+        assert by_id[i]["result"]["isError"] is True, by_id[i]
+        assert by_id[i]["result"]["content"][0]["text"].startswith("rate limited: retry in "), by_id[i]
+    # One audit line per tools/call of a registered tool, in order.
     audits = [l for l in stderr.splitlines() if l.startswith("audit:")]
-    assert len(audits) == 7, audits
-    assert not any("percent=55" in l or '"percent":55' in l for l in audits), "a notification was executed"
+    outcomes = [re.search(r" outcome=(\S+) ", l).group(1) for l in audits]
+    assert outcomes == ["ok", "is_error", "invalid_arguments", "input_required", "failed", "ok", "rate_limited",
+                        "invalid_arguments", "rate_limited", "invalid_arguments"], audits
+    assert not any('"percent":55' in l for l in audits), "a notification was executed"
+    assert [l for l in stderr.splitlines() if l.startswith("vent: ")] == ["vent: 0% -> 0%"]
