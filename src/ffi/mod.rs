@@ -1370,7 +1370,7 @@ mod init_tests {
         assert!(s.tools.iter().next().is_none() && s.tools.last_error.is_none());
         assert_eq!(s.tools.tables.usage(), (0, 0, 0));
         assert!((0..MCP_MAX_TOOLS).all(|i| s.tools.on.enabled(i)));
-        assert!(s.tools.rates.admit(0, 1000, 0).is_ok());
+        assert!(s.tools.rates.check(0, 1000, 0).is_ok());
         assert!(s.catalog.resources().next().is_none() && s.catalog.prompts().next().is_none());
         assert!((0..MCP_MAX_RESOURCES).all(|i| s.catalog.resources_on.enabled(i)));
         assert!((0..MCP_MAX_PROMPTS).all(|i| s.catalog.prompts_on.enabled(i)));
