@@ -296,14 +296,18 @@ impl<'r> Call<'r> {
 
     /// Sends `notifications/message` when the request set
     /// `_meta["io.modelcontextprotocol/logLevel"]` at or below `level` (an
-    /// index into [`LOG_LEVELS`]); `Ok(false)` otherwise (nothing is sent).
+    /// index into [`LOG_LEVELS`]), or set none in a legacy exchange whose
+    /// transport delivers log messages (`MCP_CTX_LEGACY_LOG`); `Ok(false)`
+    /// otherwise (nothing is sent).
     pub fn log(&self, level: usize, text: &str) -> Result<bool, NotifyError> {
         let Some(name) = LOG_LEVELS.get(level) else {
             return Ok(false);
         };
+        let legacy = self.info.flags & crate::protocol::envelope::MCP_CTX_LEGACY_LOG != 0;
         let wanted = self
             .meta_string("io.modelcontextprotocol/logLevel")
-            .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)));
+            .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)))
+            .or(legacy.then_some(0));
         if wanted.is_none_or(|w| level < w) {
             return Ok(false);
         }
