@@ -247,15 +247,26 @@ impl<'r> Call<'r> {
     }
 
     /// True when this request's `_meta` client capabilities declare `name`
-    /// (e.g. `sampling`, `elicitation`, `roots`) as an object.
+    /// (e.g. `sampling`, `elicitation`, `roots`) as an object, or, in the
+    /// legacy era, when the transport says the client declared it at
+    /// initialize (`MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`, `_ROOTS`).
     pub fn client_capability(&self, name: &str) -> bool {
-        self.meta
-            .and_then(|m| {
-                self.doc
-                    .get(m, "io.modelcontextprotocol/clientCapabilities")
-            })
-            .and_then(|c| self.doc.get(c, name))
-            .is_some_and(|v| self.doc.kind(v) == Some(Kind::Object))
+        let legacy = crate::protocol::mrtr::legacy_caps(self.info);
+        let bit = match name {
+            "elicitation" => caps::ELICITATION,
+            "sampling" => caps::SAMPLING,
+            "roots" => caps::ROOTS,
+            _ => 0,
+        };
+        legacy & bit != 0
+            || self
+                .meta
+                .and_then(|m| {
+                    self.doc
+                        .get(m, "io.modelcontextprotocol/clientCapabilities")
+                })
+                .and_then(|c| self.doc.get(c, name))
+                .is_some_and(|v| self.doc.kind(v) == Some(Kind::Object))
     }
 
     /// The 32 lowercase hex digits of the trace id in a valid W3C

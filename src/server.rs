@@ -1027,6 +1027,51 @@ mod tests {
         assert_eq!(v["error"]["code"], -32021, "{v}");
     }
 
+    fn caps_seen(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+        let seen: Vec<&str> = ["elicitation", "sampling", "roots", "other"]
+            .into_iter()
+            .filter(|n| call.client_capability(n))
+            .collect();
+        r.text(&seen.join(",")).map_or(-1, |_| 0)
+    }
+
+    /// mcp_call_client_capability sees what a legacy transport vouches for,
+    /// and at 2026-07-28 only the request's own declaration.
+    #[test]
+    fn client_capability_in_both_eras() {
+        use crate::protocol::envelope::*;
+        let mut s = server();
+        s.add_tool(Tool::new(
+            "caps",
+            "{\"type\":\"object\"}",
+            Handler::Rust(caps_seen),
+        ))
+        .unwrap();
+        let run = |flags: u32, meta: &str| {
+            let req = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{meta}"name":"caps"}}}}"#
+            );
+            let info = RequestInfo {
+                flags,
+                ..RequestInfo::default()
+            };
+            let mut out = [0u8; 1024];
+            let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+            v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(run(0, ""), "");
+        assert_eq!(
+            run(MCP_CTX_LEGACY_SAMPLING | MCP_CTX_LEGACY_ROOTS, ""),
+            "sampling,roots"
+        );
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"#;
+        assert_eq!(run(MCP_CTX_LEGACY_SAMPLING, meta), "elicitation");
+    }
+
     #[test]
     fn legacy_initialize_advertises_logging_only_when_delivered() {
         use crate::protocol::envelope::MCP_CTX_LEGACY_LOG;

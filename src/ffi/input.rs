@@ -244,8 +244,10 @@ pub unsafe extern "C" fn mcp_result_request_state(
 }
 
 /// Whether the request declared the client capability `name` (e.g.
-/// `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta`, so a tool can
-/// choose a path the client supports before asking for input.
+/// `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta` (legacy era: the
+/// transport's `MCP_CTX_LEGACY_*` flags, what the client declared at
+/// initialize), so a tool can choose a path the client supports before
+/// asking for input.
 ///
 /// @return 1 when declared, 0 when not.
 /// @retval -MCP_EINVAL NULL pointer.

@@ -308,3 +308,50 @@ def test_log_messages_on_the_call_stream(legacy_server):
     r = c.request(headers=headers(session, accept="application/json"), body=call("test_tool_with_logging", {}))
     assert r.headers["content-type"] == "application/json" and r.json()["result"]["isError"] is False
     c.close()
+
+
+# ---- The official Python SDK client (mcp 2.3.0), in both eras ----------------
+# The same callbacks answer the server's questions: in legacy mode they are
+# server-to-client requests on the call's stream (the bridge above); in auto
+# mode (2026-07-28) input_required results the SDK retries itself.
+
+@pytest.mark.parametrize("mode,version", [("legacy", LEGACY), ("auto", "2026-07-28")])
+def test_python_sdk_sampling_elicitation_and_logs(legacy_server, mode, version):
+    import anyio
+    import mcp.types as types
+    from mcp.client.client import Client
+
+    asked: list[str] = []
+    logs: list[str] = []
+
+    async def sampling(context, params):
+        asked.append("sampling:" + params.messages[0].content.text)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="Paris"),
+                                         model="m", stop_reason="endTurn")
+
+    async def elicitation(context, params):
+        asked.append("elicitation:" + params.message)
+        return types.ElicitResult(action="accept", content={"username": "ann", "email": "a@example.com"})
+
+    async def logging(params):
+        logs.append(params.data)
+
+    async def main() -> None:
+        with anyio.fail_after(30):
+            async with Client(legacy_server.url, mode=mode, read_timeout_seconds=10, sampling_callback=sampling,
+                              elicitation_callback=elicitation, logging_callback=logging) as c:
+                assert c.protocol_version == version
+                r = await c.call_tool("test_sampling", {"prompt": "Capital of France?"})
+                assert not r.is_error and r.content[0].text == "LLM response: Paris", r
+                r = await c.call_tool("test_elicitation", {"message": "Who are you?"})
+                assert r.content[0].text == 'User response: <action=accept, content={username: "ann", ' \
+                                            'email: "a@example.com"}>', r
+                if mode == "legacy":
+                    await c.set_logging_level("debug")
+                    r = await c.call_tool("test_tool_with_logging", {})
+                    assert not r.is_error
+
+    anyio.run(main)
+    assert asked == ["sampling:Capital of France?", "elicitation:Who are you?"]
+    if mode == "legacy":
+        assert logs == ["Tool execution started", "Tool processing data", "Tool execution completed"]
