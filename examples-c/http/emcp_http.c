@@ -2198,12 +2198,19 @@ unsigned emcp_http_listen_count(const emcp_http_t *h)
 }
 
 /* Server shutdown: every open listen stream gets its final result (the
- * graceful end) as the last event; then the bytes get a bounded time to go. */
+ * graceful end) as the last event, every legacy call waiting for input an
+ * error event; then the bytes get a bounded time to go. */
 static void listen_end_all(emcp_http_t *h)
 {
     bool any = false;
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         struct emcp_http_conn *c = &h->conns[i];
+        if (c->fd >= 0 && c->input_slot >= 0) {
+            /* A legacy call waiting for input ends with an error event. */
+            input_fail(h, c, -32603, "Server shutting down");
+            any = any || c->fd >= 0;
+            continue;
+        }
         if (c->fd < 0 || c->listen_slot < 0) {
             continue;
         }

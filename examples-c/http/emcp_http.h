@@ -418,8 +418,9 @@ unsigned emcp_http_input_count(const emcp_http_t *h);
 /**
  * Closes every connection and the listening socket. Open listen streams end
  * gracefully first: each gets its final JSON-RPC result as the last SSE event
- * (mcp_server_listen_end), and the binding waits up to EMCP_HTTP_LINGER_MS in
- * total for those bytes to leave.
+ * (mcp_server_listen_end), legacy calls waiting for input an error event,
+ * and the binding waits up to EMCP_HTTP_LINGER_MS in total for those bytes
+ * to leave.
  */
 void emcp_http_close(emcp_http_t *h);
 

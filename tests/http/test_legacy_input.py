@@ -355,3 +355,22 @@ def test_python_sdk_sampling_elicitation_and_logs(legacy_server, mode, version):
     assert asked == ["sampling:Capital of France?", "elicitation:Who are you?"]
     if mode == "legacy":
         assert logs == ["Tool execution started", "Tool processing data", "Tool execution completed"]
+
+
+def test_shutdown_ends_a_waiting_call():
+    srv = HttpServer(binary("conformance-server", "CONFORMANCE_SERVER",
+                            "build/examples-c/conformance/conformance-server"), "--legacy-fixtures")
+    try:
+        session, _ = initialize(srv.port, {"sampling": {}})
+        s = Stream(srv.port, session, call("test_sampling", {"prompt": "p"}))
+        assert s.event()["method"] == "sampling/createMessage"
+        srv.proc.terminate()
+        final = s.event()
+        assert final == {"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message": "Server shutting down"}}
+        assert s.ended()
+        assert srv.proc.wait(timeout=10) == 0
+        log = srv.stderr()
+        for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            assert marker not in log, log[-3000:]
+    finally:
+        srv.stop()
