@@ -548,6 +548,42 @@
 #define MCP_CTX_LEGACY_NO_SESSION 4
 
 /**
+ * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
+ * this legacy-era request to the client before its response (the HTTP
+ * binding's SSE stream). A 2025-11-25 client sets its log level with
+ * `logging/setLevel`, which the stateless core does not keep; with no level
+ * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
+ * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
+ * Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_LOG 8
+
+/**
+ * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
+ * `elicitation` at `initialize`, and the transport can send it the
+ * server-to-client `elicitation/create` request and then re-run this request
+ * with the answer under `params.inputResponses` (and the `requestState`).
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
+ * is the `input_required` result, for the transport to turn into those
+ * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
+ * the request is answered with -32021. Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_ELICITATION 16
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `sampling/createMessage` (`mcp_result_sample`).
+ */
+#define MCP_CTX_LEGACY_SAMPLING 32
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `roots/list` (`mcp_result_list_roots`).
+ */
+#define MCP_CTX_LEGACY_ROOTS 64
+
+/**
  * Opaque handle a tool callback receives for reading its arguments.
  */
 typedef struct mcp_call_t mcp_call_t;
@@ -779,8 +815,10 @@ typedef struct mcp_request_ctx_t {
   uint64_t now_ms;
   /**
    * `MCP_CTX_*` flags: what the transport knows about the routing headers
-   * (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`) and the legacy session
-   * (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
+   * (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`), the legacy session
+   * (`MCP_CTX_LEGACY_NO_SESSION`) and what it carries for a legacy client
+   * (`MCP_CTX_LEGACY_LOG`, `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`,
+   * `_ROOTS`); 0 for none (stdio, UART).
    */
   uint32_t flags;
   /**
@@ -1834,7 +1872,9 @@ int mcp_progress(const struct mcp_call_t *call, double progress, double total, c
 /**
  * Sends a log message (`notifications/message`) within the running call, only
  * when the request set `_meta["io.modelcontextprotocol/logLevel"]` to `level`
- * or lower (the revision forbids log messages otherwise).
+ * or lower (the revision forbids log messages otherwise), or, in the legacy
+ * era, when the transport set `MCP_CTX_LEGACY_LOG` and the request names no
+ * level (a 2025-11-25 client's `logging/setLevel` is not kept).
  *
  * @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
  * @return 1 when a notification was sent, 0 when none was requested.
@@ -2067,8 +2107,12 @@ int mcp_server_set_state_mac(struct mcp_server_t *server, mcp_mac_fn fn, void *u
  * @param requested_schema JSON Schema of the answer: one JSON object.
  * @retval 0 Success.
  * @retval -MCP_EACCES The client did not declare `elicitation` in this
- *         request; the request will be answered with -32021.
- * @retval -MCP_ENOTSUP A legacy-era request (no input_required there).
+ *         request (legacy era: the transport did not set
+ *         `MCP_CTX_LEGACY_ELICITATION`); the request will be answered with -32021.
+ * @retval -MCP_ENOTSUP A legacy-era request whose transport set none of
+ *         `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`, `_ROOTS` (then it carries
+ *         the input requests as server-to-client requests and re-runs the
+ *         call with the answers, as at 2026-07-28).
  * @retval -MCP_EPERM Called after a content block or structuredContent.
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer, empty key, or a schema that is not a JSON object.
@@ -2134,8 +2178,10 @@ int mcp_result_request_state(struct mcp_result_t *r, const uint8_t *state, size_
 
 /**
  * Whether the request declared the client capability `name` (e.g.
- * `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta`, so a tool can
- * choose a path the client supports before asking for input.
+ * `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta` (legacy era: the
+ * transport's `MCP_CTX_LEGACY_*` flags, what the client declared at
+ * initialize), so a tool can choose a path the client supports before
+ * asking for input.
  *
  * @return 1 when declared, 0 when not.
  * @retval -MCP_EINVAL NULL pointer.

@@ -247,15 +247,26 @@ impl<'r> Call<'r> {
     }
 
     /// True when this request's `_meta` client capabilities declare `name`
-    /// (e.g. `sampling`, `elicitation`, `roots`) as an object.
+    /// (e.g. `sampling`, `elicitation`, `roots`) as an object, or, in the
+    /// legacy era, when the transport says the client declared it at
+    /// initialize (`MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`, `_ROOTS`).
     pub fn client_capability(&self, name: &str) -> bool {
-        self.meta
-            .and_then(|m| {
-                self.doc
-                    .get(m, "io.modelcontextprotocol/clientCapabilities")
-            })
-            .and_then(|c| self.doc.get(c, name))
-            .is_some_and(|v| self.doc.kind(v) == Some(Kind::Object))
+        let legacy = crate::protocol::mrtr::legacy_caps(self.info);
+        let bit = match name {
+            "elicitation" => caps::ELICITATION,
+            "sampling" => caps::SAMPLING,
+            "roots" => caps::ROOTS,
+            _ => 0,
+        };
+        legacy & bit != 0
+            || self
+                .meta
+                .and_then(|m| {
+                    self.doc
+                        .get(m, "io.modelcontextprotocol/clientCapabilities")
+                })
+                .and_then(|c| self.doc.get(c, name))
+                .is_some_and(|v| self.doc.kind(v) == Some(Kind::Object))
     }
 
     /// The 32 lowercase hex digits of the trace id in a valid W3C
@@ -296,14 +307,18 @@ impl<'r> Call<'r> {
 
     /// Sends `notifications/message` when the request set
     /// `_meta["io.modelcontextprotocol/logLevel"]` at or below `level` (an
-    /// index into [`LOG_LEVELS`]); `Ok(false)` otherwise (nothing is sent).
+    /// index into [`LOG_LEVELS`]), or set none in a legacy exchange whose
+    /// transport delivers log messages (`MCP_CTX_LEGACY_LOG`); `Ok(false)`
+    /// otherwise (nothing is sent).
     pub fn log(&self, level: usize, text: &str) -> Result<bool, NotifyError> {
         let Some(name) = LOG_LEVELS.get(level) else {
             return Ok(false);
         };
+        let legacy = self.info.flags & crate::protocol::envelope::MCP_CTX_LEGACY_LOG != 0;
         let wanted = self
             .meta_string("io.modelcontextprotocol/logLevel")
-            .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)));
+            .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)))
+            .or(legacy.then_some(0));
         if wanted.is_none_or(|w| level < w) {
             return Ok(false);
         }

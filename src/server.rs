@@ -341,6 +341,19 @@ impl<'a> Server<'a> {
             }
             (_, Era::Legacy) => Era::Legacy,
         };
+        // What a transport says about a legacy exchange (log delivery, the
+        // server-to-client requests it can carry) never applies to a
+        // 2026-07-28 request, wherever the callee reads it.
+        let masked;
+        let info = if era == Era::Modern && info.flags & envelope::LEGACY_FLAGS != 0 {
+            masked = RequestInfo {
+                flags: info.flags & !envelope::LEGACY_FLAGS,
+                ..*info
+            };
+            &masked
+        } else {
+            info
+        };
         if cfg!(feature = "catalog") && method == Method::Listen {
             // The answer is the acknowledgement notification; the result
             // comes only when the stream ends (`Listener::close`).
@@ -390,6 +403,7 @@ impl<'a> Server<'a> {
                 req.param("protocolVersion"),
                 modern::Capabilities {
                     list_changed: false,
+                    logging: info.flags & envelope::MCP_CTX_LEGACY_LOG != 0,
                     ..caps
                 },
             )?,
@@ -415,6 +429,7 @@ impl<'a> Server<'a> {
             resources: catalog && c.resource_count() > 0,
             completions: catalog && c.completion.is_some(),
             list_changed: catalog && can_listen && info.emit.is_some(),
+            logging: false,
         }
     }
 }
@@ -984,6 +999,127 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
         assert_eq!(v["result"]["isError"], true, "{v}");
         assert!(v["result"].get("resultType").is_none());
+    }
+
+    fn legacy_call(s: &Server<'_>, flags: u32, meta: &str, extra: &str) -> serde_json::Value {
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{{meta}"name":"ask"{extra}}}}}"#
+        );
+        let info = RequestInfo {
+            flags,
+            ..RequestInfo::default()
+        };
+        let mut out = [0u8; 2048];
+        let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+        serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    /// A legacy-era transport that carries server-to-client requests
+    /// (MCP_CTX_LEGACY_*) gets the 2026-07-28 round trip internally: the
+    /// input_required result to turn into requests, then the re-run with the
+    /// answers and the state.
+    #[test]
+    fn legacy_input_through_transport_flags() {
+        use crate::protocol::envelope::*;
+        let s = mrtr_server();
+        // Without a flag: exactly as before (the tool sees Unsupported).
+        let v = legacy_call(&s, MCP_CTX_HTTP, "", "");
+        assert_eq!(v["result"]["isError"], true, "{v}");
+        assert!(v["result"].get("resultType").is_none(), "{v}");
+        let first = legacy_call(&s, MCP_CTX_HTTP | MCP_CTX_LEGACY_ELICITATION, "", "");
+        let r = &first["result"];
+        assert_eq!(r["resultType"], "input_required", "{first}");
+        assert_eq!(
+            r["inputRequests"]["confirm"]["method"],
+            "elicitation/create"
+        );
+        assert!(r.get("content").is_none(), "{first}");
+        let state = r["requestState"].as_str().unwrap().to_string();
+        let retry = legacy_call(
+            &s,
+            MCP_CTX_HTTP | MCP_CTX_LEGACY_ELICITATION,
+            "",
+            &format!(
+                r#","inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":"{state}""#
+            ),
+        );
+        assert_eq!(retry["result"]["content"][0]["text"], "done", "{retry}");
+        // A legacy result: no resultType on the final answer.
+        assert!(retry["result"].get("resultType").is_none(), "{retry}");
+        // The client declared another capability only: -32021 as at 2026-07-28.
+        let v = legacy_call(&s, MCP_CTX_LEGACY_SAMPLING | MCP_CTX_LEGACY_ROOTS, "", "");
+        assert_eq!(v["error"]["code"], -32021, "{v}");
+        assert_eq!(
+            v["error"]["data"],
+            serde_json::json!({"requiredCapabilities":{"elicitation":{}}})
+        );
+        // A 2026-07-28 request ignores the legacy flags: its own envelope decides.
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#;
+        let v = legacy_call(&s, MCP_CTX_LEGACY_ELICITATION, meta, "");
+        assert_eq!(v["error"]["code"], -32021, "{v}");
+    }
+
+    fn caps_seen(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+        let seen: Vec<&str> = ["elicitation", "sampling", "roots", "other"]
+            .into_iter()
+            .filter(|n| call.client_capability(n))
+            .collect();
+        r.text(&seen.join(",")).map_or(-1, |_| 0)
+    }
+
+    /// mcp_call_client_capability sees what a legacy transport vouches for,
+    /// and at 2026-07-28 only the request's own declaration.
+    #[test]
+    fn client_capability_in_both_eras() {
+        use crate::protocol::envelope::*;
+        let mut s = server();
+        s.add_tool(Tool::new(
+            "caps",
+            "{\"type\":\"object\"}",
+            Handler::Rust(caps_seen),
+        ))
+        .unwrap();
+        let run = |flags: u32, meta: &str| {
+            let req = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{meta}"name":"caps"}}}}"#
+            );
+            let info = RequestInfo {
+                flags,
+                ..RequestInfo::default()
+            };
+            let mut out = [0u8; 1024];
+            let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+            v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(run(0, ""), "");
+        assert_eq!(
+            run(MCP_CTX_LEGACY_SAMPLING | MCP_CTX_LEGACY_ROOTS, ""),
+            "sampling,roots"
+        );
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"#;
+        assert_eq!(run(MCP_CTX_LEGACY_SAMPLING, meta), "elicitation");
+    }
+
+    #[test]
+    fn legacy_initialize_advertises_logging_only_when_delivered() {
+        use crate::protocol::envelope::MCP_CTX_LEGACY_LOG;
+        let s = server();
+        let req = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        for (flags, want) in [(0, false), (MCP_CTX_LEGACY_LOG, true)] {
+            let info = RequestInfo {
+                flags,
+                ..RequestInfo::default()
+            };
+            let mut out = [0u8; 1024];
+            let o = s.handle(&info, req, &mut out).unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+            let caps = &v["result"]["capabilities"];
+            assert_eq!(caps.get("logging").is_some(), want, "{v}");
+        }
     }
 
     static ONCE_RUNS: AtomicUsize = AtomicUsize::new(0);

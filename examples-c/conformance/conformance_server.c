@@ -3,8 +3,8 @@
  * (@modelcontextprotocol/conformance, src/scenarios/server/ in its repository) that the
  * library supports today, served over the HTTP binding (with subscriptions/listen streams).
  *
- *   conformance-server [--listen ADDR:PORT] [--stateless-fixtures]
- *                      [--idle-timeout-ms MS] [--keepalive-ms MS]
+ *   conformance-server [--listen ADDR:PORT] [--stateless-fixtures] [--legacy-fixtures]
+ *                      [--idle-timeout-ms MS] [--keepalive-ms MS] [--input-timeout-ms MS]
  *
  * Resources: test://static-text, test://static-binary (a 1x1 PNG),
  * test://watched-resource and the template test://template/{id}/data (JSON
@@ -21,7 +21,12 @@
  * (progress goes out as SSE events before the result), test_missing_capability
  * (-32021), and two sets that need 21 tool slots together: with the default
  * MCP_MAX_TOOLS (16) only one of them fits, chosen by the flag; a build with
- * EMCP_LIMITS=MAX_TOOLS=24 (scripts/test.d/10-http.sh) serves both:
+ * EMCP_LIMITS=MAX_TOOLS=28 (scripts/test.d/10-http.sh) serves both, and the
+ * five 2025-11-25 fixtures as well (test_tool_with_logging, test_sampling,
+ * test_elicitation, test_elicitation_sep1034_defaults,
+ * test_elicitation_sep1330_enums: log messages and server-to-client requests
+ * on the call's SSE stream, through the binding's legacy round trip), which
+ * --legacy-fixtures chooses instead of the other sets in a default build:
  * - default: the eight test_input_required_result_* tools (multi-round-trip
  *   requests with a MAC-protected requestState; _capabilities asks only
  *   through what the client declared);
@@ -31,10 +36,8 @@
  *   which notifies open listen streams), test_dynamic_tool, test_logging_tool
  *   and test_streaming_elicitation.
  * Not possible yet: json_schema_2020_12_tool (the validator
- * refuses $defs/$ref/allOf/anyOf/if), and the legacy-era fixtures
- * test_tool_with_logging, test_sampling and test_elicitation (server-to-client
- * requests on an SSE stream). The baselines tests/http/conformance-baseline-*.yml
- * list what fails and why.
+ * refuses $defs/$ref/allOf/anyOf/if). The baselines
+ * tests/http/conformance-baseline-*.yml list what fails and why.
  */
 
 #include <fcntl.h>
@@ -532,6 +535,213 @@ static int logging_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
     return text_result(r, "Tool with logging executed successfully");
 }
 
+/* ---- 2025-11-25 fixtures: logging and server-to-client requests ----------
+ * The same callbacks as at 2026-07-28: mcp_log, and input asked with
+ * mcp_result_sample / mcp_result_elicit. For a legacy client the HTTP binding
+ * delivers the log messages on the call's SSE stream (MCP_CTX_LEGACY_LOG) and
+ * turns each input request into a server-to-client request on that stream,
+ * re-running the call with the client's answer (MCP_CTX_LEGACY_*). */
+
+/* The log messages go out ~50 ms apart, as the scenario asks (they reach the
+ * client with the result: the tool runs inside one poll step). */
+static int tool_with_logging(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const lines[] = {"Tool execution started", "Tool processing data",
+                                        "Tool execution completed"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        if (i > 0) {
+            sleep_ms(50);
+        }
+        int rc = mcp_log(call, MCP_LOG_INFO, lines[i]);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    return text_result(r, "Tool with logging executed successfully");
+}
+
+/* Copies @p s into @p out as the inside of a JSON string. False when it
+ * does not fit. */
+static bool json_escape(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        char esc[8];
+        int n;
+        if (ch == '"' || ch == '\\') {
+            n = snprintf(esc, sizeof esc, "\\%c", ch);
+        } else if (ch < 0x20) {
+            n = snprintf(esc, sizeof esc, "\\u%04x", ch);
+        } else {
+            esc[0] = (char)ch;
+            n = 1;
+        }
+        if (o + (size_t)n >= cap) {
+            return false;
+        }
+        memcpy(out + o, esc, (size_t)n);
+        o += (size_t)n;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+/* Tool errors for a client that cannot be asked: a legacy transport without
+ * server-to-client requests (-MCP_ENOTSUP). A client that did not declare
+ * the capability gets -32021 from the core (-MCP_EACCES: return 0). */
+static int asked(mcp_result_t *r, int rc, const char *what)
+{
+    if (rc == -MCP_ENOTSUP) {
+        char text[96];
+        snprintf(text, sizeof text, "This transport cannot ask the client for %s", what);
+        return mcp_result_error(r, text, strlen(text));
+    }
+    return rc == -MCP_EACCES ? 0 : rc;
+}
+
+static int sampling(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    char answer[256], text[300];
+    if (mcp_input_string(call, "sampling.content.text", answer, sizeof answer, NULL) == 0) {
+        snprintf(text, sizeof text, "LLM response: %s", answer);
+        return text_result(r, text);
+    }
+    char prompt[256], escaped[512], params[640];
+    if (mcp_arg_string(call, "prompt", prompt, sizeof prompt, NULL) != 0 ||
+        !json_escape(prompt, escaped, sizeof escaped)) {
+        return text_result(r, "prompt must be a string of at most 255 bytes");
+    }
+    snprintf(params, sizeof params,
+             "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"%s\"}}],"
+             "\"maxTokens\":100}",
+             escaped);
+    return asked(r, mcp_result_sample(r, "sampling", params), "sampling");
+}
+
+/* "action=accept, content={...}" of an elicitation answer, with the string
+ * and array members named in @p fields (a trailing "[]" reads two elements). */
+static void elicit_summary(const mcp_call_t *call, const char *key, const char *const *fields,
+                           size_t n, char *out, size_t cap)
+{
+    char path[96], action[16] = "?";
+    snprintf(path, sizeof path, "%s.action", key);
+    (void)mcp_input_string(call, path, action, sizeof action, NULL);
+    size_t o = (size_t)snprintf(out, cap, "action=%s, content={", action);
+    for (size_t i = 0; i < n && o < cap; i++) {
+        char v[64] = "";
+        bool b;
+        int64_t iv;
+        snprintf(path, sizeof path, "%s.content.%s", key, fields[i]);
+        if (mcp_input_string(call, path, v, sizeof v, NULL) == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "%s%s: \"%s\"", i ? ", " : "", fields[i], v);
+        } else if (mcp_input_int(call, path, &iv) == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "%s%s: %lld", i ? ", " : "", fields[i],
+                                  (long long)iv);
+        } else if (mcp_input_bool(call, path, &b) == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "%s%s: %s", i ? ", " : "", fields[i],
+                                  b ? "true" : "false");
+        } else {
+            char v0[32] = "", v1[32] = "";
+            snprintf(path, sizeof path, "%s.content.%s[0]", key, fields[i]);
+            if (mcp_input_string(call, path, v0, sizeof v0, NULL) == 0) {
+                snprintf(path, sizeof path, "%s.content.%s[1]", key, fields[i]);
+                (void)mcp_input_string(call, path, v1, sizeof v1, NULL);
+                o += (size_t)snprintf(out + o, cap - o, "%s%s: [\"%s\"%s%s%s]", i ? ", " : "",
+                                      fields[i], v0, v1[0] ? ", \"" : "", v1, v1[0] ? "\"" : "");
+            }
+        }
+    }
+    if (o < cap) {
+        snprintf(out + o, cap - o, "}");
+    }
+}
+
+static bool has_action(const mcp_call_t *call, const char *key)
+{
+    char path[64], action[16];
+    snprintf(path, sizeof path, "%s.action", key);
+    return mcp_input_string(call, path, action, sizeof action, NULL) == 0;
+}
+
+static int elicitation(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const fields[] = {"username", "email"};
+    if (has_action(call, "user_info")) {
+        char summary[256], text[300];
+        elicit_summary(call, "user_info", fields, 2, summary, sizeof summary);
+        snprintf(text, sizeof text, "User response: <%s>", summary);
+        return text_result(r, text);
+    }
+    char message[256];
+    if (mcp_arg_string(call, "message", message, sizeof message, NULL) != 0) {
+        return text_result(r, "message must be a string of at most 255 bytes");
+    }
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"username\":{\"type\":\"string\",\"description\":\"User's response\"},"
+        "\"email\":{\"type\":\"string\",\"description\":\"User's email address\"}},"
+        "\"required\":[\"username\",\"email\"]}";
+    return asked(r, mcp_result_elicit(r, "user_info", message, schema), "input");
+}
+
+static int elicitation_sep1034(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const fields[] = {"name", "age", "score", "status", "verified"};
+    if (has_action(call, "defaults")) {
+        char summary[256], text[300];
+        elicit_summary(call, "defaults", fields, 5, summary, sizeof summary);
+        snprintf(text, sizeof text, "Elicitation completed: %s", summary);
+        return text_result(r, text);
+    }
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"name\":{\"type\":\"string\",\"description\":\"User name\",\"default\":\"John Doe\"},"
+        "\"age\":{\"type\":\"integer\",\"description\":\"User age\",\"default\":30},"
+        "\"score\":{\"type\":\"number\",\"description\":\"User score\",\"default\":95.5},"
+        "\"status\":{\"type\":\"string\",\"description\":\"User status\","
+        "\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},"
+        "\"verified\":{\"type\":\"boolean\",\"description\":\"Verification status\",\"default\":true}"
+        "}}";
+    return asked(r, mcp_result_elicit(r, "defaults", "Please review and update the form fields",
+                                      schema),
+                 "input");
+}
+
+static int elicitation_sep1330(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    static const char *const fields[] = {"untitledSingle", "titledSingle", "legacyEnum",
+                                         "untitledMulti", "titledMulti"};
+    if (has_action(call, "enums")) {
+        char summary[320], text[360];
+        elicit_summary(call, "enums", fields, 5, summary, sizeof summary);
+        snprintf(text, sizeof text, "Elicitation completed: %s", summary);
+        return text_result(r, text);
+    }
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"untitledSingle\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"]},"
+        "\"titledSingle\":{\"type\":\"string\",\"oneOf\":["
+        "{\"const\":\"value1\",\"title\":\"First Option\"},"
+        "{\"const\":\"value2\",\"title\":\"Second Option\"},"
+        "{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
+        "\"legacyEnum\":{\"type\":\"string\",\"enum\":[\"opt1\",\"opt2\",\"opt3\"],"
+        "\"enumNames\":[\"Option One\",\"Option Two\",\"Option Three\"]},"
+        "\"untitledMulti\":{\"type\":\"array\",\"items\":{\"type\":\"string\","
+        "\"enum\":[\"option1\",\"option2\",\"option3\"]}},"
+        "\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":["
+        "{\"const\":\"value1\",\"title\":\"First Choice\"},"
+        "{\"const\":\"value2\",\"title\":\"Second Choice\"},"
+        "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}"
+        "}}";
+    return asked(r, mcp_result_elicit(r, "enums", "Please select options", schema), "input");
+}
+
 #define NO_ARGS "{\"type\":\"object\",\"properties\":{}}"
 /* test_simple_text takes no arguments, but it also carries the optional
  * string `region` mirrored in the Mcp-Param-Region header (SEP-2243): the
@@ -629,6 +839,33 @@ _Static_assert(sizeof tools / sizeof tools[0] + sizeof stateless_tools / sizeof 
                    MCP_MAX_TOOLS,
                "MCP_MAX_TOOLS");
 
+/* The 2025-11-25 fixtures (logging to a tool call's stream, sampling and
+ * elicitation as server-to-client requests); registered when every set fits
+ * (EMCP_LIMITS=MAX_TOOLS=28 in scripts/test.d/10-http.sh). */
+static const mcp_tool_t legacy_tools[] = {
+    {.name = "test_tool_with_logging", .description = "Logs three messages during execution",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_sampling", .description = "Asks the client's model (sampling/createMessage)",
+     .input_schema = "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\","
+                     "\"description\":\"The prompt to send to the LLM\"}},\"required\":[\"prompt\"]}",
+     .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_elicitation", .description = "Asks the user for a username and email",
+     .input_schema = "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
+                     "\"description\":\"The message to show the user\"}},\"required\":[\"message\"]}",
+     .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_elicitation_sep1034_defaults",
+     .description = "Elicitation with a default for every primitive type (SEP-1034)",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+    {.name = "test_elicitation_sep1330_enums",
+     .description = "Elicitation with the five enum schema forms (SEP-1330)",
+     .input_schema = NO_ARGS, .annotations = MCP_TOOL_READ_ONLY},
+};
+static const mcp_tool_fn legacy_fns[] = {tool_with_logging, sampling, elicitation,
+                                         elicitation_sep1034, elicitation_sep1330};
+_Static_assert(sizeof legacy_tools / sizeof legacy_tools[0] ==
+                   sizeof legacy_fns / sizeof legacy_fns[0],
+               "one callback per tool");
+
 static int add_tools(const mcp_tool_t *t, const mcp_tool_fn *f, size_t n)
 {
     int rc = 0;
@@ -642,6 +879,7 @@ int main(int argc, char **argv)
 {
     static char addr[64] = "127.0.0.1";
     bool stateless_fixtures = false;
+    bool legacy_fixtures = false;
     emcp_http_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.port = 3000;
@@ -658,13 +896,19 @@ int main(int argc, char **argv)
             cfg.port = (uint16_t)strtoul(colon + 1, NULL, 10);
         } else if (strcmp(argv[i], "--stateless-fixtures") == 0) {
             stateless_fixtures = true;
+        } else if (strcmp(argv[i], "--legacy-fixtures") == 0) {
+            legacy_fixtures = true;
         } else if (strcmp(argv[i], "--idle-timeout-ms") == 0 && i + 1 < argc) {
             cfg.idle_timeout_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--keepalive-ms") == 0 && i + 1 < argc) {
             cfg.listen_keepalive_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--input-timeout-ms") == 0 && i + 1 < argc) {
+            cfg.input_timeout_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else {
             fprintf(stderr, "usage: conformance-server [--listen ADDR:PORT] [--stateless-fixtures]\n"
-                            "                          [--idle-timeout-ms MS] [--keepalive-ms MS]\n");
+                            "                          [--legacy-fixtures]\n"
+                            "                          [--idle-timeout-ms MS] [--keepalive-ms MS]\n"
+                            "                          [--input-timeout-ms MS]\n");
             return 2;
         }
     }
@@ -684,27 +928,33 @@ int main(int argc, char **argv)
     if (rc == 0) {
         rc = add_tools(tools, fns, sizeof tools / sizeof tools[0]);
     }
-    /* A build with room for every fixture (e.g. EMCP_LIMITS=MAX_TOOLS=24, as
-     * scripts/test.d/10-http.sh builds it) serves both sets at once. */
+    /* A build with room for every fixture (e.g. EMCP_LIMITS=MAX_TOOLS=28, as
+     * scripts/test.d/10-http.sh builds it) serves every set at once;
+     * otherwise the flags choose one. */
     const bool all_fit = sizeof tools / sizeof tools[0] + sizeof ir_tools / sizeof ir_tools[0] +
-                             sizeof stateless_tools / sizeof stateless_tools[0] <=
+                             sizeof stateless_tools / sizeof stateless_tools[0] +
+                             sizeof legacy_tools / sizeof legacy_tools[0] <=
                          MCP_MAX_TOOLS;
-    if (rc == 0 && all_fit && !stateless_fixtures) {
+    bool with_ir = all_fit || (!stateless_fixtures && !legacy_fixtures);
+    bool with_stateless = all_fit || stateless_fixtures;
+    bool with_legacy = all_fit || (legacy_fixtures && !stateless_fixtures);
+    if (rc == 0 && with_ir) {
         rc = add_tools(ir_tools, ir_fns, sizeof ir_tools / sizeof ir_tools[0]);
-        stateless_fixtures = true;
     }
-    if (rc == 0 && stateless_fixtures) {
+    if (rc == 0 && with_stateless) {
         rc = add_tools(stateless_tools, stateless_fns, sizeof stateless_tools / sizeof stateless_tools[0]);
         if (rc == 0) {
             rc = mcp_server_enable(&server, MCP_LIST_TOOLS, "test_dynamic_tool", false);
             rc = rc < 0 ? rc : 0;
         }
-    } else if (rc == 0) {
-        rc = add_tools(ir_tools, ir_fns, sizeof ir_tools / sizeof ir_tools[0]);
+    }
+    if (rc == 0 && with_legacy) {
+        rc = add_tools(legacy_tools, legacy_fns, sizeof legacy_tools / sizeof legacy_tools[0]);
     }
     if (rc == 0 && !all_fit) {
         fprintf(stderr, "conformance-server: MCP_MAX_TOOLS %d holds only the %s fixtures\n",
-                (int)MCP_MAX_TOOLS, stateless_fixtures ? "server-stateless" : "input_required");
+                (int)MCP_MAX_TOOLS,
+                with_stateless ? "server-stateless" : with_legacy ? "2025-11-25" : "input_required");
     }
     for (size_t i = 0; rc == 0 && i < sizeof resources / sizeof resources[0]; i++) {
         rc = mcp_server_add_resource(&server, &resources[i], resource_fns[i], NULL);

@@ -32,6 +32,15 @@
  *   initialize gets an Mcp-Session-Id minted without a session table (a
  *   SipHash-2-4 MAC over a counter under a key drawn at start); later legacy
  *   requests without it get 400, with one that does not verify 404.
+ * - Legacy server-to-client requests: a 2025-11-25 tool call whose tool asks
+ *   for input (mcp_result_elicit, mcp_result_sample, mcp_result_list_roots,
+ *   through the core's MCP_CTX_LEGACY_* flags) is answered on an SSE stream:
+ *   each input request goes out as a JSON-RPC request with its own id, the
+ *   client POSTs the responses (202), the call is re-run with them under
+ *   inputResponses (and its requestState), and the final result ends the
+ *   stream. The capabilities the client declared at initialize travel in its
+ *   Mcp-Session-Id (MAC-protected); at most EMCP_HTTP_MAX_INPUT_CALLS calls
+ *   wait at once, each at most input_timeout_ms; a disconnect cancels.
  * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
  *   acknowledgement first, then the list changes and resource updates the
  *   core emits (queued on the connection, sent by the poll loop); Accept
@@ -109,6 +118,50 @@ extern "C" {
  *  sent before (a stalled reader) is cut off at the next one. */
 #ifndef EMCP_HTTP_LISTEN_KEEPALIVE_MS
 #define EMCP_HTTP_LISTEN_KEEPALIVE_MS 15000
+#endif
+
+/** Legacy (2025-11-25) calls waiting at once for the client's answers to
+ *  server-to-client requests (sampling, elicitation, roots): the table of
+ *  struct emcp_http_input in emcp_http_t. While all are in use, a legacy
+ *  call is run without the core's MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}
+ *  flags, so a tool asking for input sees -MCP_ENOTSUP. 0 disables the
+ *  legacy round trip. Each waiting call also holds its connection. */
+#ifndef EMCP_HTTP_MAX_INPUT_CALLS
+#define EMCP_HTTP_MAX_INPUT_CALLS 4
+#endif
+
+/** Input requests one round of a call may make (more: the call ends with
+ *  -32603). */
+#ifndef EMCP_HTTP_MAX_INPUT_REQUESTS
+#define EMCP_HTTP_MAX_INPUT_REQUESTS 4
+#endif
+
+/** Rounds of input one call may ask for (more: the call ends with -32603). */
+#ifndef EMCP_HTTP_MAX_INPUT_ROUNDS
+#define EMCP_HTTP_MAX_INPUT_ROUNDS 4
+#endif
+
+/** Bytes per waiting call for the input_required result being turned into
+ *  requests, then for the client's answers (either larger: the call ends
+ *  with -32603). The re-run request (the original body plus the answers)
+ *  must also fit the connection's receive buffer. */
+#ifndef EMCP_HTTP_INPUT_BUF_MAX
+#define EMCP_HTTP_INPUT_BUF_MAX 4096
+#endif
+
+/** Longest key of one input request, as JSON text with its quotes. */
+#ifndef EMCP_HTTP_INPUT_KEY_MAX
+#define EMCP_HTTP_INPUT_KEY_MAX 66
+#endif
+
+/** Longest requestState, as JSON text: base64 of the version byte, the
+ *  state and the MAC, and the quotes. */
+#define EMCP_HTTP_INPUT_STATE_MAX ((((1 + MCP_MAX_REQUEST_STATE + MAC_LEN) + 2) / 3) * 4 + 2)
+
+/** Default time a legacy call waits for the client's answers (after it,
+ *  the stream ends with a -32001 error). */
+#ifndef EMCP_HTTP_INPUT_TIMEOUT_MS
+#define EMCP_HTTP_INPUT_TIMEOUT_MS 60000
 #endif
 
 /** Longest endpoint path, e.g. "/mcp". */
@@ -223,6 +276,7 @@ typedef struct emcp_http_config_t {
     uint32_t request_timeout_ms; /**< See EMCP_HTTP_REQUEST_TIMEOUT_MS. */
     uint32_t idle_timeout_ms;    /**< See EMCP_HTTP_IDLE_TIMEOUT_MS. */
     uint32_t listen_keepalive_ms; /**< See EMCP_HTTP_LISTEN_KEEPALIVE_MS. */
+    uint32_t input_timeout_ms;    /**< See EMCP_HTTP_INPUT_TIMEOUT_MS. */
     /** Diagnostics (one line per event), or NULL. */
     void (*log)(void *log_user, const char *line);
     /** Passed to log. */
@@ -269,12 +323,36 @@ struct emcp_http_conn {
     int listen_slot;    /* index into emcp_http_t.listeners of the open listen
                            stream this connection carries, -1: none */
     bool listen_broken; /* a notification did not fit: end the stream */
+    int input_slot;     /* index into emcp_http_t.inputs of the legacy call
+                           waiting on this connection for input, -1: none */
     struct emcp_http_span p_name[EMCP_HTTP_MAX_PARAM_HEADERS];
     struct emcp_http_span p_value[EMCP_HTTP_MAX_PARAM_HEADERS];
     size_t body_off, body_len;
     uint8_t rx[EMCP_HTTP_HEADER_MAX + EMCP_HTTP_BODY_MAX];
     size_t sse_len; /* bytes of SSE events staged at tx + RESPONSE_HEAD_MAX */
     uint8_t tx[EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX + EMCP_HTTP_RESPONSE_MAX + 4];
+};
+
+/** A legacy call waiting for the client's answers to server-to-client
+ *  requests. Private to the binding. */
+struct emcp_http_input {
+    int conn;              /* index of the waiting connection, -1: free */
+    uint64_t session;      /* counter of the call's Mcp-Session-Id */
+    uint64_t first_id;     /* the round's request ids: first_id + 0 .. n - 1 */
+    uint64_t deadline_ms;
+    uint32_t flags;        /* the call's MCP_CTX_* flags, for the re-run */
+    uint8_t n;             /* input requests in this round */
+    uint8_t answered;      /* bit i: request i answered */
+    uint8_t rounds;
+    bool ready;            /* every request answered: re-run when the stream drains */
+    uint8_t key_len[EMCP_HTTP_MAX_INPUT_REQUESTS];
+    char key[EMCP_HTTP_MAX_INPUT_REQUESTS][EMCP_HTTP_INPUT_KEY_MAX];
+    size_t state_len;      /* 0: no requestState */
+    char state[EMCP_HTTP_INPUT_STATE_MAX];
+    size_t id_len;         /* the call's JSON-RPC id as written */
+    char id[MCP_MAX_ID_LEN];
+    size_t buf_len;
+    uint8_t buf[EMCP_HTTP_INPUT_BUF_MAX]; /* the answers: "key":result,... */
 };
 
 /** A server instance: `static emcp_http_t http;`. Private contents. */
@@ -297,6 +375,10 @@ typedef struct emcp_http_t {
     bool listener_busy[EMCP_HTTP_MAX_LISTENERS + 1];
     /* Idempotency keys of this server's tools (one poll loop, so one table). */
     mcp_dedup_t dedup;
+    /* Legacy calls waiting for input (one more, never used, keeps the array
+     * well-formed when EMCP_HTTP_MAX_INPUT_CALLS is 0). */
+    struct emcp_http_input inputs[EMCP_HTTP_MAX_INPUT_CALLS + 1];
+    uint64_t input_next_id; /* ids of server-to-client requests */
     struct emcp_http_stats {
         uint64_t requests;  /**< Requests answered. */
         uint64_t rejected;  /**< Connections refused with 503. */
@@ -304,6 +386,8 @@ typedef struct emcp_http_t {
         uint64_t listens;   /**< Listen streams opened. */
         uint64_t listen_rejected; /**< Listen requests refused with 503 (pool full). */
         uint64_t listen_overflows; /**< Streams ended because a notification did not fit. */
+        uint64_t input_rounds;   /**< Rounds of legacy server-to-client requests sent. */
+        uint64_t input_timeouts; /**< Legacy calls ended waiting for the client's answers. */
     } stats;
 } emcp_http_t;
 
@@ -348,11 +432,15 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms);
 /** Number of listen streams open now. */
 unsigned emcp_http_listen_count(const emcp_http_t *h);
 
+/** Number of legacy calls waiting for the client's input now. */
+unsigned emcp_http_input_count(const emcp_http_t *h);
+
 /**
  * Closes every connection and the listening socket. Open listen streams end
  * gracefully first: each gets its final JSON-RPC result as the last SSE event
- * (mcp_server_listen_end), and the binding waits up to EMCP_HTTP_LINGER_MS in
- * total for those bytes to leave.
+ * (mcp_server_listen_end), legacy calls waiting for input an error event,
+ * and the binding waits up to EMCP_HTTP_LINGER_MS in total for those bytes
+ * to leave.
  */
 void emcp_http_close(emcp_http_t *h);
 

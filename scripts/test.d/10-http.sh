@@ -33,10 +33,11 @@ echo "10-http: pytest tests/http (Python SDK Streamable HTTP client, raw HTTP)"
 (cd tests/http && timeout 600 python3 -m pytest -v -p no:cacheprovider .)
 
 # conformance-server with every fixture: the default MCP_MAX_TOOLS (16) holds
-# only one of its two tool sets, so it gets a build with room for 24
-# (build-time limits, docs/zephyr.md), sanitizers on like the main build.
+# only one of its tool sets, so it gets a build with room for 28 (the
+# input_required and server-stateless sets and the 2025-11-25 fixtures;
+# build-time limits, docs/zephyr.md), sanitizers on like the main build.
 echo "10-http: official MCP conformance suite"
-cmake -S . -B build/conformance -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_LIMITS="MAX_TOOLS=24" >/dev/null
+cmake -S . -B build/conformance -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_LIMITS="MAX_TOOLS=28" >/dev/null
 cmake --build build/conformance -j"$(nproc)" --target conformance-server
 timeout 900 python3 tests/http/conformance.py --server build/conformance/examples-c/conformance/conformance-server
 

@@ -316,7 +316,9 @@ pub unsafe extern "C" fn mcp_progress(
 
 /// Sends a log message (`notifications/message`) within the running call, only
 /// when the request set `_meta["io.modelcontextprotocol/logLevel"]` to `level`
-/// or lower (the revision forbids log messages otherwise).
+/// or lower (the revision forbids log messages otherwise), or, in the legacy
+/// era, when the transport set `MCP_CTX_LEGACY_LOG` and the request names no
+/// level (a 2025-11-25 client's `logging/setLevel` is not kept).
 ///
 /// @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
 /// @return 1 when a notification was sent, 0 when none was requested.
@@ -389,6 +391,10 @@ mod tests {
     }
 
     fn call(meta: &str) -> (serde_json::Value, Vec<String>) {
+        call_with(meta, 0)
+    }
+
+    fn call_with(meta: &str, flags: u32) -> (serde_json::Value, Vec<String>) {
         let mut s = Server::new(ServerInfo {
             name: "t",
             version: "1",
@@ -405,6 +411,7 @@ mod tests {
         .unwrap();
         let info = RequestInfo {
             emit: Some(record),
+            flags,
             ..RequestInfo::default()
         };
         let req = format!(
@@ -465,5 +472,20 @@ mod tests {
             "a warning is below the requested error level: {sent:?}"
         );
         assert!(sent[0].contains(r#""progressToken":7"#));
+        // A legacy exchange whose transport delivers log messages
+        // (MCP_CTX_LEGACY_LOG): sent without a logLevel; never for a
+        // 2026-07-28 request, whose envelope asked for none.
+        use crate::protocol::envelope::MCP_CTX_LEGACY_LOG;
+        let (_, sent) = call_with("{}", MCP_CTX_LEGACY_LOG);
+        assert_eq!(
+            sent,
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","data":"vent motor warm"}}"#
+            ]
+        );
+        let modern = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let (v, sent) = call_with(modern, MCP_CTX_LEGACY_LOG);
+        assert!(sent.is_empty(), "{sent:?} {v}");
+        assert_eq!(v["result"]["resultType"], "complete", "{v}");
     }
 }

@@ -122,8 +122,12 @@ unsafe fn request(
 /// @param requested_schema JSON Schema of the answer: one JSON object.
 /// @retval 0 Success.
 /// @retval -MCP_EACCES The client did not declare `elicitation` in this
-///         request; the request will be answered with -32021.
-/// @retval -MCP_ENOTSUP A legacy-era request (no input_required there).
+///         request (legacy era: the transport did not set
+///         `MCP_CTX_LEGACY_ELICITATION`); the request will be answered with -32021.
+/// @retval -MCP_ENOTSUP A legacy-era request whose transport set none of
+///         `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`, `_ROOTS` (then it carries
+///         the input requests as server-to-client requests and re-runs the
+///         call with the answers, as at 2026-07-28).
 /// @retval -MCP_EPERM Called after a content block or structuredContent.
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer, empty key, or a schema that is not a JSON object.
@@ -246,8 +250,10 @@ pub unsafe extern "C" fn mcp_result_request_state(
 }
 
 /// Whether the request declared the client capability `name` (e.g.
-/// `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta`, so a tool can
-/// choose a path the client supports before asking for input.
+/// `"sampling"`, `"elicitation"`, `"roots"`) in its `_meta` (legacy era: the
+/// transport's `MCP_CTX_LEGACY_*` flags, what the client declared at
+/// initialize), so a tool can choose a path the client supports before
+/// asking for input.
 ///
 /// @return 1 when declared, 0 when not.
 /// @retval -MCP_EINVAL NULL pointer.

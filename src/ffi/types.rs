@@ -70,8 +70,10 @@ pub struct mcp_request_ctx_t {
     /// The caller's monotonic clock in milliseconds.
     pub now_ms: u64,
     /// `MCP_CTX_*` flags: what the transport knows about the routing headers
-    /// (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`) and the legacy session
-    /// (`MCP_CTX_LEGACY_NO_SESSION`); 0 for none (stdio, UART).
+    /// (`MCP_CTX_HTTP`, `MCP_CTX_DUPLICATE_HEADER`), the legacy session
+    /// (`MCP_CTX_LEGACY_NO_SESSION`) and what it carries for a legacy client
+    /// (`MCP_CTX_LEGACY_LOG`, `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`,
+    /// `_ROOTS`); 0 for none (stdio, UART).
     pub flags: u32,
     /// The transport's duplicate table (see `mcp_tool_t.idempotency_key`), or
     /// NULL: then repeated idempotency keys are not detected.

@@ -17,6 +17,9 @@ pub struct Capabilities {
     /// List changes (and resource updates) reach the client: a listen stream
     /// can be opened on this transport.
     pub list_changed: bool,
+    /// Log messages reach the client (legacy `initialize` only, see
+    /// `MCP_CTX_LEGACY_LOG`).
+    pub logging: bool,
 }
 
 /// The members of a `server/discover` result.
@@ -52,6 +55,11 @@ pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteE
     w.begin_object()?;
     if caps.completions {
         w.key("completions")?;
+        w.begin_object()?;
+        w.end_object()?;
+    }
+    if caps.logging {
+        w.key("logging")?;
         w.begin_object()?;
         w.end_object()?;
     }

@@ -9,7 +9,7 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::call::{Finished, caps};
+use crate::call::{Finished, RequestInfo, caps};
 use crate::json::{Doc, Kind, WriteError, Writer};
 use crate::limits::{
     MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN, MCP_RPC_INVALID_PARAMS,
@@ -90,6 +90,26 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
         bits |= caps::SAMPLING;
     }
     if has("roots") {
+        bits |= caps::ROOTS;
+    }
+    bits
+}
+
+/// The client capabilities a legacy-era request may ask for, as [`caps`]
+/// bits: what the transport vouches for with `MCP_CTX_LEGACY_*` flags (the
+/// dispatcher clears them for a 2026-07-28 request).
+pub fn legacy_caps(info: &RequestInfo<'_>) -> u8 {
+    use super::envelope::{
+        MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
+    };
+    let mut bits = 0;
+    if info.flags & MCP_CTX_LEGACY_ELICITATION != 0 {
+        bits |= caps::ELICITATION;
+    }
+    if info.flags & MCP_CTX_LEGACY_SAMPLING != 0 {
+        bits |= caps::SAMPLING;
+    }
+    if info.flags & MCP_CTX_LEGACY_ROOTS != 0 {
         bits |= caps::ROOTS;
     }
     bits

@@ -349,8 +349,15 @@ fn execute<'r>(
     let state_len = mrtr::request_state(req, &s.state_mac, tool.name, &mut state_buf)?;
     let opts = ResultOpts {
         start: w.mark(),
-        modern: era == Era::Modern,
-        caps: mrtr::declared_caps(req),
+        // At 2026-07-28 the request declares the client's capabilities; in
+        // the legacy era a transport that can carry server-to-client requests
+        // says which ones the client declared at initialize.
+        modern: era == Era::Modern || mrtr::legacy_caps(info) != 0,
+        caps: if era == Era::Modern {
+            mrtr::declared_caps(req)
+        } else {
+            mrtr::legacy_caps(info)
+        },
         state_enabled: cfg!(feature = "mrtr") && s.state_mac.enabled(),
         mode: crate::call::Mode::Tool,
     };
