@@ -95,6 +95,23 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   } >"$OUT/zephyr.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
+
+  # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
+  # from a network namespace when we may create one (root and ip).
+  rc=0
+  ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+    -d "$PWD/$OUT/zephyr-http" -- -DZEPHYR_EXTRA_MODULES="$PWD" -DOVERLAY_CONFIG=overlay-http.conf \
+    >"$OUT/zephyr-http-build.log" 2>&1 || rc=$?
+  result "$rc" "Zephyr greenhouse with overlay-http.conf builds for native_sim_64" "$OUT/zephyr-http-build.log"
+  if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
+    rc=0
+    tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-http/zephyr/zephyr.exe" >"$OUT/zephyr-http.log" 2>&1 || rc=$?
+    grep -E '^(== |   [a-z])' "$OUT/zephyr-http.log" | sed 's/^/    /' || true
+    result "$rc" "Zephyr HTTP greenhouse over TAP in a network namespace with the Python SDK HTTP client" \
+      "$OUT/zephyr-http.log"
+  else
+    skip "Zephyr HTTP run: needs the build, root (ip netns) and /dev/net/tun"
+  fi
 else
   skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
 fi
