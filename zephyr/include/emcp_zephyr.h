@@ -57,6 +57,17 @@ int emcp_console_start(const mcp_server_t *server);
  */
 int emcp_http_start(mcp_server_t *server);
 
+/**
+ * Serves @p server through an MQTT 5 broker with Zephyr's MQTT library
+ * (CONFIG_EMCP_MQTT_BROKER_ADDR:PORT, server id CONFIG_EMCP_MQTT_SERVER_ID),
+ * the topic scheme and rules of docs/bindings/mqtt.md, from its own thread.
+ * Needs CONFIG_EMCP_MQTT, which needs CONFIG_MQTT_VERSION_5_0: written
+ * against upstream Zephyr headers, not built with Zephyr 3.4.99.
+ * @retval 0 The serving thread was started.
+ * @retval -MCP_EINVAL @p server is NULL, a bad topic setting, or already running.
+ */
+int emcp_mqtt_start(const mcp_server_t *server);
+
 #ifdef __cplusplus
 }
 #endif

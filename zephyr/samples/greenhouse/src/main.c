@@ -39,5 +39,11 @@ int main(void)
         return 1;
     }
 #endif
+#ifdef CONFIG_EMCP_MQTT
+    rc = emcp_mqtt_start(&server);
+    if (rc != 0) {
+        return 1;
+    }
+#endif
     return 0;
 }
