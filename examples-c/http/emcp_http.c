@@ -8,15 +8,28 @@
 
 #include "emcp_clock.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__ZEPHYR__)
+/* Zephyr's sockets under POSIX names (socket, recv, close, fcntl, inet_pton
+ * come with <zephyr/net/socket.h> through emcp_http.h); entropy from the
+ * CSPRNG. */
+#if __has_include(<zephyr/random/random.h>)
+#include <zephyr/random/random.h>
+#else
+#include <zephyr/random/rand32.h> /* Zephyr before 3.5 */
+#endif
+#include <sys/types.h>
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#endif
 
 #if EMCP_HTTP_WITH_OPENSSL
 #include <openssl/err.h>
@@ -2092,7 +2105,11 @@ static void draw_key(emcp_http_t *h)
     }
     ssize_t got = -1;
     uint64_t salt = now_ms();
-#if !defined(__ZEPHYR__) && (defined(__unix__) || defined(__APPLE__))
+#if defined(__ZEPHYR__)
+    if (sys_csrand_get(h->cfg.session_key, sizeof h->cfg.session_key) == 0) {
+        got = (ssize_t)sizeof h->cfg.session_key;
+    }
+#elif defined(__unix__) || defined(__APPLE__)
     int fd = open("/dev/urandom", O_RDONLY);
     got = fd >= 0 ? read(fd, h->cfg.session_key, sizeof h->cfg.session_key) : -1;
     if (fd >= 0) {
@@ -2192,7 +2209,19 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
         return -MCP_EINVAL;
     }
     h->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
+#if defined(__ZEPHYR__) && defined(CONFIG_EMCP_HTTP_TLS)
+    /* HTTPS through Zephyr's secure sockets: accepted sockets inherit TLS and
+     * the server credentials registered under the tag (tls_credential_add). */
+    int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_TLS_1_2);
+    sec_tag_t tags[] = {CONFIG_EMCP_HTTP_TLS_SEC_TAG};
+    if (fd >= 0 && setsockopt(fd, SOL_TLS, TLS_SEC_TAG_LIST, tags, sizeof tags) != 0) {
+        logf_(h, "emcp_http: cannot set TLS credential tag %d", CONFIG_EMCP_HTTP_TLS_SEC_TAG);
+        close(fd);
+        fd = -1;
+    }
+#else
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+#endif
     if (fd < 0) {
         emcp_http_close(h);
         return -EMCP_HTTP_EIO;

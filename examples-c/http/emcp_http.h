@@ -56,8 +56,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(__ZEPHYR__)
+/* Zephyr: its copy of http_parser (CONFIG_HTTP_PARSER) and its BSD sockets
+ * under POSIX names (CONFIG_NET_SOCKETS_POSIX_NAMES: poll, struct pollfd). */
+#include <zephyr/net/http/parser.h>
+#include <zephyr/net/socket.h>
+/* nodejs http_parser's typedefs, which Zephyr's copy leaves out, and poll()'s
+ * count type (Zephyr's poll takes an int). */
+typedef struct http_parser http_parser;
+typedef struct http_parser_settings http_parser_settings;
+typedef int nfds_t;
+#else
 #include <http_parser.h>
 #include <poll.h>
+#endif
 
 #include "emcp.h"
 
@@ -266,8 +278,9 @@ typedef struct emcp_http_config_t {
     emcp_http_auth_fn auth;
     /** Passed to auth. */
     void *auth_user;
-    /** 16 random bytes keying the session MAC; all zero: drawn from
-     *  /dev/urandom at emcp_http_open() (firmware: pass its TRNG output). */
+    /** 16 random bytes keying the session MAC; all zero: drawn at
+     *  emcp_http_open() from /dev/urandom, or on Zephyr from sys_csrand_get()
+     *  (other firmware: pass its TRNG output). */
     uint8_t session_key[16];
     /** Concurrent connections allowed, at most EMCP_HTTP_MAX_CONNS (0: that). */
     unsigned max_conns;
@@ -282,8 +295,10 @@ typedef struct emcp_http_config_t {
     /** Passed to log. */
     void *log_user;
     /** PEM certificate (chain) and private key files: serve HTTPS through
-     *  OpenSSL when the binding is built with EMCP_HTTP_WITH_OPENSSL (on
-     *  Zephyr, use its TLS secure sockets instead). NULL: plain HTTP. */
+     *  OpenSSL when the binding is built with EMCP_HTTP_WITH_OPENSSL. NULL:
+     *  plain HTTP. On Zephyr these stay NULL: with CONFIG_EMCP_HTTP_TLS the
+     *  listening socket is a TLS secure socket using the credentials
+     *  registered under CONFIG_EMCP_HTTP_TLS_SEC_TAG (tls_credential_add). */
     const char *tls_cert_file;
     const char *tls_key_file; /**< See tls_cert_file. */
 } emcp_http_config_t;

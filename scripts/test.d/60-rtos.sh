@@ -9,8 +9,10 @@
 #   (header vs library, a 5th tool gets -MCP_ENOSPC, sizeof agrees);
 # - the FreeRTOS example (built and driven by the Python SDK client) when
 #   FREERTOS_KERNEL_PATH names a FreeRTOS-Kernel tree, the Zephyr sample on native_sim_64
-#   when ZEPHYR_BASE names a Zephyr tree (and west is installed); each is
-#   skipped with the reason printed otherwise.
+#   when ZEPHYR_BASE names a Zephyr tree (and west is installed), the
+#   coreMQTT v5 shim (greenhouse-coremqtt against mosquitto, tests/mqtt) when
+#   COREMQTT_PATH names a coreMQTT v5 checkout; each is skipped with the
+#   reason printed otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -64,7 +66,24 @@ if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
 else
   skip "FreeRTOS example: FREERTOS_KERNEL_PATH is not set (a FreeRTOS-Kernel V11 checkout)"
 fi
-skip "coreMQTT v5 shim: not written yet (docs/freertos.md, Status)"
+if [ -n "${COREMQTT_PATH:-}" ]; then
+  # The coreMQTT v5 shim (examples-c/mqtt/emcp_mqtt_core.c) in greenhouse-coremqtt (plain host,
+  # POSIX sockets), built with ASan/UBSan and driven by the client-side checks of tests/mqtt
+  # against a real mosquitto broker each test starts: the same tests as greenhouse-mqtt.
+  apt_ensure mosquitto
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/mqtt/requirements.txt
+  rc=0
+  {
+    cmake -S examples-c/coremqtt -B "$OUT/coremqtt" -G Ninja -DCOREMQTT_PATH="$COREMQTT_PATH" -DEMCP_SANITIZE=ON &&
+    cmake --build "$OUT/coremqtt" &&
+    (gw="$PWD/$OUT/coremqtt/greenhouse-coremqtt" && cd tests/mqtt && GREENHOUSE_MQTT="$gw" \
+      python3 -m pytest -q -p no:cacheprovider test_mqtt_binding.py test_mqtt_fleet.py test_adversarial_mqtt.py)
+  } >"$OUT/coremqtt.log" 2>&1 || rc=$?
+  grep -E '^[0-9]+ (passed|failed)|passed|failed' "$OUT/coremqtt.log" | tail -n 1 | sed 's/^/    /' || true
+  result "$rc" "coreMQTT v5 shim: greenhouse-coremqtt against mosquitto (tests/mqtt binding, fleet, adversarial)" "$OUT/coremqtt.log"
+else
+  skip "coreMQTT v5 shim: COREMQTT_PATH is not set (a coreMQTT v5 checkout, FreeRTOS/coreMQTT)"
+fi
 
 if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   rc=0
@@ -76,6 +95,23 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   } >"$OUT/zephyr.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
+
+  # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
+  # from a network namespace when we may create one (root and ip).
+  rc=0
+  ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+    -d "$PWD/$OUT/zephyr-http" -- -DZEPHYR_EXTRA_MODULES="$PWD" -DOVERLAY_CONFIG=overlay-http.conf \
+    >"$OUT/zephyr-http-build.log" 2>&1 || rc=$?
+  result "$rc" "Zephyr greenhouse with overlay-http.conf builds for native_sim_64" "$OUT/zephyr-http-build.log"
+  if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
+    rc=0
+    tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-http/zephyr/zephyr.exe" >"$OUT/zephyr-http.log" 2>&1 || rc=$?
+    grep -E '^(== |   [a-z])' "$OUT/zephyr-http.log" | sed 's/^/    /' || true
+    result "$rc" "Zephyr HTTP greenhouse over TAP in a network namespace with the Python SDK HTTP client" \
+      "$OUT/zephyr-http.log"
+  else
+    skip "Zephyr HTTP run: needs the build, root (ip netns) and /dev/net/tun"
+  fi
 else
   skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
 fi

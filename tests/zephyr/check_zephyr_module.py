@@ -105,7 +105,8 @@ def check_module_yml() -> None:
 
 # ---- Kconfig -----------------------------------------------------------------
 # Zephyr symbols zephyr/Kconfig depends on (declared by Zephyr or its modules).
-ZEPHYR_SYMBOLS = ["SERIAL", "NETWORKING", "NET_TCP", "NET_SOCKETS", "HTTP_PARSER", "POSIX_API",
+ZEPHYR_SYMBOLS = ["SERIAL", "NETWORKING", "NET_TCP", "NET_SOCKETS", "HTTP_PARSER", "NET_SOCKETS_POSIX_NAMES",
+                  "NET_IPV4", "ENTROPY_HAS_DRIVER",
                   "NET_SOCKETS_SOCKOPT_TLS", "LIBCOAP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
 LOG_TEMPLATE = """config $(module)_LOG_LEVEL
 \tint "$(module-str) log level"
@@ -158,7 +159,8 @@ def check_kconfig() -> None:
         check(kconf.syms["EMCP_CONSOLE"].tri_value == 2, "CONFIG_EMCP_CONSOLE with SERIAL")
         check(kconf.syms["EMCP_HTTP"].set_value(2) and kconf.syms["EMCP_HTTP"].tri_value == 0,
               "CONFIG_EMCP_HTTP needs networking and sockets")
-        for s in ("NETWORKING", "NET_TCP", "NET_SOCKETS"):
+        for s in ("NETWORKING", "NET_TCP", "NET_SOCKETS", "NET_SOCKETS_POSIX_NAMES", "NET_IPV4",
+                  "ENTROPY_HAS_DRIVER"):
             kconf.syms[s].set_value(2)
         kconf.syms["EMCP_HTTP"].set_value(2)
         check(kconf.syms["EMCP_HTTP"].tri_value == 2 and kconf.syms["HTTP_PARSER"].tri_value == 2,

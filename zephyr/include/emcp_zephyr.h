@@ -42,6 +42,32 @@ uint64_t emcp_zephyr_now_ms(void);
  */
 int emcp_console_start(const mcp_server_t *server);
 
+/**
+ * Serves @p server over MCP Streamable HTTP on Zephyr's BSD sockets: the
+ * portable binding (examples-c/http/emcp_http.c) on
+ * CONFIG_EMCP_HTTP_BIND_ADDR:CONFIG_EMCP_HTTP_PORT at path "/mcp", polled by
+ * its own thread. With CONFIG_EMCP_HTTP_TOKEN set, requests need
+ * "Authorization: Bearer <token>" and carry the principal "http"; without,
+ * they are not authenticated (principal "anonymous"). With
+ * CONFIG_EMCP_HTTP_TLS the socket is a TLS secure socket using the
+ * credentials under CONFIG_EMCP_HTTP_TLS_SEC_TAG. Needs CONFIG_EMCP_HTTP.
+ * @retval 0 The serving thread was started.
+ * @retval -MCP_EINVAL @p server is NULL or the binding is already running.
+ * @retval <0 emcp_http_open() failed (bad address, no socket, TLS).
+ */
+int emcp_http_start(mcp_server_t *server);
+
+/**
+ * Serves @p server through an MQTT 5 broker with Zephyr's MQTT library
+ * (CONFIG_EMCP_MQTT_BROKER_ADDR:PORT, server id CONFIG_EMCP_MQTT_SERVER_ID),
+ * the topic scheme and rules of docs/bindings/mqtt.md, from its own thread.
+ * Needs CONFIG_EMCP_MQTT, which needs CONFIG_MQTT_VERSION_5_0: written
+ * against upstream Zephyr headers, not built with Zephyr 3.4.99.
+ * @retval 0 The serving thread was started.
+ * @retval -MCP_EINVAL @p server is NULL, a bad topic setting, or already running.
+ */
+int emcp_mqtt_start(const mcp_server_t *server);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /*
  * The greenhouse gateway on Zephyr: registers the greenhouse tools
  * (examples-c/greenhouse/greenhouse.c) and starts the transport bindings
- * enabled in Kconfig (prj.conf: the console UART). Audit lines go to stderr
+ * enabled in Kconfig (prj.conf: the console UART; overlay-http.conf: HTTP). Audit lines go to stderr
  * (the host's on native_sim).
  */
 #include <zephyr/kernel.h>
@@ -29,6 +29,18 @@ int main(void)
     }
 #ifdef CONFIG_EMCP_CONSOLE
     rc = emcp_console_start(&server);
+    if (rc != 0) {
+        return 1;
+    }
+#endif
+#ifdef CONFIG_EMCP_HTTP
+    rc = emcp_http_start(&server);
+    if (rc != 0) {
+        return 1;
+    }
+#endif
+#ifdef CONFIG_EMCP_MQTT
+    rc = emcp_mqtt_start(&server);
     if (rc != 0) {
         return 1;
     }

@@ -1,0 +1,252 @@
+/*
+ * greenhouse-coremqtt: the greenhouse gateway behind an MQTT 5 broker through
+ * coreMQTT v5 (the emcp_mqtt_core shim) on a plain host: one thread, the
+ * coreMQTT transport interface over POSIX sockets (transport_posix.c). The
+ * command line is greenhouse-mqtt's without the TLS options (TLS belongs to
+ * the transport, which is plain TCP here):
+ *
+ *   greenhouse-coremqtt --server-id ID [--broker HOST:PORT] [--share GROUP]
+ *                       [--wind-lock] [--prefix P] [--client-id ID]
+ *                       [--keepalive S] [--username U] [--password-env VAR]
+ *                       [--policy PRINCIPAL=TOOL[,TOOL...]]...
+ *
+ * Logs and the audit lines of the tools go to stderr. SIGINT/SIGTERM publish
+ * offline presence and stop.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emcp.h"
+#include "emcp_clock.h"
+#include "emcp_mqtt.h"
+#include "emcp_mqtt_core.h"
+#include "greenhouse.h"
+#include "transport_posix.h"
+
+static mcp_server_t server;
+static emcp_mqtt_t binding;
+static emcp_mqtt_core_t shim;
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void log_line(void *user, const char *msg)
+{
+    FILE *f = user;
+    fprintf(f, "%s\n", msg);
+    fflush(f);
+}
+
+static uint32_t now_ms(void)
+{
+    return (uint32_t)emcp_monotonic_ms();
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s --server-id ID [options]\n"
+            "  Serves the greenhouse gateway over MCP through an MQTT 5 broker (coreMQTT v5).\n"
+            "  --broker HOST:PORT   broker address (default 127.0.0.1:1883)\n"
+            "  --server-id ID       id in the topics, [A-Za-z0-9_.-] (required)\n"
+            "  --share GROUP        join the shared subscription $share/GROUP/...\n"
+            "  --prefix P           first topic level(s) (default mcp)\n"
+            "  --client-id ID       MQTT client id (default ID-HOSTNAME-PID)\n"
+            "  --keepalive S        keep-alive in seconds, 5-65535 (default %d)\n"
+            "  --wind-lock          start with the wind lock on\n"
+            "  --username U         MQTT username (also the principal; default anonymous)\n"
+            "  --password-env VAR   read the MQTT password from environment variable VAR\n"
+            GREENHOUSE_POLICY_USAGE,
+            prog, EMCP_MQTT_CORE_KEEPALIVE_S);
+}
+
+/* Splits HOST:PORT (the last colon). */
+static bool parse_broker(char *arg, const char **host, int *port)
+{
+    char *colon = strrchr(arg, ':');
+    if (colon == NULL) {
+        *host = arg;
+        return arg[0] != '\0';
+    }
+    *colon = '\0';
+    char *end = NULL;
+    long p = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || arg[0] == '\0') {
+        return false;
+    }
+    *host = arg;
+    *port = (int)p;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-coremqtt";
+    emcp_mqtt_core_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    static NetworkContext_t net_ctx = {.host = "127.0.0.1", .port = 1883, .fd = -1};
+    const char *server_id = NULL;
+    const char *share = NULL;
+    const char *prefix = NULL;
+    bool wind_lock = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        bool takes_value = true;
+        if (strcmp(a, "--wind-lock") == 0) {
+            wind_lock = true;
+            takes_value = false;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(prog);
+            return 0;
+        } else if (strncmp(a, "--tls", 5) == 0 || strcmp(a, "--cafile") == 0 || strcmp(a, "--capath") == 0 ||
+                   strcmp(a, "--cert") == 0 || strcmp(a, "--key") == 0) {
+            fprintf(stderr, "%s: %s: TLS belongs to coreMQTT's transport, and this one is plain TCP "
+                            "(use greenhouse-mqtt for TLS)\n", prog, a);
+            return 2;
+        } else if (v == NULL) {
+            fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
+            usage(prog);
+            return 2;
+        } else if (strcmp(a, "--broker") == 0) {
+            if (!parse_broker(argv[i + 1], &net_ctx.host, &net_ctx.port)) {
+                fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
+                return 2;
+            }
+        } else if (strcmp(a, "--server-id") == 0) {
+            server_id = v;
+        } else if (strcmp(a, "--share") == 0) {
+            share = v;
+        } else if (strcmp(a, "--prefix") == 0) {
+            prefix = v;
+        } else if (strcmp(a, "--client-id") == 0) {
+            opt.client_id = v;
+        } else if (strcmp(a, "--keepalive") == 0) {
+            char *end = NULL;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end != '\0' || k < 5 || k > 65535) {
+                fprintf(stderr, "%s: --keepalive wants 5 to 65535 seconds\n", prog);
+                return 2;
+            }
+            opt.keepalive_s = (unsigned)k;
+        } else if (strcmp(a, "--policy") == 0) {
+            const char *why = NULL;
+            if (greenhouse_add_policy(v, &why) != 0) {
+                fprintf(stderr, "%s: --policy %s: %s\n", prog, v, why);
+                return 2;
+            }
+        } else if (strcmp(a, "--username") == 0) {
+            opt.username = v;
+        } else if (strcmp(a, "--password-env") == 0) {
+            opt.password = getenv(v);
+            if (opt.password == NULL) {
+                fprintf(stderr, "%s: environment variable %s is not set\n", prog, v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
+            usage(prog);
+            return 2;
+        }
+        if (takes_value) {
+            i++;
+        }
+    }
+    if (server_id == NULL) {
+        fprintf(stderr, "%s: --server-id is required\n", prog);
+        usage(prog);
+        return 2;
+    }
+
+    /* Each instance needs its own client id (see greenhouse-mqtt). */
+    static char client_id[EMCP_MQTT_NAME_MAX + 1];
+    if (opt.client_id == NULL) {
+        char host[32] = "host";
+        if (gethostname(host, sizeof host) != 0) {
+            strcpy(host, "host");
+        }
+        host[sizeof host - 1] = '\0';
+        for (char *p = host; *p != '\0'; p++) {
+            bool ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                      *p == '-' || *p == '_' || *p == '.';
+            if (!ok) {
+                *p = '-';
+            }
+        }
+        snprintf(client_id, sizeof client_id, "%.20s-%.20s-%ld", server_id, host, (long)getpid());
+        opt.client_id = client_id;
+    }
+
+    int rc = greenhouse_register(&server, wind_lock);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
+        return 1;
+    }
+    emcp_mqtt_config_t cfg = {
+        .prefix = prefix,
+        .server_id = server_id,
+        .share_group = share,
+        .instance_id = opt.client_id,
+        .name = "greenhouse-gw",
+        .version = "0.4.0",
+        .log = log_line,
+        .log_user = stderr,
+    };
+    rc = emcp_mqtt_init(&binding, &server, &cfg);
+    if (rc != 0) {
+        fprintf(stderr,
+                "%s: bad topic settings (%d): ids are 1-%d characters of [A-Za-z0-9_.-], "
+                "topics at most %d bytes\n",
+                prog, rc, EMCP_MQTT_NAME_MAX, EMCP_MQTT_TOPIC_MAX);
+        return 2;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    static char broker[300];
+    snprintf(broker, sizeof broker, "%s:%d", net_ctx.host, net_ctx.port);
+    opt.broker = broker;
+    opt.stop = &stop_requested;
+    opt.now_ms = now_ms;
+    opt.sleep_ms = sleep_ms;
+    opt.log = log_line;
+    opt.log_user = stderr;
+    emcp_mqtt_core_net_t net = {
+        .connect = emcp_core_posix_connect,
+        .disconnect = emcp_core_posix_disconnect,
+        .user = &net_ctx,
+    };
+    fprintf(stderr, "%s: serving MCP on %s via %s with coreMQTT (subscription %s, presence %s, principal %s, "
+                    "wind lock %s)\n",
+            prog, emcp_mqtt_request_topic(&binding), broker, emcp_mqtt_subscription(&binding),
+            emcp_mqtt_presence_topic(&binding), opt.username ? opt.username : "anonymous",
+            wind_lock ? "on" : "off");
+    rc = emcp_mqtt_core_run(&shim, &binding, &opt, &net);
+    if (rc != 0) {
+        fprintf(stderr, "%s: stopped (%d)\n", prog, rc);
+        return 1;
+    }
+    return 0;
+}
