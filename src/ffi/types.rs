@@ -6,7 +6,8 @@ use core::ffi::{c_char, c_int, c_void};
 use crate::limits::{MCP_DEDUP_WORDS, MCP_LISTENER_WORDS, MCP_SERVER_WORDS};
 /// The `mcp_request_ctx_t.flags` bits, defined with the rules they switch on.
 pub use crate::protocol::envelope::{
-    MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_NO_SESSION,
+    MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_LOG,
+    MCP_CTX_LEGACY_NO_SESSION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
 };
 
 /// Caller-owned storage for one server, e.g. `static mcp_server_t server;`.
