@@ -25,6 +25,7 @@
 #include "emcp_mqtt.h"
 #include "emcp_mqtt_mosq.h"
 #include "greenhouse.h"
+#include "greenhouse_mqtt_id.h"
 
 static mcp_server_t server;
 static emcp_mqtt_t binding;
@@ -173,24 +174,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    /* Each instance needs its own client id: a broker disconnects the older
-     * of two sessions with the same id, and instances of one shared group
-     * would knock each other off in a loop. */
+    /* Each instance needs its own client id (greenhouse_mqtt_id.h says why). */
     static char client_id[EMCP_MQTT_NAME_MAX + 1];
     if (opt.client_id == NULL) {
-        char host[32] = "host";
-        if (gethostname(host, sizeof host) != 0) {
-            strcpy(host, "host");
-        }
-        host[sizeof host - 1] = '\0';
-        for (char *p = host; *p != '\0'; p++) {
-            bool ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-                      *p == '-' || *p == '_' || *p == '.';
-            if (!ok) {
-                *p = '-';
-            }
-        }
-        snprintf(client_id, sizeof client_id, "%.20s-%.20s-%ld", server_id, host, (long)getpid());
+        greenhouse_mqtt_client_id(client_id, sizeof client_id, server_id);
         opt.client_id = client_id;
     }
 
