@@ -54,6 +54,20 @@ def audits_settled(gw: Gateway) -> int:
     return executed(gw.lines())
 
 
+def alive_after(gw: Gateway, client: Client) -> None:
+    """Asks read_sensor with a fresh trace id and waits until its audit line
+    has been read from the gateway's stderr pipe. The reply reaches the test
+    through the broker, the audit lines through a reader thread, so without
+    this barrier a loaded machine can see the reply before the line. Lines
+    are written in order, so every earlier audit line is in by then."""
+    trace = uuid.uuid4().hex
+    msg = call("read_sensor", {"sensor_id": "t1"}, "alive")
+    msg["params"]["_meta"]["traceparent"] = f"00-{trace}-{uuid.uuid4().hex[:16]}-01"
+    alive = client.request(REQ, msg).json()
+    assert alive["id"] == "alive" and alive["result"]["isError"] is False, alive
+    wait_until(lambda: gw.count(rf"^audit: .* trace={trace}( |$)") == 1, 10, "the alive request's audit line")
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(setup, case: Case):
     gw, client = setup
@@ -67,6 +81,7 @@ def test_case(setup, case: Case):
         client.expect_no_reply(0.5)
     else:
         r = client.next_reply(10)
+        PACER.after(case)  # before any assertion, so one failure cannot rate-limit the next case
         assert r.correlation == corr and r.topic == client.response_topic
         msg = json.loads(r.payload)
         if kind == "too_large":
@@ -75,10 +90,8 @@ def test_case(setup, case: Case):
         else:
             check_json_answer(case, msg)
     # Alive, and the audit count settled (an audit line is written before the reply).
-    alive = client.request(REQ, call("read_sensor", {"sensor_id": "t1"}, "alive")).json()
-    assert alive["id"] == "alive" and alive["result"]["isError"] is False
+    alive_after(gw, client)
     assert audits_settled(gw) - before == (1 if case.runs else 0), gw.lines()[-4:]
-    PACER.after(case)
 
 
 def test_request_without_response_topic_is_never_executed(setup):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mqtt_support import Broker, Gateway, audit, call
+from mqtt_support import Broker, Gateway, audit, call, wait_until
 
 
 def make_pki(d: Path) -> dict[str, Path]:
@@ -59,7 +59,9 @@ def test_tls_with_client_certificate_and_password(tmp_path, gateway_bin, clients
         c = clients("tls", port=broker.port, username="model", password="model-secret", tls=tls)
         r = c.request("mcp/gh-tls/request", call("read_sensor", {"sensor_id": "t1"}, 1))
         assert r.json()["result"]["structuredContent"]["value"] == 21.5
-        # The principal is the username the gateway authenticated as.
+        # The principal is the username the gateway authenticated as (the
+        # line arrives through a reader thread, maybe after the reply).
+        wait_until(lambda: gw.audits(), 5, "the audit line")
         assert gw.audits() == [audit("read_sensor", {"sensor_id": "t1"}, "ok", principal="gw-user")]
     finally:
         if gw is not None:
