@@ -1,7 +1,8 @@
 /*
  * The emcp test firmware: the greenhouse gateway's tools (read_sensor,
- * set_vent from examples-c/greenhouse/greenhouse.c) on a Cortex-M core under
- * QEMU, served through the stream framer exactly as a UART would feed it.
+ * set_vent from examples-c/greenhouse/greenhouse.c) on a Cortex-M or RISC-V
+ * core under QEMU, served through the stream framer exactly as a UART would
+ * feed it.
  *
  * It plays a scripted byte stream of requests (both protocol eras, a
  * notification, CRLF and empty lines, a malformed message and one line longer
@@ -281,7 +282,11 @@ static bool end_pass(void)
 static inline uintptr_t sp_now(void)
 {
     uintptr_t sp;
+#if defined(__riscv)
+    __asm__ volatile("mv %0, sp" : "=r"(sp));
+#else
     __asm__ volatile("mov %0, sp" : "=r"(sp));
+#endif
     return sp;
 }
 
