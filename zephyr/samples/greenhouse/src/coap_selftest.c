@@ -26,6 +26,9 @@
 #define SELFTEST_STACK_SIZE 8192
 #define SELFTEST_PRIORITY 8
 #define SELFTEST_START_DELAY_MS 500
+/* Block size of the last exchange (SZX 2): its request and response go
+ * block-wise in both directions (RFC 7959 Block1 and Block2). */
+#define SELFTEST_SMALL_BLOCK 64
 
 #define ENVELOPE                                                                                   \
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                      \
@@ -44,6 +47,8 @@ static const struct {
                      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":120}}}"},
     {"set_vent_30", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{" ENVELOPE
                     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":30}}}"},
+    /* Sent last, by a client context limited to SELFTEST_SMALL_BLOCK-byte blocks. */
+    {"tools_list_64", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":{" ENVELOPE "}}"},
 };
 
 static uint8_t body[SELFTEST_BODY_MAX + 1];
@@ -112,6 +117,30 @@ static int post(coap_context_t *ctx, coap_session_t *session, const char *json)
     return outcome == 1 ? 0 : -1;
 }
 
+/* A libcoap client context and session to @p dst; @p max_block 0 leaves
+ * libcoap's block size. *session stays NULL on failure. */
+static coap_context_t *new_client(const coap_address_t *dst, size_t max_block,
+                                  coap_session_t **session)
+{
+    coap_context_t *ctx = coap_new_context(NULL);
+    if (ctx == NULL) {
+        return NULL;
+    }
+    /* Before the session: it copies the block mode when it is created. */
+    coap_context_set_block_mode(ctx, COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
+    if (max_block != 0) {
+        coap_context_set_max_block_size(ctx, max_block);
+    }
+    coap_register_response_handler(ctx, on_response);
+    coap_register_nack_handler(ctx, on_nack);
+    *session = coap_new_client_session(ctx, NULL, dst, COAP_PROTO_UDP);
+    if (*session == NULL) {
+        coap_free_context(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
 static void run(void *a, void *b, void *c)
 {
     ARG_UNUSED(a);
@@ -129,23 +158,25 @@ static void run(void *a, void *b, void *c)
     dst.size = sizeof(dst.addr.sin);
     coap_address_set_port(&dst, CONFIG_EMCP_COAP_PORT);
 
-    coap_context_t *ctx = coap_new_context(NULL);
-    if (ctx == NULL) {
-        printk("coap-selftest: no libcoap context\n");
-        return;
-    }
-    /* Before the session: it copies the block mode when it is created. */
-    coap_context_set_block_mode(ctx, COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
-    coap_register_response_handler(ctx, on_response);
-    coap_register_nack_handler(ctx, on_nack);
-    coap_session_t *session = coap_new_client_session(ctx, NULL, &dst, COAP_PROTO_UDP);
+    coap_session_t *session = NULL;
+    coap_context_t *ctx = new_client(&dst, 0, &session);
     if (session == NULL) {
         printk("coap-selftest: no libcoap client session\n");
-        coap_free_context(ctx);
         return;
     }
 
     for (size_t i = 0; i < ARRAY_SIZE(requests); i++) {
+        if (i == ARRAY_SIZE(requests) - 1) {
+            /* A new client context whose blocks are SELFTEST_SMALL_BLOCK bytes. */
+            coap_session_release(session);
+            coap_free_context(ctx);
+            session = NULL;
+            ctx = new_client(&dst, SELFTEST_SMALL_BLOCK, &session);
+            if (session == NULL) {
+                printk("coap-selftest: no libcoap client session\n");
+                return;
+            }
+        }
         if (post(ctx, session, requests[i].json) != 0) {
             printk("coap-selftest: %s no-response\n", requests[i].label);
             continue;
