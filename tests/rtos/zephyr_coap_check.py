@@ -18,7 +18,7 @@ import json
 import re
 import subprocess
 import sys
-import time
+import threading
 
 RUN_TIMEOUT_S = 60.0
 PREFIX = "coap-selftest: "
@@ -34,21 +34,27 @@ def check(ok: bool, what: str) -> None:
 
 
 def run(exe: str) -> list[str]:
-    """Runs zephyr.exe until the self-test prints 'done' (or the timeout), then stops it."""
+    """Runs zephyr.exe until the self-test prints 'done' or RUN_TIMEOUT_S pass, then stops it."""
     proc = subprocess.Popen([exe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace")
     lines: list[str] = []
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    try:
+    done = threading.Event()
+
+    def read() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line.rstrip("\n"))
-            if line.startswith(PREFIX + "done") or time.monotonic() > deadline:
-                break
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
-    return lines
+            if line.startswith(PREFIX + "done"):
+                done.set()
+        done.set()  # end of output: zephyr.exe exited
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    done.wait(RUN_TIMEOUT_S)
+    proc.kill()
+    proc.wait(timeout=10)
+    reader.join(timeout=10)
+    return list(lines)
 
 
 def parse(lines: list[str]) -> dict[str, tuple[str, str]]:

@@ -56,23 +56,23 @@ int emcp_coap_start(const mcp_server_t *server)
     if (server == NULL || running) {
         return -MCP_EINVAL;
     }
-    static coap_address_t listen;
-    coap_address_init(&listen);
-    listen.addr.sin.sin_family = AF_INET;
-    if (net_addr_pton(AF_INET, CONFIG_EMCP_COAP_BIND_ADDR, &listen.addr.sin.sin_addr) != 0) {
+    static coap_address_t listen_addr;
+    coap_address_init(&listen_addr);
+    listen_addr.addr.sin.sin_family = AF_INET;
+    if (net_addr_pton(AF_INET, CONFIG_EMCP_COAP_BIND_ADDR, &listen_addr.addr.sin.sin_addr) != 0) {
         LOG_ERR("CONFIG_EMCP_COAP_BIND_ADDR \"%s\" is not an IPv4 address",
                 CONFIG_EMCP_COAP_BIND_ADDR);
         return -MCP_EINVAL;
     }
-    listen.size = sizeof(listen.addr.sin);
-    coap_address_set_port(&listen, CONFIG_EMCP_COAP_PORT);
+    listen_addr.size = sizeof(listen_addr.addr.sin);
+    coap_address_set_port(&listen_addr, CONFIG_EMCP_COAP_PORT);
 
     coap_startup();
     coap_set_log_level(COAP_LOG_WARN);
 
     emcp_coap_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.listen = &listen;
+    cfg.listen = &listen_addr;
     cfg.clock_ms = emcp_zephyr_now_ms;
     cfg.log = log_line;
     cfg.log_requests = IS_ENABLED(CONFIG_EMCP_COAP_LOG_REQUESTS);
