@@ -94,23 +94,24 @@ int emcp_coap_start(const mcp_server_t *server)
 #ifdef CONFIG_MINIMAL_LIBC
 /* libcoap's default PRNG (HAVE_RANDOM) on the minimal libc, which has no
  * random(): Zephyr's CSPRNG (emcp_libcoap_compat.h declares them). libcoap
- * draws its Message IDs, tokens and DTLS cookies from it. */
+ * draws its Message IDs, tokens and DTLS cookies from it. Weak, like
+ * fflush() below, so a C library that has them keeps its own. */
 #include <zephyr/random/rand32.h>
 
-long random(void)
+__weak long random(void)
 {
     uint32_t v = 0;
     (void)sys_csrand_get(&v, sizeof v);
     return (long)(v & 0x7fffffffu);
 }
 
-void srandom(unsigned int seed)
+__weak void srandom(unsigned int seed)
 {
     ARG_UNUSED(seed); /* the CSPRNG needs no seed */
 }
 
 /* The minimal libc writes through printk at once: nothing to flush. */
-int fflush(FILE *stream)
+__weak int fflush(FILE *stream)
 {
     ARG_UNUSED(stream);
     return 0;

@@ -4,13 +4,17 @@
  * Zephyr's UDP stack and network interface) and prints every response as
  *   coap-selftest: <label> <code> <payload>
  * (the payload in lines "coap-selftest: <label> + <up to SELFTEST_CHUNK
- * bytes>" after the first), followed by "coap-selftest: done". It checks nothing itself:
+ * bytes>" after the first, then "coap-selftest: <label> udp <n>", the UDP
+ * datagrams Zephyr's stack received during the exchange), followed by
+ * "coap-selftest: done". It checks nothing itself:
  * tests/rtos/zephyr_coap_check.py parses and checks the lines.
  */
 #include <string.h>
 
 #include <zephyr/kernel.h>
 #include <zephyr/net/net_ip.h>
+#include <zephyr/net/net_mgmt.h>
+#include <zephyr/net/net_stats.h>
 #include <zephyr/sys/printk.h>
 
 #include <coap3/coap.h>
@@ -26,9 +30,13 @@
 #define SELFTEST_STACK_SIZE 8192
 #define SELFTEST_PRIORITY 8
 #define SELFTEST_START_DELAY_MS 500
-/* Block size of the last exchange (SZX 2): its request and response go
- * block-wise in both directions (RFC 7959 Block1 and Block2). */
+/* The last exchange goes block-wise in both directions (RFC 7959): its
+ * session's MTU is SELFTEST_SMALL_MTU bytes, so libcoap sends the request in
+ * Block1 blocks, and the request asks for Block2 blocks of 2^(4 + SZX) =
+ * 64 bytes. */
+#define SELFTEST_SMALL_MTU 128
 #define SELFTEST_SMALL_BLOCK 64
+#define SELFTEST_SMALL_SZX 2
 
 #define ENVELOPE                                                                                   \
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                      \
@@ -47,7 +55,7 @@ static const struct {
                      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":120}}}"},
     {"set_vent_30", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{" ENVELOPE
                     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":30}}}"},
-    /* Sent last, by a client context limited to SELFTEST_SMALL_BLOCK-byte blocks. */
+    /* Sent last, block-wise in both directions (SELFTEST_SMALL_MTU). */
     {"tools_list_64", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":{" ENVELOPE "}}"},
 };
 
@@ -88,7 +96,20 @@ static void on_nack(coap_session_t *session, const coap_pdu_t *sent, const coap_
     outcome = -1;
 }
 
-static int post(coap_context_t *ctx, coap_session_t *session, const char *json)
+/* UDP datagrams Zephyr's stack has received so far (all interfaces). */
+static uint32_t udp_received(void)
+{
+    struct net_stats_udp udp;
+    memset(&udp, 0, sizeof udp);
+    if (net_mgmt(NET_REQUEST_STATS_GET_UDP, NULL, &udp, sizeof udp) != 0) {
+        return 0;
+    }
+    return (uint32_t)udp.recv;
+}
+
+/* POSTs @p json to mcp and waits for the (reassembled) response; with
+ * @p small_blocks the request asks for SELFTEST_SMALL_BLOCK-byte Block2. */
+static int post(coap_context_t *ctx, coap_session_t *session, const char *json, bool small_blocks)
 {
     coap_pdu_t *pdu = coap_pdu_init(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST,
                                     coap_new_message_id(session), coap_session_max_pdu_size(session));
@@ -103,6 +124,11 @@ static int post(coap_context_t *ctx, coap_session_t *session, const char *json)
     uint8_t cf[4];
     coap_add_option(pdu, COAP_OPTION_CONTENT_FORMAT,
                     coap_encode_var_safe(cf, sizeof cf, COAP_MEDIATYPE_APPLICATION_JSON), cf);
+    if (small_blocks) {
+        uint8_t b2[4]; /* block 0, more 0, SZX */
+        coap_add_option(pdu, COAP_OPTION_BLOCK2,
+                        coap_encode_var_safe(b2, sizeof b2, SELFTEST_SMALL_SZX), b2);
+    }
     if (!coap_add_data_large_request(session, pdu, strlen(json), (const uint8_t *)json, NULL, NULL)) {
         return -1;
     }
@@ -117,10 +143,9 @@ static int post(coap_context_t *ctx, coap_session_t *session, const char *json)
     return outcome == 1 ? 0 : -1;
 }
 
-/* A libcoap client context and session to @p dst; @p max_block 0 leaves
- * libcoap's block size. *session stays NULL on failure. */
-static coap_context_t *new_client(const coap_address_t *dst, size_t max_block,
-                                  coap_session_t **session)
+/* A libcoap client context and session to @p dst; @p mtu 0 leaves libcoap's
+ * default. *session stays NULL on failure. */
+static coap_context_t *new_client(const coap_address_t *dst, unsigned mtu, coap_session_t **session)
 {
     coap_context_t *ctx = coap_new_context(NULL);
     if (ctx == NULL) {
@@ -128,8 +153,8 @@ static coap_context_t *new_client(const coap_address_t *dst, size_t max_block,
     }
     /* Before the session: it copies the block mode when it is created. */
     coap_context_set_block_mode(ctx, COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
-    if (max_block != 0) {
-        coap_context_set_max_block_size(ctx, max_block);
+    if (mtu != 0) {
+        coap_context_set_max_block_size(ctx, SELFTEST_SMALL_BLOCK);
     }
     coap_register_response_handler(ctx, on_response);
     coap_register_nack_handler(ctx, on_nack);
@@ -137,6 +162,9 @@ static coap_context_t *new_client(const coap_address_t *dst, size_t max_block,
     if (*session == NULL) {
         coap_free_context(ctx);
         return NULL;
+    }
+    if (mtu != 0) {
+        coap_session_set_mtu(*session, mtu);
     }
     return ctx;
 }
@@ -171,13 +199,15 @@ static void run(void *a, void *b, void *c)
             coap_session_release(session);
             coap_free_context(ctx);
             session = NULL;
-            ctx = new_client(&dst, SELFTEST_SMALL_BLOCK, &session);
+            ctx = new_client(&dst, SELFTEST_SMALL_MTU, &session);
             if (session == NULL) {
                 printk("coap-selftest: no libcoap client session\n");
                 return;
             }
         }
-        if (post(ctx, session, requests[i].json) != 0) {
+        bool small = i == ARRAY_SIZE(requests) - 1;
+        uint32_t udp_before = udp_received();
+        if (post(ctx, session, requests[i].json, small) != 0) {
             printk("coap-selftest: %s no-response\n", requests[i].label);
             continue;
         }
@@ -187,6 +217,9 @@ static void run(void *a, void *b, void *c)
             size_t n = MIN(SELFTEST_CHUNK, body_len - at);
             printk("coap-selftest: %s + %.*s\n", requests[i].label, (int)n, (const char *)body + at);
         }
+        /* Datagrams of this exchange, both directions (the loopback delivers
+         * the client's and the server's). */
+        printk("coap-selftest: %s udp %u\n", requests[i].label, udp_received() - udp_before);
     }
     coap_session_release(session);
     coap_free_context(ctx);
