@@ -21,7 +21,7 @@
  * sockets, files, threads or clocks of the platform are used here: the
  * caller passes a coap_address_t, PEM buffers and a clock function, so the
  * same file is meant to build on Linux, on Zephyr's libcoap module and on
- * lwIP (only Linux is built and tested here).
+ * lwIP (Linux and Zephyr's native_sim are built and tested here; lwIP is not).
  *
  * Memory: nothing is allocated by the binding. Its state, including
  * EMCP_COAP_RESPONSE_SLOTS response buffers of EMCP_COAP_RESPONSE_MAX bytes,

@@ -10,7 +10,9 @@
   may be undefined, and the stub list must not name symbols the Kconfig does
   not use. Then its behaviour: CONFIG_EMCP is impossible with Zephyr's own
   CONFIG_MCP_SERVER; each limit's default equals src/limits.rs; every limit
-  option reaches zephyr/CMakeLists.txt; ranges refuse 0.
+  option reaches zephyr/CMakeLists.txt; ranges refuse 0; CONFIG_EMCP_COAP needs
+  libcoap's module and UDP, and each CONFIG_EMCP_COAP_* option reaches the
+  CMake or the glue.
 
 usage: check_zephyr_module.py [REPO_ROOT]
 """
@@ -107,7 +109,7 @@ def check_module_yml() -> None:
 # Zephyr symbols zephyr/Kconfig depends on (declared by Zephyr or its modules).
 ZEPHYR_SYMBOLS = ["SERIAL", "NETWORKING", "NET_TCP", "NET_SOCKETS", "HTTP_PARSER", "NET_SOCKETS_POSIX_NAMES",
                   "NET_IPV4", "ENTROPY_HAS_DRIVER",
-                  "NET_SOCKETS_SOCKOPT_TLS", "LIBCOAP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
+                  "NET_SOCKETS_SOCKOPT_TLS", "LIBCOAP", "NET_UDP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
 LOG_TEMPLATE = """config $(module)_LOG_LEVEL
 \tint "$(module-str) log level"
 \tdefault 3
@@ -167,6 +169,32 @@ def check_kconfig() -> None:
               "CONFIG_EMCP_HTTP with sockets selects HTTP_PARSER")
         kconf.syms["EMCP_MQTT"].set_value(2)
         check(kconf.syms["EMCP_MQTT"].tri_value == 0, "CONFIG_EMCP_MQTT needs MQTT_LIB and MQTT 5")
+
+        # CoAP: libcoap's Zephyr module (CONFIG_LIBCOAP) and UDP over IPv4.
+        coap = kconf.syms["EMCP_COAP"]
+        coap.set_value(2)
+        check(coap.tri_value == 0, "CONFIG_EMCP_COAP needs CONFIG_LIBCOAP and UDP")
+        kconf.syms["LIBCOAP"].set_value(2)
+        coap.set_value(2)
+        check(coap.tri_value == 0, "CONFIG_EMCP_COAP needs NET_UDP besides CONFIG_LIBCOAP")
+        kconf.syms["NET_UDP"].set_value(2)
+        coap.set_value(2)
+        check(coap.tri_value == 2, "CONFIG_EMCP_COAP with LIBCOAP, networking, UDP and IPv4")
+        glue = (ROOT / "zephyr/src/emcp_coap_zephyr.c").read_text()
+        cmake = (ROOT / "zephyr/CMakeLists.txt").read_text()
+        coap_opts = sorted(n for n in ours if n.startswith("EMCP_COAP_"))
+        check(len(coap_opts) >= 6, f"{len(coap_opts)} CONFIG_EMCP_COAP_* options")
+        for n in coap_opts:
+            used = re.search(rf"\bCONFIG_{n}\b", cmake + glue) is not None
+            check(used, f"CONFIG_{n} reaches zephyr/CMakeLists.txt or emcp_coap_zephyr.c")
+            # Limits handed to the portable binding keep its macro name.
+            if kconf.syms[n].type == kconfiglib.INT and n not in ("EMCP_COAP_PORT",):
+                check(re.search(rf"\b{n}=\$\{{CONFIG_{n}\}}", cmake) is not None,
+                      f"zephyr/CMakeLists.txt defines {n} for emcp_coap.c from CONFIG_{n}")
+        port = kconf.syms["EMCP_COAP_PORT"]
+        check(port.str_value == "5683", f"CONFIG_EMCP_COAP_PORT defaults to 5683 ({port.str_value})")
+        port.set_value("0")
+        check(port.str_value != "0", "CONFIG_EMCP_COAP_PORT=0 is outside its range")
 
         cmake = (ROOT / "zephyr/CMakeLists.txt").read_text()
         limit_opts = [n for n in ours if kconf.syms[n].type == kconfiglib.INT

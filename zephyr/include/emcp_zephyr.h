@@ -58,6 +58,18 @@ int emcp_console_start(const mcp_server_t *server);
 int emcp_http_start(mcp_server_t *server);
 
 /**
+ * Serves @p server over CoAP: the portable libcoap binding
+ * (examples-c/coap/emcp_coap.c, docs/bindings/coap.md) on libcoap's Zephyr
+ * module, POSTs to coap://CONFIG_EMCP_COAP_BIND_ADDR:CONFIG_EMCP_COAP_PORT/mcp,
+ * polled by its own thread. Plain CoAP: requests carry no principal.
+ * Needs CONFIG_EMCP_COAP (and CONFIG_LIBCOAP).
+ * @retval 0 The serving thread was started.
+ * @retval -MCP_EINVAL @p server is NULL, a bad bind address, or already running.
+ * @retval <0 emcp_coap_open() failed (libcoap could not listen).
+ */
+int emcp_coap_start(const mcp_server_t *server);
+
+/**
  * Serves @p server through an MQTT 5 broker with Zephyr's MQTT library
  * (CONFIG_EMCP_MQTT_BROKER_ADDR:PORT, server id CONFIG_EMCP_MQTT_SERVER_ID),
  * the topic scheme and rules of docs/bindings/mqtt.md, from its own thread.

@@ -1,7 +1,8 @@
 /*
  * The greenhouse gateway on Zephyr: registers the greenhouse tools
  * (examples-c/greenhouse/greenhouse.c) and starts the transport bindings
- * enabled in Kconfig (prj.conf: the console UART; overlay-http.conf: HTTP). Audit lines go to stderr
+ * enabled in Kconfig (prj.conf: the console UART; overlay-http.conf: HTTP;
+ * overlay-coap.conf: CoAP). Audit lines go to stderr
  * (the host's on native_sim).
  */
 #include <zephyr/kernel.h>
@@ -9,6 +10,9 @@
 #include "emcp.h"
 #include "emcp_zephyr.h"
 #include "greenhouse.h"
+#ifdef CONFIG_GREENHOUSE_COAP_SELFTEST
+#include "coap_selftest.h"
+#endif
 
 static mcp_server_t server;
 
@@ -38,6 +42,15 @@ int main(void)
     if (rc != 0) {
         return 1;
     }
+#endif
+#ifdef CONFIG_EMCP_COAP
+    rc = emcp_coap_start(&server);
+    if (rc != 0) {
+        return 1;
+    }
+#ifdef CONFIG_GREENHOUSE_COAP_SELFTEST
+    coap_selftest_start();
+#endif
 #endif
 #ifdef CONFIG_EMCP_MQTT
     rc = emcp_mqtt_start(&server);
