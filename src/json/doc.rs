@@ -63,16 +63,26 @@ impl<'a> Doc<'a> {
 
     /// The value stored under `key` in the object at `obj` (first match wins).
     pub fn get(&self, obj: usize, key: &str) -> Option<usize> {
-        self.members(obj)
-            .find(|&(k, _)| self.str_eq(k, key))
-            .map(|(_, v)| v)
+        self.get_bytes(obj, key.as_bytes())
     }
 
     /// The value of member `key` (raw bytes, compared with the unescaped key).
     pub fn get_bytes(&self, obj: usize, key: &[u8]) -> Option<usize> {
-        self.members(obj)
-            .find(|&(k, _)| self.str_eq_bytes(k, key))
-            .map(|(_, v)| v)
+        // `members` spelled out: this is the hottest lookup of a request.
+        let t = self.toks.get(obj)?;
+        if t.kind != Kind::Object {
+            return None;
+        }
+        let end = usize::from(t.next);
+        let mut k = obj + 1;
+        while k < end {
+            let v = k + 1;
+            if self.str_eq_bytes(k, key) {
+                return Some(v);
+            }
+            k = self.skip(v);
+        }
+        None
     }
 
     /// Iterates the (key, value) token indices of the object at `obj`.
@@ -113,13 +123,19 @@ impl<'a> Doc<'a> {
 
     /// True when `i` is a string whose decoded bytes equal `lit`.
     pub fn str_eq_bytes(&self, i: usize, lit: &[u8]) -> bool {
-        let Some(inner) = self.str_inner(i) else {
+        let Some(t) = self.toks.get(i).filter(|t| t.kind == Kind::String) else {
             return false;
         };
-        if !self.toks.get(i).is_some_and(|t| t.escaped) {
-            return inner == lit;
+        let (start, end) = (t.start as usize + 1, (t.end as usize).saturating_sub(1));
+        if !t.escaped {
+            // Raw bytes are the text: compare lengths before any byte.
+            return end.checked_sub(start) == Some(lit.len())
+                && self.src.get(start..end) == Some(lit);
         }
-        Unescape::new(inner).eq(lit.iter().copied())
+        // Only a key that contains a backslash is decoded.
+        self.src
+            .get(start..end)
+            .is_some_and(|inner| Unescape::new(inner).eq(lit.iter().copied()))
     }
 
     /// Decodes the string at `i` into `out`; returns its length in bytes.

@@ -16,3 +16,82 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     first == Some(open) && tokenize(text.as_bytes(), &mut [], max_depth).is_ok()
 }
+
+/// Scans the bytes of a JSON string from `from` to the first byte that ends a
+/// run of plain text: `"`, `\` or a control character below 0x20. Returns its
+/// index (`s.len()` when there is none) and whether a byte >= 0x80 may be in
+/// the run (true also when one only follows it within the same 8-byte step:
+/// callers use it to decide whether UTF-8 needs checking, never to refuse).
+///
+/// Eight bytes per step (SWAR): per byte lane, the classic "has a byte below
+/// n" test flags controls, and the same test on the word XOR-ed with `"` or
+/// `\` flags those (`"` and `\` are below 0x80, so the XOR keeps each lane's
+/// top bit and `!w` serves all three tests). A borrow can only raise false
+/// flags in lanes above a true one, so the lowest flag is always exact.
+#[inline]
+pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    let mut high = 0u64;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let mut lanes = [0u8; 8];
+        lanes.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(lanes);
+        high |= w;
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let flags =
+            (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
+                & !w
+                & HIGH;
+        if flags != 0 {
+            return (i + (flags.trailing_zeros() / 8) as usize, high & HIGH != 0);
+        }
+        i += 8;
+    }
+    let mut high = high & HIGH != 0;
+    while let Some(&b) = s.get(i) {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            break;
+        }
+        high |= b >= 0x80;
+        i += 1;
+    }
+    (i, high)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string_run;
+
+    fn stops(b: u8) -> bool {
+        b < 0x20 || b == b'"' || b == b'\\'
+    }
+
+    /// Every byte value at every lane position, behind every kind of byte:
+    /// the SWAR scan stops exactly where a byte-by-byte scan does.
+    #[test]
+    fn string_run_matches_bytewise_scan() {
+        for len in 0..20usize {
+            for at in 0..len {
+                for stop in 0..=255u8 {
+                    for fill in [b'a', 0x80, 0xff, 0x21, 0x5d, 0x1f + 1] {
+                        let mut s = [fill; 20];
+                        s[at] = stop;
+                        let s = &s[..len];
+                        for from in [0, 1, 3] {
+                            let want = (from..len).find(|&i| stops(s[i])).unwrap_or(len.max(from));
+                            let (got, high) = string_run(s, from);
+                            assert_eq!(got, want, "{s:?} from {from}");
+                            let has_high = s
+                                .get(from..got)
+                                .is_some_and(|r| r.iter().any(|&b| b >= 0x80));
+                            assert!(high || !has_high, "{s:?} from {from}: high byte missed");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -113,13 +113,30 @@ impl Cursor<'_> {
 
     /// Scans a string starting at its opening quote; returns whether it had escapes.
     fn string(&mut self) -> Result<bool, Error> {
+        let start = self.pos;
         self.pos += 1;
         let mut escaped = false;
+        let mut high = false;
         loop {
+            // Skip the plain text up to the next quote, backslash or control.
+            let (stop, run_high) = super::string_run(self.src, self.pos);
+            self.pos = stop;
+            high |= run_high;
             match self.peek() {
                 None => return Err(Error::Invalid),
                 Some(b'"') => {
                     self.pos += 1;
+                    // Only string text can hold bytes >= 0x80 (anything else
+                    // outside the ASCII grammar is refused where it stands),
+                    // so checking UTF-8 here covers the whole input.
+                    if high
+                        && self
+                            .src
+                            .get(start..self.pos)
+                            .is_none_or(|s| core::str::from_utf8(s).is_err())
+                    {
+                        return Err(Error::Invalid);
+                    }
                     return Ok(escaped);
                 }
                 Some(b'\\') => {
@@ -216,9 +233,8 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
     if src.len() > u32::MAX as usize {
         return Err(Error::TooLong);
     }
-    if core::str::from_utf8(src).is_err() {
-        return Err(Error::Invalid);
-    }
+    // UTF-8 is checked per string (see `Cursor::string`): outside strings
+    // the grammar admits ASCII only.
     let count_only = tokens.is_empty();
     if !count_only && tokens.len() > usize::from(u16::MAX) {
         return Err(Error::TooManyTokens);

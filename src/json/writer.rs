@@ -145,7 +145,7 @@ impl<'b> Writer<'b> {
         let end = self.len + bytes.len();
         match self.buf.get_mut(self.len..end) {
             Some(dst) => {
-                dst.copy_from_slice(bytes);
+                copy_bytes(dst, bytes);
                 self.len = end;
                 Ok(())
             }
@@ -236,11 +236,18 @@ impl<'b> Writer<'b> {
         if !self.in_object() || self.after_key {
             return self.fail(WriteError::Misuse);
         }
-        if self.need_comma {
-            self.put(b",")?;
+        let bytes = k.as_bytes();
+        if plain_prefix(bytes, 0) == bytes.len() {
+            // Nothing to escape (every key the core writes): one copy.
+            let open: &[u8] = if self.need_comma { b",\"" } else { b"\"" };
+            self.put3(open, bytes, b"\":")?;
+        } else {
+            if self.need_comma {
+                self.put(b",")?;
+            }
+            self.quoted(k)?;
+            self.put(b":")?;
         }
-        self.quoted(k)?;
-        self.put(b":")?;
         self.after_key = true;
         Ok(())
     }
@@ -424,15 +431,44 @@ impl<'b> Writer<'b> {
     }
 
     fn quoted(&mut self, s: &str) -> Result<(), WriteError> {
+        let bytes = s.as_bytes();
+        if plain_prefix(bytes, 0) == bytes.len() {
+            // Nothing to escape (the common case): one copy with its quotes.
+            return self.put3(b"\"", bytes, b"\"");
+        }
         self.put(b"\"")?;
         self.escaped(s)?;
         self.put(b"\"")
     }
 
+    /// `a`, `b` and `c` one after the other, with one bounds check.
+    fn put3(&mut self, a: &[u8], b: &[u8], c: &[u8]) -> Result<(), WriteError> {
+        self.status()?;
+        let end = self.len + a.len() + b.len() + c.len();
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) => {
+                let (da, rest) = dst.split_at_mut(a.len());
+                let (db, dc) = rest.split_at_mut(b.len());
+                copy_bytes(da, a);
+                copy_bytes(db, b);
+                copy_bytes(dc, c);
+                self.len = end;
+                Ok(())
+            }
+            None => self.fail(WriteError::Overflow),
+        }
+    }
+
     fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
         let bytes = s.as_bytes();
         let mut run_start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
+        loop {
+            // Copy the run of bytes that need no escaping in one go.
+            let i = plain_prefix(bytes, run_start);
+            let Some(&b) = bytes.get(i) else {
+                return self.put(bytes.get(run_start..).unwrap_or(&[]));
+            };
+            self.put(bytes.get(run_start..i).unwrap_or(&[]))?;
             let esc: &[u8] = match b {
                 b'"' => b"\\\"",
                 b'\\' => b"\\\\",
@@ -441,10 +477,8 @@ impl<'b> Writer<'b> {
                 b'\t' => b"\\t",
                 0x08 => b"\\b",
                 0x0C => b"\\f",
-                0..=0x1F => &[],
-                _ => continue,
+                _ => &[],
             };
-            self.put(bytes.get(run_start..i).unwrap_or(&[]))?;
             if esc.is_empty() {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
@@ -455,8 +489,47 @@ impl<'b> Writer<'b> {
             }
             run_start = i + 1;
         }
-        self.put(bytes.get(run_start..).unwrap_or(&[]))
     }
+}
+
+/// `dst.copy_from_slice(src)` for slices of equal length, with the short
+/// copies most writes are (keys, punctuation, small values) done by one or two
+/// possibly overlapping word moves instead of a call to `memcpy`.
+#[inline]
+fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    fn words<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<N>(), src.last_chunk::<N>()) {
+            *d = *s;
+        }
+    }
+    match src.len() {
+        0 => {}
+        1..=3 => {
+            if let (Some(d), Some(s)) = (dst.first_mut(), src.first()) {
+                *d = *s;
+            }
+            if let (Some(d), Some(s)) = (dst.get_mut(1), src.get(1)) {
+                *d = *s;
+            }
+            if let (Some(d), Some(s)) = (dst.last_mut(), src.last()) {
+                *d = *s;
+            }
+        }
+        4..=7 => words::<4>(dst, src),
+        8..=16 => words::<8>(dst, src),
+        17..=32 => words::<16>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// Index of the first byte at or after `from` that a JSON string must escape
+/// (`"`, `\`, a control character below 0x20), or `s.len()` when none does.
+#[inline]
+pub(crate) fn plain_prefix(s: &[u8], from: usize) -> usize {
+    super::string_run(s, from).0
 }
 
 /// A small stack buffer for `core::fmt` output of one number.
