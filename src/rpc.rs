@@ -19,7 +19,25 @@ pub struct Request<'r> {
     pub method: usize,
     /// Token of `params`, if present (not yet checked to be an object).
     pub params: Option<usize>,
+    /// The params members every MCP request reads, located in one pass when
+    /// the request is parsed (see [`Request::meta`] and the methods after it).
+    located: Located,
 }
+
+/// Params members (and `_meta` members) found by [`parse_request`].
+#[derive(Clone, Copy, Default)]
+struct Located {
+    meta: Option<usize>,
+    name: Option<usize>,
+    arguments: Option<usize>,
+    version: Option<usize>,
+    caps: Option<usize>,
+}
+
+/// The `_meta` member naming the protocol version of a 2026-07-28 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` member carrying the client capabilities of a 2026-07-28 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 impl Request<'_> {
     /// True when the method equals `name`.
@@ -31,6 +49,38 @@ impl Request<'_> {
     pub fn param(&self, key: &str) -> Option<usize> {
         // `Doc::get` finds nothing in a non-object, so a bad params never matches.
         self.params.and_then(|p| self.doc.get(p, key))
+    }
+
+    /// `param("_meta")`, any type.
+    pub fn meta(&self) -> Option<usize> {
+        self.located.meta
+    }
+
+    /// `param("_meta")` when it is an object.
+    pub fn meta_object(&self) -> Option<usize> {
+        self.located
+            .meta
+            .filter(|&m| self.doc.kind(m) == Some(Kind::Object))
+    }
+
+    /// `param("name")`, any type.
+    pub fn name(&self) -> Option<usize> {
+        self.located.name
+    }
+
+    /// `param("arguments")`, any type.
+    pub fn arguments(&self) -> Option<usize> {
+        self.located.arguments
+    }
+
+    /// [`META_PROTOCOL_VERSION`] in an object `_meta`, any type.
+    pub fn meta_version(&self) -> Option<usize> {
+        self.located.version
+    }
+
+    /// [`META_CLIENT_CAPABILITIES`] in an object `_meta`, any type.
+    pub fn meta_caps(&self) -> Option<usize> {
+        self.located.caps
     }
 }
 
@@ -139,7 +189,11 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
             None,
         ));
     }
-    let id = match doc.get(0, "id") {
+    // One pass over the members instead of one lookup each.
+    let mut top = [None; 4];
+    doc.get_many(0, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
+    let [id_tok, jsonrpc, method, params] = top;
+    let id = match id_tok {
         None => None,
         Some(i) => match doc.kind(i) {
             Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => {
@@ -160,23 +214,35 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
         },
     };
     let invalid = |msg| Err((RpcError::new(MCP_RPC_INVALID_REQUEST, msg), id));
-    if !doc.get(0, "jsonrpc").is_some_and(|v| doc.str_eq(v, "2.0")) {
+    if !jsonrpc.is_some_and(|v| doc.str_eq(v, "2.0")) {
         return invalid("jsonrpc must be \"2.0\"");
     }
-    let Some(method) = doc
-        .get(0, "method")
-        .filter(|&m| doc.kind(m) == Some(Kind::String))
-    else {
+    let Some(method) = method.filter(|&m| doc.kind(m) == Some(Kind::String)) else {
         return invalid("method must be a string");
     };
     // A params value that is not an object is refused by the dispatcher, so
     // that a malformed notification still gets no response.
-    let params = doc.get(0, "params");
+    let mut located = Located::default();
+    if let Some(p) = params {
+        let mut found = [None; 3];
+        doc.get_many(p, &[b"_meta", b"name", b"arguments"], &mut found);
+        [located.meta, located.name, located.arguments] = found;
+    }
+    if let Some(m) = located.meta {
+        let mut found = [None; 2];
+        let keys = [
+            META_PROTOCOL_VERSION.as_bytes(),
+            META_CLIENT_CAPABILITIES.as_bytes(),
+        ];
+        doc.get_many(m, &keys, &mut found);
+        [located.version, located.caps] = found;
+    }
     Ok(Request {
         doc,
         id,
         method,
         params,
+        located,
     })
 }
 

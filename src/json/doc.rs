@@ -85,6 +85,27 @@ impl<'a> Doc<'a> {
         None
     }
 
+    /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
+    /// the value of the first member named `keys[j]` (what `get_bytes` would
+    /// return), and stays as it was when there is none.
+    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<usize>]) {
+        let Some(t) = self.toks.get(obj).filter(|t| t.kind == Kind::Object) else {
+            return;
+        };
+        let end = usize::from(t.next);
+        let mut k = obj + 1;
+        while k < end {
+            let v = k + 1;
+            for (key, slot) in keys.iter().zip(out.iter_mut()) {
+                if slot.is_none() && self.str_eq_bytes(k, key) {
+                    *slot = Some(v);
+                    break;
+                }
+            }
+            k = self.skip(v);
+        }
+    }
+
     /// Iterates the (key, value) token indices of the object at `obj`.
     pub fn members(&self, obj: usize) -> Members<'a> {
         let end = match self.token(obj) {

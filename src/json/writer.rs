@@ -441,7 +441,9 @@ impl<'b> Writer<'b> {
         self.put(b"\"")
     }
 
-    /// `a`, `b` and `c` one after the other, with one bounds check.
+    /// `a`, `b` and `c` one after the other, with one bounds check. Inlined
+    /// so the lengths of the constant `a` and `c` fold into their copies.
+    #[inline(always)]
     fn put3(&mut self, a: &[u8], b: &[u8], c: &[u8]) -> Result<(), WriteError> {
         self.status()?;
         let end = self.len + a.len() + b.len() + c.len();
@@ -495,7 +497,7 @@ impl<'b> Writer<'b> {
 /// `dst.copy_from_slice(src)` for slices of equal length, with the short
 /// copies most writes are (keys, punctuation, small values) done by one or two
 /// possibly overlapping word moves instead of a call to `memcpy`.
-#[inline]
+#[inline(always)]
 fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     fn words<const N: usize>(dst: &mut [u8], src: &[u8]) {
         if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {

@@ -72,8 +72,7 @@ impl StateMac {
 pub fn declared_caps(req: &Request<'_>) -> u8 {
     let doc = &req.doc;
     let Some(c) = req
-        .param("_meta")
-        .and_then(|m| doc.get(m, "io.modelcontextprotocol/clientCapabilities"))
+        .meta_caps()
         .filter(|&c| doc.kind(c) == Some(Kind::Object))
     else {
         return 0;

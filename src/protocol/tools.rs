@@ -92,13 +92,13 @@ pub fn call<'r>(
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
-        .param("name")
+        .name()
         .filter(|&n| doc.kind(n) == Some(Kind::String))
         .ok_or(Fail::Rpc(RpcError::new(
             MCP_RPC_INVALID_PARAMS,
             "params.name must be a string",
         )))?;
-    let args = match req.param("arguments") {
+    let args = match req.arguments() {
         Some(a) if doc.kind(a) != Some(Kind::Object) => {
             return Err(Fail::Rpc(RpcError::new(
                 MCP_RPC_INVALID_PARAMS,
@@ -300,9 +300,7 @@ fn audit(
     };
     let doc = &req.doc;
     let arguments: &[u8] = args.map_or(b"{}", |a| doc.raw(a));
-    let meta = req
-        .param("_meta")
-        .filter(|&m| doc.kind(m) == Some(Kind::Object));
+    let meta = req.meta_object();
     let trace = crate::call::trace_id_of(doc, meta);
     let (principal, principal_len) = info
         .principal
@@ -368,9 +366,7 @@ fn execute<'r>(
         args,
         tool,
         tables,
-        meta: req
-            .param("_meta")
-            .filter(|&m| doc.kind(m) == Some(Kind::Object)),
+        meta: req.meta_object(),
         inputs: req
             .param("inputResponses")
             .filter(|&m| doc.kind(m) == Some(Kind::Object)),
