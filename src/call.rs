@@ -432,7 +432,11 @@ fn next_segment<'p>(rest: &mut &'p str, first: bool) -> Result<Seg<'p>, ArgError
     } else {
         rest.strip_prefix('.').ok_or(ArgError::BadPath)?
     };
-    let end = body.find(['.', '[']).unwrap_or(body.len());
+    // Bytes, not chars: both delimiters are ASCII, so `end` is a char boundary.
+    let end = body
+        .bytes()
+        .position(|b| b == b'.' || b == b'[')
+        .unwrap_or(body.len());
     let key = body
         .get(..end)
         .filter(|k| !k.is_empty())

@@ -30,7 +30,6 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
 /// flags in lanes above a true one, so the lowest flag is always exact.
 #[inline]
 pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
     let mut high = 0u64;
@@ -39,26 +38,41 @@ pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
         lanes.copy_from_slice(chunk);
         let w = u64::from_le_bytes(lanes);
         high |= w;
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let flags =
-            (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
-                & !w
-                & HIGH;
-        if flags != 0 {
-            return (i + (flags.trailing_zeros() / 8) as usize, high & HIGH != 0);
+        let f = stop_flags(w);
+        if f != 0 {
+            return (i + (f.trailing_zeros() / 8) as usize, high & HIGH != 0);
         }
         i += 8;
     }
-    let mut high = high & HIGH != 0;
-    while let Some(&b) = s.get(i) {
-        if b < 0x20 || b == b'"' || b == b'\\' {
-            break;
-        }
-        high |= b >= 0x80;
-        i += 1;
+    // Fewer than 8 bytes left: one more step over them padded with a byte
+    // that never stops the scan.
+    let rest = s.get(i..).unwrap_or(&[]);
+    let mut lanes = [b'a'; 8];
+    if let Some(dst) = lanes.get_mut(..rest.len()) {
+        writer::copy_bytes(dst, rest);
     }
-    (i, high)
+    let w = u64::from_le_bytes(lanes);
+    high |= w;
+    let f = stop_flags(w);
+    let stop = if f != 0 {
+        i + (f.trailing_zeros() / 8) as usize
+    } else {
+        s.len().max(i)
+    };
+    (stop, high & HIGH != 0)
+}
+
+/// The top bit of each byte lane of `w` whose byte is `"`, `\\` or below
+/// 0x20 (exact up to the lowest flagged lane; see [`string_run`]).
+#[inline(always)]
+fn stop_flags(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
+        & !w
+        & HIGH
 }
 
 #[cfg(test)]

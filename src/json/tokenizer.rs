@@ -459,6 +459,28 @@ mod tests {
         );
     }
 
+    /// UTF-8 is checked per string now, not over the whole input first:
+    /// bad bytes anywhere (short and long strings, keys, outside strings,
+    /// a sequence cut by the closing quote) are still refused.
+    #[test]
+    fn utf8_checked_everywhere() {
+        let t = |src: &[u8]| tokenize(src, &mut [Token::EMPTY; 8], 4);
+        assert_eq!(t("[\"é\",\"0123456789é€😀\"]".as_bytes()), Ok(3));
+        assert_eq!(t("{\"ké\":\"v\"}".as_bytes()), Ok(3));
+        for bad in [
+            &b"\"\xff\""[..],
+            b"\"0123456789abcdef\xc3\"",
+            b"\"0123456789\xe2\x82\"",
+            b"{\"k\xc0\xaf\":1}",
+            b"[\"\xed\xa0\x80\"]",
+            b"[1,\xc3\xa9]",
+            b"[1] \xc3\xa9",
+            b"\xef\xbb\xbf[1]",
+        ] {
+            assert_eq!(t(bad), Err(Error::Invalid), "{bad:?}");
+        }
+    }
+
     #[test]
     fn spans_and_skips() {
         let src = b"{\"a\":[1,2],\"b\":\"x\"}";

@@ -498,7 +498,7 @@ impl<'b> Writer<'b> {
 /// copies most writes are (keys, punctuation, small values) done by one or two
 /// possibly overlapping word moves instead of a call to `memcpy`.
 #[inline(always)]
-fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     fn words<const N: usize>(dst: &mut [u8], src: &[u8]) {
         if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
             *d = *s;
