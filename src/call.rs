@@ -194,6 +194,12 @@ impl<'r> Call<'r> {
     /// step was an object member (true) or an array element (false). The
     /// whole path is checked for syntax first.
     fn locate(&self, root: Option<usize>, path: &str) -> Result<usize, (ArgError, bool)> {
+        // The common case, one plain member name: what the segment loop
+        // below does for it, without parsing the path twice.
+        if !path.is_empty() && !path.bytes().any(|b| b == b'.' || b == b'[') {
+            let root = root.ok_or((ArgError::Missing, true))?;
+            return self.doc.get(root, path).ok_or((ArgError::Missing, true));
+        }
         if segments(path).any(|s| s.is_err()) {
             return Err((ArgError::BadPath, false));
         }
