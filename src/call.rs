@@ -982,8 +982,12 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Phase::Structured => return Err(ResultError::Order),
             Phase::Done => done.structured = Some(self.structured),
         }
-        self.w.key("isError")?;
-        self.w.bool(self.is_error)?;
+        // Constant members: copied, not built key by key.
+        self.w.raw_members(if self.is_error {
+            br#""isError":true"#
+        } else {
+            br#""isError":false"#
+        })?;
         Ok(done)
     }
 }

@@ -281,7 +281,7 @@ fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>>
     w.key("isError")?;
     w.bool(true)?;
     if era == Era::Modern {
-        w.kv_str("resultType", "complete")?;
+        w.raw_members(super::RESULT_COMPLETE)?;
     }
     Ok(())
 }
@@ -424,7 +424,7 @@ fn execute<'r>(
         (None, _) => {}
     }
     if era == Era::Modern {
-        w.kv_str("resultType", "complete")?;
+        w.raw_members(super::RESULT_COMPLETE)?;
     }
     Ok(())
 }
