@@ -30,6 +30,8 @@ struct Located {
     meta: Option<usize>,
     name: Option<usize>,
     arguments: Option<usize>,
+    input_responses: Option<usize>,
+    request_state: Option<usize>,
     version: Option<usize>,
     caps: Option<usize>,
 }
@@ -71,6 +73,16 @@ impl Request<'_> {
     /// `param("arguments")`, any type.
     pub fn arguments(&self) -> Option<usize> {
         self.located.arguments
+    }
+
+    /// `param("inputResponses")`, any type.
+    pub fn input_responses(&self) -> Option<usize> {
+        self.located.input_responses
+    }
+
+    /// `param("requestState")`, any type.
+    pub fn request_state(&self) -> Option<usize> {
+        self.located.request_state
     }
 
     /// [`META_PROTOCOL_VERSION`] in an object `_meta`, any type.
@@ -224,9 +236,22 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     // that a malformed notification still gets no response.
     let mut located = Located::default();
     if let Some(p) = params {
-        let mut found = [None; 3];
-        doc.get_many(p, &[b"_meta", b"name", b"arguments"], &mut found);
-        [located.meta, located.name, located.arguments] = found;
+        let mut found = [None; 5];
+        let keys: [&[u8]; 5] = [
+            b"_meta",
+            b"name",
+            b"arguments",
+            b"inputResponses",
+            b"requestState",
+        ];
+        doc.get_many(p, &keys, &mut found);
+        [
+            located.meta,
+            located.name,
+            located.arguments,
+            located.input_responses,
+            located.request_state,
+        ] = found;
     }
     if let Some(m) = located.meta {
         let mut found = [None; 2];

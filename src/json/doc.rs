@@ -68,27 +68,18 @@ impl<'a> Doc<'a> {
 
     /// The value of member `key` (raw bytes, compared with the unescaped key).
     pub fn get_bytes(&self, obj: usize, key: &[u8]) -> Option<usize> {
-        // `members` spelled out: this is the hottest lookup of a request.
-        let t = self.toks.get(obj)?;
-        if t.kind != Kind::Object {
-            return None;
-        }
-        let end = usize::from(t.next);
-        let mut k = obj + 1;
-        while k < end {
-            let v = k + 1;
-            if self.str_eq_bytes(k, key) {
-                return Some(v);
-            }
-            k = self.skip(v);
-        }
-        None
+        let mut out = [None];
+        self.get_many(obj, &[key], &mut out);
+        let [v] = out;
+        v
     }
 
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.
     pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<usize>]) {
+        // The hottest lookup of a request: `members` spelled out, and each
+        // member name sliced once and compared by length before any byte.
         let Some(t) = self.toks.get(obj).filter(|t| t.kind == Kind::Object) else {
             return;
         };
@@ -96,10 +87,23 @@ impl<'a> Doc<'a> {
         let mut k = obj + 1;
         while k < end {
             let v = k + 1;
-            for (key, slot) in keys.iter().zip(out.iter_mut()) {
-                if slot.is_none() && self.str_eq_bytes(k, key) {
-                    *slot = Some(v);
-                    break;
+            if let Some(kt) = self.toks.get(k) {
+                let inner = self
+                    .src
+                    .get(kt.start as usize + 1..(kt.end as usize).saturating_sub(1))
+                    .unwrap_or(&[]);
+                for (key, slot) in keys.iter().zip(out.iter_mut()) {
+                    let hit = slot.is_none()
+                        && if kt.escaped {
+                            // Only a name with a backslash is decoded.
+                            Unescape::new(inner).eq(key.iter().copied())
+                        } else {
+                            inner.len() == key.len() && inner == *key
+                        };
+                    if hit {
+                        *slot = Some(v);
+                        break;
+                    }
                 }
             }
             k = self.skip(v);
@@ -441,6 +445,27 @@ mod tests {
         let mut t = [Token::EMPTY; 64];
         let n = tokenize(src.as_bytes(), &mut t, 16).unwrap();
         f(Doc::new(src.as_bytes(), &t[..n]))
+    }
+
+    /// One pass, several keys: the first member of each name wins, escaped
+    /// names are decoded, and a key equal in length but not in bytes misses.
+    #[test]
+    fn get_many_finds_first_members() {
+        with_doc(
+            r#"{"method":1,"params":2,"\u0069d":3,"params":4,"x":{"id":5}}"#,
+            |d| {
+                let mut out = [None; 4];
+                d.get_many(0, &[b"id", b"params", b"method", b"nope"], &mut out);
+                assert_eq!(out, [Some(6), Some(4), Some(2), None]);
+                assert_eq!(d.get(0, "params"), Some(4));
+                assert_eq!(d.get(0, "x"), Some(10));
+                assert_eq!(d.get(10, "id"), Some(12));
+                assert_eq!(d.get(0, "paramz"), None);
+                let mut none = [None; 1];
+                d.get_many(2, &[b"id"], &mut none);
+                assert_eq!(none, [None]);
+            },
+        );
     }
 
     #[test]

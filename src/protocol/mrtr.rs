@@ -170,7 +170,7 @@ pub fn request_state<'r>(
     binding: &str,
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
 ) -> Result<Option<usize>, Fail<'r>> {
-    let Some(t) = req.param("requestState") else {
+    let Some(t) = req.request_state() else {
         return Ok(None);
     };
     // Without the `mrtr` feature no state was ever issued: every one is refused.

@@ -368,7 +368,7 @@ fn execute<'r>(
         tables,
         meta: req.meta_object(),
         inputs: req
-            .param("inputResponses")
+            .input_responses()
             .filter(|&m| doc.kind(m) == Some(Kind::Object)),
         state: state_len.and_then(|n| state_buf.get(..n)),
         info,
