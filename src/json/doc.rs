@@ -96,7 +96,7 @@ impl<'a> Doc<'a> {
                     let hit = slot.is_none()
                         && if kt.escaped {
                             // Only a name with a backslash is decoded.
-                            Unescape::new(inner).eq(key.iter().copied())
+                            self.str_eq_bytes(k, key)
                         } else {
                             inner.len() == key.len() && inner == *key
                         };

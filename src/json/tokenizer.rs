@@ -112,6 +112,7 @@ impl Cursor<'_> {
     }
 
     /// Scans a string starting at its opening quote; returns whether it had escapes.
+    #[inline(always)]
     fn string(&mut self) -> Result<bool, Error> {
         let start = self.pos;
         self.pos += 1;
