@@ -24,16 +24,22 @@ pub struct Request<'r> {
     located: Located,
 }
 
-/// Params members (and `_meta` members) found by [`parse_request`].
+/// Params members (and `_meta` members) found by [`parse_request`], as token
+/// indices; 0 (the request object itself, never a member) when absent. Two
+/// bytes each: a `Request` is copied into several frames of a request.
 #[derive(Clone, Copy, Default)]
 struct Located {
-    meta: Option<usize>,
-    name: Option<usize>,
-    arguments: Option<usize>,
-    input_responses: Option<usize>,
-    request_state: Option<usize>,
-    version: Option<usize>,
-    caps: Option<usize>,
+    meta: u16,
+    name: u16,
+    arguments: u16,
+    input_responses: u16,
+    request_state: u16,
+    version: u16,
+    caps: u16,
+}
+
+fn present(tok: u16) -> Option<usize> {
+    (tok != 0).then_some(usize::from(tok))
 }
 
 /// The `_meta` member naming the protocol version of a 2026-07-28 request.
@@ -55,44 +61,43 @@ impl Request<'_> {
 
     /// `param("_meta")`, any type.
     pub fn meta(&self) -> Option<usize> {
-        self.located.meta
+        present(self.located.meta)
     }
 
     /// `param("_meta")` when it is an object.
     pub fn meta_object(&self) -> Option<usize> {
-        self.located
-            .meta
+        self.meta()
             .filter(|&m| self.doc.kind(m) == Some(Kind::Object))
     }
 
     /// `param("name")`, any type.
     pub fn name(&self) -> Option<usize> {
-        self.located.name
+        present(self.located.name)
     }
 
     /// `param("arguments")`, any type.
     pub fn arguments(&self) -> Option<usize> {
-        self.located.arguments
+        present(self.located.arguments)
     }
 
     /// `param("inputResponses")`, any type.
     pub fn input_responses(&self) -> Option<usize> {
-        self.located.input_responses
+        present(self.located.input_responses)
     }
 
     /// `param("requestState")`, any type.
     pub fn request_state(&self) -> Option<usize> {
-        self.located.request_state
+        present(self.located.request_state)
     }
 
     /// [`META_PROTOCOL_VERSION`] in an object `_meta`, any type.
     pub fn meta_version(&self) -> Option<usize> {
-        self.located.version
+        present(self.located.version)
     }
 
     /// [`META_CLIENT_CAPABILITIES`] in an object `_meta`, any type.
     pub fn meta_caps(&self) -> Option<usize> {
-        self.located.caps
+        present(self.located.caps)
     }
 }
 
@@ -191,6 +196,9 @@ pub fn http_status(rpc_error: i32, no_response: bool) -> u16 {
 
 /// Reads the envelope of a tokenized message. `Err` carries the error to send
 /// and the id to send it with (`None` = null).
+// Not inlined: its lookup tables would otherwise sit in the frame of
+// `mcp_server_handle` for the whole request.
+#[inline(never)]
 pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Option<&'r [u8]>)> {
     if doc.kind(0) != Some(Kind::Object) {
         return Err((
@@ -204,7 +212,7 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     // One pass over the members instead of one lookup each.
     let mut top = [None; 4];
     doc.get_many(0, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
-    let [id_tok, jsonrpc, method, params] = top;
+    let [id_tok, jsonrpc, method, params] = top.map(|t| t.map(usize::from));
     let id = match id_tok {
         None => None,
         Some(i) => match doc.kind(i) {
@@ -251,16 +259,16 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
             located.arguments,
             located.input_responses,
             located.request_state,
-        ] = found;
+        ] = found.map(|t| t.unwrap_or(0));
     }
-    if let Some(m) = located.meta {
+    if let Some(m) = present(located.meta) {
         let mut found = [None; 2];
         let keys = [
             META_PROTOCOL_VERSION.as_bytes(),
             META_CLIENT_CAPABILITIES.as_bytes(),
         ];
         doc.get_many(m, &keys, &mut found);
-        [located.version, located.caps] = found;
+        [located.version, located.caps] = found.map(|t| t.unwrap_or(0));
     }
     Ok(Request {
         doc,

@@ -71,13 +71,15 @@ impl<'a> Doc<'a> {
         let mut out = [None];
         self.get_many(obj, &[key], &mut out);
         let [v] = out;
-        v
+        v.map(usize::from)
     }
 
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.
-    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<usize>]) {
+    /// Token indices are `u16` here (the tokenizer never makes more), which
+    /// halves what callers keep of them on a 32-bit stack.
+    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u16>]) {
         // The hottest lookup of a request: `members` spelled out, and each
         // member name sliced once and compared by length before any byte.
         let Some(t) = self.toks.get(obj).filter(|t| t.kind == Kind::Object) else {
@@ -101,7 +103,7 @@ impl<'a> Doc<'a> {
                             inner.len() == key.len() && inner == *key
                         };
                     if hit {
-                        *slot = Some(v);
+                        *slot = u16::try_from(v).ok();
                         break;
                     }
                 }

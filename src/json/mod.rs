@@ -20,38 +20,37 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
 /// Scans the bytes of a JSON string from `from` to the first byte that ends a
 /// run of plain text: `"`, `\` or a control character below 0x20. Returns its
 /// index (`s.len()` when there is none) and whether a byte >= 0x80 may be in
-/// the run (true also when one only follows it within the same 8-byte step:
+/// the run (true also when one only follows it within the same word step:
 /// callers use it to decide whether UTF-8 needs checking, never to refuse).
 ///
-/// Eight bytes per step (SWAR): per byte lane, the classic "has a byte below
+/// One machine word per step (SWAR, see [`WORD`]): per byte lane, the classic "has a byte below
 /// n" test flags controls, and the same test on the word XOR-ed with `"` or
 /// `\` flags those (`"` and `\` are below 0x80, so the XOR keeps each lane's
 /// top bit and `!w` serves all three tests). A borrow can only raise false
 /// flags in lanes above a true one, so the lowest flag is always exact.
 #[inline]
 pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
-    let mut high = 0u64;
-    while let Some(chunk) = s.get(i..i + 8) {
-        let mut lanes = [0u8; 8];
+    let mut high: usize = 0;
+    while let Some(chunk) = s.get(i..i + WORD) {
+        let mut lanes = [0u8; WORD];
         lanes.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(lanes);
+        let w = usize::from_le_bytes(lanes);
         high |= w;
         let f = stop_flags(w);
         if f != 0 {
             return (i + (f.trailing_zeros() / 8) as usize, high & HIGH != 0);
         }
-        i += 8;
+        i += WORD;
     }
-    // Fewer than 8 bytes left: one more step over them padded with a byte
-    // that never stops the scan.
+    // Less than a word left: one more step over it, padded with a byte that
+    // never stops the scan.
     let rest = s.get(i..).unwrap_or(&[]);
-    let mut lanes = [b'a'; 8];
+    let mut lanes = [b'a'; WORD];
     if let Some(dst) = lanes.get_mut(..rest.len()) {
         writer::copy_bytes(dst, rest);
     }
-    let w = u64::from_le_bytes(lanes);
+    let w = usize::from_le_bytes(lanes);
     high |= w;
     let f = stop_flags(w);
     let stop = if f != 0 {
@@ -62,14 +61,20 @@ pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
     (stop, high & HIGH != 0)
 }
 
+/// Bytes per scan step: the native word (8 on x86_64, 4 on Cortex-M and
+/// RV32, where a 64-bit word would spill register pairs to the stack).
+const WORD: usize = core::mem::size_of::<usize>();
+/// 0x01 in every byte lane of a word.
+const ONES: usize = usize::MAX / 0xFF;
+/// 0x80 in every byte lane of a word.
+const HIGH: usize = ONES * 0x80;
+
 /// The top bit of each byte lane of `w` whose byte is `"`, `\\` or below
 /// 0x20 (exact up to the lowest flagged lane; see [`string_run`]).
 #[inline(always)]
-fn stop_flags(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let quote = w ^ (ONES * u64::from(b'"'));
-    let backslash = w ^ (ONES * u64::from(b'\\'));
+fn stop_flags(w: usize) -> usize {
+    let quote = w ^ (ONES * usize::from(b'"'));
+    let backslash = w ^ (ONES * usize::from(b'\\'));
     (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
         & !w
         & HIGH
