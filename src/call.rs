@@ -194,6 +194,12 @@ impl<'r> Call<'r> {
     /// step was an object member (true) or an array element (false). The
     /// whole path is checked for syntax first.
     fn locate(&self, root: Option<usize>, path: &str) -> Result<usize, (ArgError, bool)> {
+        // The common case, one plain member name: what the segment loop
+        // below does for it, without parsing the path twice.
+        if !path.is_empty() && !path.bytes().any(|b| b == b'.' || b == b'[') {
+            let root = root.ok_or((ArgError::Missing, true))?;
+            return self.doc.get(root, path).ok_or((ArgError::Missing, true));
+        }
         if segments(path).any(|s| s.is_err()) {
             return Err((ArgError::BadPath, false));
         }
@@ -432,7 +438,11 @@ fn next_segment<'p>(rest: &mut &'p str, first: bool) -> Result<Seg<'p>, ArgError
     } else {
         rest.strip_prefix('.').ok_or(ArgError::BadPath)?
     };
-    let end = body.find(['.', '[']).unwrap_or(body.len());
+    // Bytes, not chars: both delimiters are ASCII, so `end` is a char boundary.
+    let end = body
+        .bytes()
+        .position(|b| b == b'.' || b == b'[')
+        .unwrap_or(body.len());
     let key = body
         .get(..end)
         .filter(|k| !k.is_empty())
@@ -972,8 +982,12 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Phase::Structured => return Err(ResultError::Order),
             Phase::Done => done.structured = Some(self.structured),
         }
-        self.w.key("isError")?;
-        self.w.bool(self.is_error)?;
+        // Constant members: copied, not built key by key.
+        self.w.raw_members(if self.is_error {
+            br#""isError":true"#
+        } else {
+            br#""isError":false"#
+        })?;
         Ok(done)
     }
 }

@@ -19,7 +19,33 @@ pub struct Request<'r> {
     pub method: usize,
     /// Token of `params`, if present (not yet checked to be an object).
     pub params: Option<usize>,
+    /// The params members every MCP request reads, located in one pass when
+    /// the request is parsed (see [`Request::meta`] and the methods after it).
+    located: Located,
 }
+
+/// Params members (and `_meta` members) found by [`parse_request`], as token
+/// indices; 0 (the request object itself, never a member) when absent. Two
+/// bytes each: a `Request` is copied into several frames of a request.
+#[derive(Clone, Copy, Default)]
+struct Located {
+    meta: u16,
+    name: u16,
+    arguments: u16,
+    input_responses: u16,
+    request_state: u16,
+    version: u16,
+    caps: u16,
+}
+
+fn present(tok: u16) -> Option<usize> {
+    (tok != 0).then_some(usize::from(tok))
+}
+
+/// The `_meta` member naming the protocol version of a 2026-07-28 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` member carrying the client capabilities of a 2026-07-28 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 impl Request<'_> {
     /// True when the method equals `name`.
@@ -31,6 +57,47 @@ impl Request<'_> {
     pub fn param(&self, key: &str) -> Option<usize> {
         // `Doc::get` finds nothing in a non-object, so a bad params never matches.
         self.params.and_then(|p| self.doc.get(p, key))
+    }
+
+    /// `param("_meta")`, any type.
+    pub fn meta(&self) -> Option<usize> {
+        present(self.located.meta)
+    }
+
+    /// `param("_meta")` when it is an object.
+    pub fn meta_object(&self) -> Option<usize> {
+        self.meta()
+            .filter(|&m| self.doc.kind(m) == Some(Kind::Object))
+    }
+
+    /// `param("name")`, any type.
+    pub fn name(&self) -> Option<usize> {
+        present(self.located.name)
+    }
+
+    /// `param("arguments")`, any type.
+    pub fn arguments(&self) -> Option<usize> {
+        present(self.located.arguments)
+    }
+
+    /// `param("inputResponses")`, any type.
+    pub fn input_responses(&self) -> Option<usize> {
+        present(self.located.input_responses)
+    }
+
+    /// `param("requestState")`, any type.
+    pub fn request_state(&self) -> Option<usize> {
+        present(self.located.request_state)
+    }
+
+    /// [`META_PROTOCOL_VERSION`] in an object `_meta`, any type.
+    pub fn meta_version(&self) -> Option<usize> {
+        present(self.located.version)
+    }
+
+    /// [`META_CLIENT_CAPABILITIES`] in an object `_meta`, any type.
+    pub fn meta_caps(&self) -> Option<usize> {
+        present(self.located.caps)
     }
 }
 
@@ -129,6 +196,9 @@ pub fn http_status(rpc_error: i32, no_response: bool) -> u16 {
 
 /// Reads the envelope of a tokenized message. `Err` carries the error to send
 /// and the id to send it with (`None` = null).
+// Not inlined: its lookup tables would otherwise sit in the frame of
+// `mcp_server_handle` for the whole request.
+#[inline(never)]
 pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Option<&'r [u8]>)> {
     if doc.kind(0) != Some(Kind::Object) {
         return Err((
@@ -139,7 +209,11 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
             None,
         ));
     }
-    let id = match doc.get(0, "id") {
+    // One pass over the members instead of one lookup each.
+    let mut top = [None; 4];
+    doc.get_many(0, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
+    let [id_tok, jsonrpc, method, params] = top.map(|t| t.map(usize::from));
+    let id = match id_tok {
         None => None,
         Some(i) => match doc.kind(i) {
             Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => {
@@ -160,23 +234,48 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
         },
     };
     let invalid = |msg| Err((RpcError::new(MCP_RPC_INVALID_REQUEST, msg), id));
-    if !doc.get(0, "jsonrpc").is_some_and(|v| doc.str_eq(v, "2.0")) {
+    if !jsonrpc.is_some_and(|v| doc.str_eq(v, "2.0")) {
         return invalid("jsonrpc must be \"2.0\"");
     }
-    let Some(method) = doc
-        .get(0, "method")
-        .filter(|&m| doc.kind(m) == Some(Kind::String))
-    else {
+    let Some(method) = method.filter(|&m| doc.kind(m) == Some(Kind::String)) else {
         return invalid("method must be a string");
     };
     // A params value that is not an object is refused by the dispatcher, so
     // that a malformed notification still gets no response.
-    let params = doc.get(0, "params");
+    let mut located = Located::default();
+    if let Some(p) = params {
+        let mut found = [None; 5];
+        let keys: [&[u8]; 5] = [
+            b"_meta",
+            b"name",
+            b"arguments",
+            b"inputResponses",
+            b"requestState",
+        ];
+        doc.get_many(p, &keys, &mut found);
+        [
+            located.meta,
+            located.name,
+            located.arguments,
+            located.input_responses,
+            located.request_state,
+        ] = found.map(|t| t.unwrap_or(0));
+    }
+    if let Some(m) = present(located.meta) {
+        let mut found = [None; 2];
+        let keys = [
+            META_PROTOCOL_VERSION.as_bytes(),
+            META_CLIENT_CAPABILITIES.as_bytes(),
+        ];
+        doc.get_many(m, &keys, &mut found);
+        [located.version, located.caps] = found.map(|t| t.unwrap_or(0));
+    }
     Ok(Request {
         doc,
         id,
         method,
         params,
+        located,
     })
 }
 
@@ -195,7 +294,8 @@ pub fn end_result(w: &mut Writer<'_>) -> Result<(), WriteError> {
 
 fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> {
     w.begin_object()?;
-    w.kv_str("jsonrpc", "2.0")?;
+    // A constant member: copied, not built key by key and scanned for escapes.
+    w.raw_members(br#""jsonrpc":"2.0""#)?;
     w.key("id")?;
     match id {
         Some(raw) => w.raw_value(raw),

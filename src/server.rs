@@ -371,7 +371,7 @@ impl<'a> Server<'a> {
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
         );
         if era == Era::Modern && !asks {
-            w.kv_str("resultType", "complete")?;
+            w.raw_members(crate::protocol::RESULT_COMPLETE)?;
         }
         let caps = self.capabilities(info, ex.listener.is_some());
         match method {

@@ -6,7 +6,7 @@ pub mod writer;
 
 pub use doc::{ConvError, Doc, Unescape};
 pub use tokenizer::{Error as TokenizeError, Kind, Token, tokenize};
-pub use writer::{Mark, WriteError, Writer};
+pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)
 /// that starts with `open`: `b'{'` for an object, `b'['` for an array.
@@ -15,4 +15,102 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
         .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     first == Some(open) && tokenize(text.as_bytes(), &mut [], max_depth).is_ok()
+}
+
+/// Scans the bytes of a JSON string from `from` to the first byte that ends a
+/// run of plain text: `"`, `\` or a control character below 0x20. Returns its
+/// index (`s.len()` when there is none) and whether a byte >= 0x80 may be in
+/// the run (true also when one only follows it within the same word step:
+/// callers use it to decide whether UTF-8 needs checking, never to refuse).
+///
+/// One machine word per step (SWAR, see [`WORD`]): per byte lane, the classic "has a byte below
+/// n" test flags controls, and the same test on the word XOR-ed with `"` or
+/// `\` flags those (`"` and `\` are below 0x80, so the XOR keeps each lane's
+/// top bit and `!w` serves all three tests). A borrow can only raise false
+/// flags in lanes above a true one, so the lowest flag is always exact.
+#[inline]
+pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
+    let mut i = from;
+    let mut high: usize = 0;
+    while let Some(chunk) = s.get(i..i + WORD) {
+        let mut lanes = [0u8; WORD];
+        lanes.copy_from_slice(chunk);
+        let w = usize::from_le_bytes(lanes);
+        high |= w;
+        let f = stop_flags(w);
+        if f != 0 {
+            return (i + (f.trailing_zeros() / 8) as usize, high & HIGH != 0);
+        }
+        i += WORD;
+    }
+    // Less than a word left: one more step over it, padded with a byte that
+    // never stops the scan.
+    let rest = s.get(i..).unwrap_or(&[]);
+    let mut lanes = [b'a'; WORD];
+    if let Some(dst) = lanes.get_mut(..rest.len()) {
+        writer::copy_bytes(dst, rest);
+    }
+    let w = usize::from_le_bytes(lanes);
+    high |= w;
+    let f = stop_flags(w);
+    let stop = if f != 0 {
+        i + (f.trailing_zeros() / 8) as usize
+    } else {
+        s.len().max(i)
+    };
+    (stop, high & HIGH != 0)
+}
+
+/// Bytes per scan step: the native word (8 on x86_64, 4 on Cortex-M and
+/// RV32, where a 64-bit word would spill register pairs to the stack).
+const WORD: usize = core::mem::size_of::<usize>();
+/// 0x01 in every byte lane of a word.
+const ONES: usize = usize::MAX / 0xFF;
+/// 0x80 in every byte lane of a word.
+const HIGH: usize = ONES * 0x80;
+
+/// The top bit of each byte lane of `w` whose byte is `"`, `\\` or below
+/// 0x20 (exact up to the lowest flagged lane; see [`string_run`]).
+#[inline(always)]
+fn stop_flags(w: usize) -> usize {
+    let quote = w ^ (ONES * usize::from(b'"'));
+    let backslash = w ^ (ONES * usize::from(b'\\'));
+    (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
+        & !w
+        & HIGH
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string_run;
+
+    fn stops(b: u8) -> bool {
+        b < 0x20 || b == b'"' || b == b'\\'
+    }
+
+    /// Every byte value at every lane position, behind every kind of byte:
+    /// the SWAR scan stops exactly where a byte-by-byte scan does.
+    #[test]
+    fn string_run_matches_bytewise_scan() {
+        for len in 0..20usize {
+            for at in 0..len {
+                for stop in 0..=255u8 {
+                    for fill in [b'a', 0x80, 0xff, 0x21, 0x5d, 0x1f + 1] {
+                        let mut s = [fill; 20];
+                        s[at] = stop;
+                        let s = &s[..len];
+                        for from in [0, 1, 3] {
+                            let want = (from..len).find(|&i| stops(s[i])).unwrap_or(len.max(from));
+                            let (got, high) = string_run(s, from);
+                            assert_eq!(got, want, "{s:?} from {from}");
+                            let has_high = s
+                                .get(from..got)
+                                .is_some_and(|r| r.iter().any(|&b| b >= 0x80));
+                            assert!(high || !has_high, "{s:?} from {from}: high byte missed");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -112,14 +112,32 @@ impl Cursor<'_> {
     }
 
     /// Scans a string starting at its opening quote; returns whether it had escapes.
+    #[inline(always)]
     fn string(&mut self) -> Result<bool, Error> {
+        let start = self.pos;
         self.pos += 1;
         let mut escaped = false;
+        let mut high = false;
         loop {
+            // Skip the plain text up to the next quote, backslash or control.
+            let (stop, run_high) = super::string_run(self.src, self.pos);
+            self.pos = stop;
+            high |= run_high;
             match self.peek() {
                 None => return Err(Error::Invalid),
                 Some(b'"') => {
                     self.pos += 1;
+                    // Only string text can hold bytes >= 0x80 (anything else
+                    // outside the ASCII grammar is refused where it stands),
+                    // so checking UTF-8 here covers the whole input.
+                    if high
+                        && self
+                            .src
+                            .get(start..self.pos)
+                            .is_none_or(|s| core::str::from_utf8(s).is_err())
+                    {
+                        return Err(Error::Invalid);
+                    }
                     return Ok(escaped);
                 }
                 Some(b'\\') => {
@@ -216,9 +234,8 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
     if src.len() > u32::MAX as usize {
         return Err(Error::TooLong);
     }
-    if core::str::from_utf8(src).is_err() {
-        return Err(Error::Invalid);
-    }
+    // UTF-8 is checked per string (see `Cursor::string`): outside strings
+    // the grammar admits ASCII only.
     let count_only = tokens.is_empty();
     if !count_only && tokens.len() > usize::from(u16::MAX) {
         return Err(Error::TooManyTokens);
@@ -441,6 +458,28 @@ mod tests {
             tokenize(b"\"\xff\"", &mut [Token::EMPTY; 4], 4),
             Err(Error::Invalid)
         );
+    }
+
+    /// UTF-8 is checked per string now, not over the whole input first:
+    /// bad bytes anywhere (short and long strings, keys, outside strings,
+    /// a sequence cut by the closing quote) are still refused.
+    #[test]
+    fn utf8_checked_everywhere() {
+        let t = |src: &[u8]| tokenize(src, &mut [Token::EMPTY; 8], 4);
+        assert_eq!(t("[\"é\",\"0123456789é€😀\"]".as_bytes()), Ok(3));
+        assert_eq!(t("{\"ké\":\"v\"}".as_bytes()), Ok(3));
+        for bad in [
+            &b"\"\xff\""[..],
+            b"\"0123456789abcdef\xc3\"",
+            b"\"0123456789\xe2\x82\"",
+            b"{\"k\xc0\xaf\":1}",
+            b"[\"\xed\xa0\x80\"]",
+            b"[1,\xc3\xa9]",
+            b"[1] \xc3\xa9",
+            b"\xef\xbb\xbf[1]",
+        ] {
+            assert_eq!(t(bad), Err(Error::Invalid), "{bad:?}");
+        }
     }
 
     #[test]

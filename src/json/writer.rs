@@ -30,6 +30,16 @@ pub struct Mark {
     done: bool,
 }
 
+/// One piece of [`Writer::members_from`].
+#[derive(Clone, Copy, Debug)]
+pub enum Piece<'s> {
+    /// JSON text, copied as is.
+    Json(&'s [u8]),
+    /// The text of a string, escaped (its quotes belong to the `Json` pieces
+    /// around it).
+    Text(&'s str),
+}
+
 /// Writes one JSON value into a byte slice.
 pub struct Writer<'b> {
     buf: &'b mut [u8],
@@ -145,7 +155,7 @@ impl<'b> Writer<'b> {
         let end = self.len + bytes.len();
         match self.buf.get_mut(self.len..end) {
             Some(dst) => {
-                dst.copy_from_slice(bytes);
+                copy_bytes(dst, bytes);
                 self.len = end;
                 Ok(())
             }
@@ -236,11 +246,18 @@ impl<'b> Writer<'b> {
         if !self.in_object() || self.after_key {
             return self.fail(WriteError::Misuse);
         }
-        if self.need_comma {
-            self.put(b",")?;
+        let bytes = k.as_bytes();
+        if plain_prefix(bytes, 0) == bytes.len() {
+            // Nothing to escape (every key the core writes): one copy.
+            let open: &[u8] = if self.need_comma { b",\"" } else { b"\"" };
+            self.put3(open, bytes, b"\":")?;
+        } else {
+            if self.need_comma {
+                self.put(b",")?;
+            }
+            self.quoted(k)?;
+            self.put(b":")?;
         }
-        self.quoted(k)?;
-        self.put(b":")?;
         self.after_key = true;
         Ok(())
     }
@@ -303,6 +320,32 @@ impl<'b> Writer<'b> {
             self.put(b",")?;
         }
         self.put(members)?;
+        self.need_comma = true;
+        Ok(())
+    }
+
+    /// Object members assembled from `pieces` (constant JSON text around
+    /// escaped texts) into the object being written, each piece one copy:
+    /// no per-key state checks and no escape scan of the constant parts.
+    /// The caller guarantees the result is members, as for
+    /// [`Writer::raw_members`] (`"a":{"b":"` text `"}`).
+    pub fn members_from(&mut self, pieces: &[Piece<'_>]) -> Result<(), WriteError> {
+        self.status()?;
+        if !self.in_object() || self.after_key {
+            return self.fail(WriteError::Misuse);
+        }
+        if pieces.is_empty() {
+            return Ok(());
+        }
+        if self.need_comma {
+            self.put(b",")?;
+        }
+        for p in pieces {
+            match *p {
+                Piece::Json(b) => self.put(b)?,
+                Piece::Text(t) => self.escaped(t)?,
+            }
+        }
         self.need_comma = true;
         Ok(())
     }
@@ -424,15 +467,46 @@ impl<'b> Writer<'b> {
     }
 
     fn quoted(&mut self, s: &str) -> Result<(), WriteError> {
+        let bytes = s.as_bytes();
+        if plain_prefix(bytes, 0) == bytes.len() {
+            // Nothing to escape (the common case): one copy with its quotes.
+            return self.put3(b"\"", bytes, b"\"");
+        }
         self.put(b"\"")?;
         self.escaped(s)?;
         self.put(b"\"")
     }
 
+    /// `a`, `b` and `c` one after the other, with one bounds check. Inlined
+    /// so the lengths of the constant `a` and `c` fold into their copies.
+    #[inline(always)]
+    fn put3(&mut self, a: &[u8], b: &[u8], c: &[u8]) -> Result<(), WriteError> {
+        self.status()?;
+        let end = self.len + a.len() + b.len() + c.len();
+        match self.buf.get_mut(self.len..end) {
+            Some(dst) => {
+                let (da, rest) = dst.split_at_mut(a.len());
+                let (db, dc) = rest.split_at_mut(b.len());
+                copy_bytes(da, a);
+                copy_bytes(db, b);
+                copy_bytes(dc, c);
+                self.len = end;
+                Ok(())
+            }
+            None => self.fail(WriteError::Overflow),
+        }
+    }
+
     fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
         let bytes = s.as_bytes();
         let mut run_start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
+        loop {
+            // Copy the run of bytes that need no escaping in one go.
+            let i = plain_prefix(bytes, run_start);
+            let Some(&b) = bytes.get(i) else {
+                return self.put(bytes.get(run_start..).unwrap_or(&[]));
+            };
+            self.put(bytes.get(run_start..i).unwrap_or(&[]))?;
             let esc: &[u8] = match b {
                 b'"' => b"\\\"",
                 b'\\' => b"\\\\",
@@ -441,10 +515,8 @@ impl<'b> Writer<'b> {
                 b'\t' => b"\\t",
                 0x08 => b"\\b",
                 0x0C => b"\\f",
-                0..=0x1F => &[],
-                _ => continue,
+                _ => &[],
             };
-            self.put(bytes.get(run_start..i).unwrap_or(&[]))?;
             if esc.is_empty() {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
@@ -455,8 +527,47 @@ impl<'b> Writer<'b> {
             }
             run_start = i + 1;
         }
-        self.put(bytes.get(run_start..).unwrap_or(&[]))
     }
+}
+
+/// `dst.copy_from_slice(src)` for slices of equal length, with the short
+/// copies most writes are (keys, punctuation, small values) done by one or two
+/// possibly overlapping word moves instead of a call to `memcpy`.
+#[inline(always)]
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    fn words<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<N>(), src.last_chunk::<N>()) {
+            *d = *s;
+        }
+    }
+    match src.len() {
+        0 => {}
+        1..=3 => {
+            if let (Some(d), Some(s)) = (dst.first_mut(), src.first()) {
+                *d = *s;
+            }
+            if let (Some(d), Some(s)) = (dst.get_mut(1), src.get(1)) {
+                *d = *s;
+            }
+            if let (Some(d), Some(s)) = (dst.last_mut(), src.last()) {
+                *d = *s;
+            }
+        }
+        4..=7 => words::<4>(dst, src),
+        8..=16 => words::<8>(dst, src),
+        17..=32 => words::<16>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// Index of the first byte at or after `from` that a JSON string must escape
+/// (`"`, `\`, a control character below 0x20), or `s.len()` when none does.
+#[inline]
+pub(crate) fn plain_prefix(s: &[u8], from: usize) -> usize {
+    super::string_run(s, from).0
 }
 
 /// A small stack buffer for `core::fmt` output of one number.
@@ -493,6 +604,74 @@ mod tests {
         f(&mut w)?;
         assert!(w.is_complete());
         Ok(String::from_utf8(w.as_bytes().to_vec()).unwrap())
+    }
+
+    /// Keys and strings of every length around the 8-byte scan steps, with
+    /// an escape at every position: the same bytes as escaping one by one.
+    #[test]
+    fn escapes_at_every_position() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for c in ["\"", "\\", "\n", "\u{1f}", "é", "a"] {
+                    let mut text = "x".repeat(len);
+                    text.insert_str(at, c);
+                    let want = format!("{{{}:{}}}", expected_quote(&text), expected_quote(&text));
+                    let got = out(|w| {
+                        w.begin_object()?;
+                        w.kv_str(&text, &text)?;
+                        w.end_object()
+                    })
+                    .unwrap();
+                    assert_eq!(got, want);
+                }
+            }
+        }
+    }
+
+    /// The escaping the writer must produce, spelled out byte by byte.
+    fn expected_quote(s: &str) -> String {
+        let mut o = String::from("\"");
+        for ch in s.chars() {
+            match ch {
+                '"' => o.push_str("\\\""),
+                '\\' => o.push_str("\\\\"),
+                '\n' => o.push_str("\\n"),
+                '\r' => o.push_str("\\r"),
+                '\t' => o.push_str("\\t"),
+                '\u{8}' => o.push_str("\\b"),
+                '\u{c}' => o.push_str("\\f"),
+                c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+                c => o.push(c),
+            }
+        }
+        o.push('"');
+        o
+    }
+
+    #[test]
+    fn members_from_pieces() {
+        let s = out(|w| {
+            w.begin_object()?;
+            w.kv_str("a", "1")?;
+            w.members_from(&[
+                Piece::Json(br#""m":{"n":""#),
+                Piece::Text("q\"\\"),
+                Piece::Json(br#""}"#),
+            ])?;
+            w.members_from(&[])?;
+            w.key("z")?;
+            w.null()?;
+            w.end_object()
+        })
+        .unwrap();
+        assert_eq!(s, r#"{"a":"1","m":{"n":"q\"\\"},"z":null}"#);
+        let mut buf = [0u8; 32];
+        let mut w = Writer::new(&mut buf);
+        w.begin_array().unwrap();
+        assert_eq!(
+            w.members_from(&[Piece::Json(b"1")]),
+            Err(WriteError::Misuse)
+        );
     }
 
     #[test]

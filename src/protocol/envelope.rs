@@ -12,9 +12,6 @@ use crate::registry::Tool;
 use crate::rpc::{Data, Message, Request, RpcError};
 use crate::schema::{Tables, compile::same_text};
 
-const KEY_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const KEY_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-
 /// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
 /// absent from the context was absent on the wire. A modern request then
 /// needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
@@ -75,12 +72,8 @@ pub(crate) const MAX_DECODED_HEADER: usize = 512;
 /// The era of one request: modern when its `_meta` carries an envelope key, or
 /// when the transport saw a non-legacy `MCP-Protocol-Version` header.
 pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
-    let doc = &req.doc;
-    let meta = req
-        .param("_meta")
-        .filter(|&m| doc.kind(m) == Some(Kind::Object));
-    let keyed =
-        meta.is_some_and(|m| doc.get(m, KEY_VERSION).is_some() || doc.get(m, KEY_CAPS).is_some());
+    // Both are found only in an object `_meta` (see `Request::meta_version`).
+    let keyed = req.meta_version().is_some() || req.meta_caps().is_some();
     let header_modern = info
         .hdr_protocol_version
         .is_some_and(|h| !LEGACY_VERSIONS.iter().any(|v| trim_ows(h) == v.as_bytes()));
@@ -102,20 +95,16 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
         MCP_RPC_INVALID_PARAMS,
         "params._meta must be an object carrying the required 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' envelope keys",
     );
-    let meta = req
-        .param("_meta")
-        .filter(|&m| doc.kind(m) == Some(Kind::Object));
-    let keyed =
-        meta.is_some_and(|m| doc.get(m, KEY_VERSION).is_some() || doc.get(m, KEY_CAPS).is_some());
+    // Both are found only in an object `_meta` (see `Request::meta_version`).
+    let keyed = req.meta_version().is_some() || req.meta_caps().is_some();
     if !keyed && info.flags & MCP_CTX_LEGACY_NO_SESSION != 0 {
         return Err(RpcError::new(
             MCP_RPC_INVALID_REQUEST,
             "Bad Request: Missing session ID",
         ));
     }
-    let meta = meta.ok_or(missing)?;
-    let version = doc.get(meta, KEY_VERSION).ok_or(missing)?;
-    let caps = doc.get(meta, KEY_CAPS).ok_or(missing)?;
+    let version = req.meta_version().ok_or(missing)?;
+    let caps = req.meta_caps().ok_or(missing)?;
     if doc.kind(caps) != Some(Kind::Object) {
         return Err(RpcError::new(
             MCP_RPC_INVALID_PARAMS,
@@ -144,7 +133,7 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
     )?;
     // Mcp-Name mirrors the body for the methods that name a target.
     let target = if req.is("tools/call") || req.is("prompts/get") {
-        req.param("name")
+        req.name()
     } else if req.is("resources/read") {
         req.param("uri")
     } else {
@@ -189,10 +178,15 @@ fn compare(
     missing: &'static str,
     differs: &'static str,
 ) -> Result<(), RpcError<'static>> {
-    let mut buf = [0u8; MAX_DECODED_HEADER];
     match header {
-        Some(h) if doc.str_eq_bytes(tok, decode_header(h, &mut buf)?) => Ok(()),
-        Some(_) => Err(mismatch(differs)),
+        Some(h) => {
+            let mut buf = [0u8; MAX_DECODED_HEADER];
+            if doc.str_eq_bytes(tok, decode_header(h, &mut buf)?) {
+                Ok(())
+            } else {
+                Err(mismatch(differs))
+            }
+        }
         None if http => Err(mismatch(missing)),
         None => Ok(()),
     }

@@ -23,6 +23,10 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 /// Versions served through the legacy `initialize` handshake, newest first.
 pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
+/// The `resultType` member of a complete 2026-07-28 result, written as one
+/// copy ([`crate::json::Writer::raw_members`]) on every such response.
+pub(crate) const RESULT_COMPLETE: &[u8] = br#""resultType":"complete""#;
+
 /// Which rules a request is answered under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {

@@ -2,7 +2,7 @@
 //! modern result carries (`resultType`, cache hints, the serverInfo stamp).
 
 use super::MODERN_VERSION;
-use crate::json::{WriteError, Writer};
+use crate::json::{Piece, WriteError, Writer};
 use crate::server::ServerInfo;
 
 /// Which server capabilities a response advertises.
@@ -105,10 +105,62 @@ pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), Writ
 }
 
 /// The result `_meta` stamp that identifies the server.
+/// It is on every 2026-07-28 result, so it is written from constant pieces
+/// (the same bytes [`implementation`] inside `_meta` would produce).
 pub fn result_meta(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
-    w.key("_meta")?;
-    w.begin_object()?;
-    w.key("io.modelcontextprotocol/serverInfo")?;
-    implementation(w, s)?;
-    w.end_object()
+    let (title_key, title): (&[u8], &str) = match s.title {
+        Some(t) => (br#"","title":""#, t),
+        None => (b"", ""),
+    };
+    w.members_from(&[
+        Piece::Json(br#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":""#),
+        Piece::Text(s.name),
+        Piece::Json(br#"","version":""#),
+        Piece::Text(s.version),
+        Piece::Json(title_key),
+        Piece::Text(title),
+        Piece::Json(br#""}}"#),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `result_meta` writes from pieces exactly what the `_meta` key around
+    /// `implementation` writes, with and without a title, escapes included.
+    #[test]
+    fn result_meta_matches_implementation() {
+        for title in [None, Some("A \"quoted\"\ttitle"), Some("")] {
+            let info = ServerInfo {
+                name: "gw\\1",
+                version: "0.4.0",
+                title,
+                instructions: None,
+                list_ttl_ms: 0,
+                cache_public: false,
+            };
+            let write = |long: bool| {
+                let mut buf = [0u8; 256];
+                let mut w = Writer::new(&mut buf);
+                w.begin_object().unwrap();
+                if long {
+                    w.key("_meta").unwrap();
+                    w.begin_object().unwrap();
+                    w.key("io.modelcontextprotocol/serverInfo").unwrap();
+                    implementation(&mut w, &info).unwrap();
+                    w.end_object().unwrap();
+                } else {
+                    result_meta(&mut w, &info).unwrap();
+                }
+                w.end_object().unwrap();
+                assert!(w.is_complete());
+                w.as_bytes().to_vec()
+            };
+            assert_eq!(
+                String::from_utf8(write(false)).unwrap(),
+                String::from_utf8(write(true)).unwrap()
+            );
+        }
+    }
 }

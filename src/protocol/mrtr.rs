@@ -72,8 +72,7 @@ impl StateMac {
 pub fn declared_caps(req: &Request<'_>) -> u8 {
     let doc = &req.doc;
     let Some(c) = req
-        .param("_meta")
-        .and_then(|m| doc.get(m, "io.modelcontextprotocol/clientCapabilities"))
+        .meta_caps()
         .filter(|&c| doc.kind(c) == Some(Kind::Object))
     else {
         return 0;
@@ -171,7 +170,7 @@ pub fn request_state<'r>(
     binding: &str,
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
 ) -> Result<Option<usize>, Fail<'r>> {
-    let Some(t) = req.param("requestState") else {
+    let Some(t) = req.request_state() else {
         return Ok(None);
     };
     // Without the `mrtr` feature no state was ever issued: every one is refused.

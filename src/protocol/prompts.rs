@@ -61,7 +61,7 @@ pub fn get<'r>(
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
-        .param("name")
+        .name()
         .filter(|&n| doc.kind(n) == Some(Kind::String))
         .ok_or(Fail::Rpc(RpcError::new(
             MCP_RPC_INVALID_PARAMS,
@@ -74,7 +74,7 @@ pub fn get<'r>(
             data: Data::None,
         }));
     };
-    let args = req.param("arguments");
+    let args = req.arguments();
     if let Some(a) = args {
         let strings = doc.kind(a) == Some(Kind::Object)
             && doc

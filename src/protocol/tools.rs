@@ -92,13 +92,13 @@ pub fn call<'r>(
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
-        .param("name")
+        .name()
         .filter(|&n| doc.kind(n) == Some(Kind::String))
         .ok_or(Fail::Rpc(RpcError::new(
             MCP_RPC_INVALID_PARAMS,
             "params.name must be a string",
         )))?;
-    let args = match req.param("arguments") {
+    let args = match req.arguments() {
         Some(a) if doc.kind(a) != Some(Kind::Object) => {
             return Err(Fail::Rpc(RpcError::new(
                 MCP_RPC_INVALID_PARAMS,
@@ -281,7 +281,7 @@ fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>>
     w.key("isError")?;
     w.bool(true)?;
     if era == Era::Modern {
-        w.kv_str("resultType", "complete")?;
+        w.raw_members(super::RESULT_COMPLETE)?;
     }
     Ok(())
 }
@@ -300,9 +300,7 @@ fn audit(
     };
     let doc = &req.doc;
     let arguments: &[u8] = args.map_or(b"{}", |a| doc.raw(a));
-    let meta = req
-        .param("_meta")
-        .filter(|&m| doc.kind(m) == Some(Kind::Object));
+    let meta = req.meta_object();
     let trace = crate::call::trace_id_of(doc, meta);
     let (principal, principal_len) = info
         .principal
@@ -368,11 +366,9 @@ fn execute<'r>(
         args,
         tool,
         tables,
-        meta: req
-            .param("_meta")
-            .filter(|&m| doc.kind(m) == Some(Kind::Object)),
+        meta: req.meta_object(),
         inputs: req
-            .param("inputResponses")
+            .input_responses()
             .filter(|&m| doc.kind(m) == Some(Kind::Object)),
         state: state_len.and_then(|n| state_buf.get(..n)),
         info,
@@ -428,7 +424,7 @@ fn execute<'r>(
         (None, _) => {}
     }
     if era == Era::Modern {
-        w.kv_str("resultType", "complete")?;
+        w.raw_members(super::RESULT_COMPLETE)?;
     }
     Ok(())
 }

@@ -207,6 +207,14 @@ fn reserve(
 
 /// True when two escaped JSON string insides decode to the same text.
 pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
+    // Equal escaped texts decode equally; without a backslash on either side
+    // the raw bytes are the texts. Only escapes need decoding.
+    if a == b {
+        return true;
+    }
+    if !a.contains(&b'\\') && !b.contains(&b'\\') {
+        return false;
+    }
     Unescape::new(a).eq(Unescape::new(b))
 }
 
