@@ -290,6 +290,14 @@
 #define MCP_MAX_OUTPUT_TOKENS 64
 
 /**
+ * Significant digits of a schema's `multipleOf` (`0.05` has 1,
+ * `1.23456789` has 9): the divisor must fit in 64 bits for the exact check.
+ * A schema with more fails registration with `-MCP_EINVAL`. Fixed (not
+ * overridable at build time).
+ */
+#define MCP_MAX_MULTIPLE_OF_DIGITS 19
+
+/**
  * Longest validation error message, in bytes; longer ones end in "...".
  */
 #define MCP_MAX_ERROR_MESSAGE 160

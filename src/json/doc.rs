@@ -271,7 +271,9 @@ pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
 }
 
 fn parse_f64(raw: &str) -> Result<f64, ConvError> {
-    let f: f64 = raw.parse().map_err(|_| ConvError::Type)?;
+    let f = super::num::Dec::parse(raw.as_bytes())
+        .ok_or(ConvError::Type)?
+        .to_f64();
     if f.is_finite() {
         Ok(f)
     } else {
