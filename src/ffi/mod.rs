@@ -1239,7 +1239,7 @@ pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
 /// `r` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_json_number(r: *mut mcp_result_t, v: f64) -> c_int {
-    if !v.is_finite() {
+    if !crate::json::num::is_finite(v) {
         return -MCP_EDOM;
     }
     // SAFETY: forwarded caller promises.

@@ -274,7 +274,7 @@ fn parse_f64(raw: &str) -> Result<f64, ConvError> {
     let f = super::num::Dec::parse(raw.as_bytes())
         .ok_or(ConvError::Type)?
         .to_f64();
-    if f.is_finite() {
+    if super::num::is_finite(f) {
         Ok(f)
     } else {
         Err(ConvError::Range)

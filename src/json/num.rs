@@ -189,7 +189,7 @@ impl<'a> Dec<'a> {
 
     /// Whether the value is within f64's range (its nearest double is finite).
     pub fn is_finite_f64(&self) -> bool {
-        self.exp <= 308 || (self.exp == 309 && self.to_f64().is_finite())
+        self.exp <= 308 || (self.exp == 309 && is_finite(self.to_f64()))
     }
 
     fn signum(&self) -> i8 {
@@ -287,6 +287,28 @@ impl<'a> Dec<'a> {
 }
 
 const INF: u64 = 0x7ff0_0000_0000_0000;
+const ABS: u64 = !(1 << 63);
+
+/// `v.is_finite()` on the bit pattern: core's compares floats, which is
+/// soft-double library code on MCUs without a double-precision FPU.
+pub fn is_finite(v: f64) -> bool {
+    v.to_bits() & ABS < INF
+}
+
+/// `v.is_nan()` on the bit pattern.
+pub fn is_nan(v: f64) -> bool {
+    v.to_bits() & ABS > INF
+}
+
+/// `v >= 0.0` on the bit pattern (true for -0.0, false for NaN).
+pub fn is_non_negative(v: f64) -> bool {
+    !is_nan(v) && (v.to_bits() >> 63 == 0 || v.to_bits() & ABS == 0)
+}
+
+/// `v > 1.0` on the bit pattern (false for NaN).
+pub fn is_above_one(v: f64) -> bool {
+    !is_nan(v) && v.to_bits() >> 63 == 0 && v.to_bits() > 1f64.to_bits()
+}
 
 /// `(a + b) mod m` for `a, b < m`.
 fn add_mod(a: u64, b: u64, m: u64) -> u64 {
@@ -809,6 +831,33 @@ mod tests {
         let mut buf = [0; F64_TEXT_MAX];
         let n = format_f64(v, &mut buf);
         String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn classifies_on_bits_like_core() {
+        let vals = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.0000000000000002,
+            0.9999999999999999,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7ff0_0000_0000_0001),
+        ];
+        for v in vals {
+            assert_eq!(is_finite(v), v.is_finite(), "{v:?}");
+            assert_eq!(is_nan(v), v.is_nan(), "{v:?}");
+            assert_eq!(is_non_negative(v), v >= 0.0, "{v:?}");
+            assert_eq!(is_above_one(v), v > 1.0, "{v:?}");
+        }
     }
 
     #[test]

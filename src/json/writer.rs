@@ -389,7 +389,7 @@ impl<'b> Writer<'b> {
 
     /// A finite number in the shortest form that reads back to the same f64.
     pub fn number(&mut self, v: f64) -> Result<(), WriteError> {
-        if !v.is_finite() {
+        if !super::num::is_finite(v) {
             return self.fail(WriteError::Misuse);
         }
         self.before_value()?;
