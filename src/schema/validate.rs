@@ -556,6 +556,70 @@ mod tests {
     }
 
     #[test]
+    fn numbers_compare_as_exact_decimals() {
+        // Each case went the other way when both sides were rounded to f64.
+        const S: &str = r#"{"type":"object","properties":{
+          "cents":{"type":"number","multipleOf":0.01},
+          "third":{"type":"number","multipleOf":0.1},
+          "max":{"type":"number","maximum":0.3},
+          "imin":{"type":"integer","exclusiveMinimum":9007199254740992},
+          "tiny":{"type":"number","exclusiveMinimum":0},
+          "pick":{"enum":[9007199254740993]},
+          "fine":{"multipleOf":1234567890123456789e-30}}}"#;
+        let run = |args: &str| {
+            let mut t = Tables::new();
+            let root = compile(S, &mut t).unwrap();
+            let mut toks = [Token::EMPTY; 64];
+            let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
+            let doc = Doc::new(args.as_bytes(), &toks[..n]);
+            let mut m = MsgBuf::new();
+            if validate(&t, S, root, &doc, Some(0), &mut m) {
+                Ok(())
+            } else {
+                Err(m.as_str().to_string())
+            }
+        };
+        // 0.07 / 0.01 and 0.3 / 0.1 are not integers in f64.
+        for ok in [
+            r#"{"cents":0.07}"#,
+            r#"{"cents":1234567.89}"#,
+            r#"{"third":0.3}"#,
+            r#"{"imin":9007199254740993}"#,
+            r#"{"tiny":1e-400}"#,
+            r#"{"pick":9007199254740993}"#,
+            r#"{"max":0.3}"#,
+            r#"{"max":3e-1}"#,
+            r#"{"fine":2469135780246913578e-30}"#,
+        ] {
+            assert_eq!(run(ok), Ok(()), "{ok}");
+        }
+        for (bad, want) in [
+            (
+                r#"{"cents":0.071}"#,
+                "cents: 0.071 is not a multiple of 0.01",
+            ),
+            (
+                r#"{"max":0.30000000000000001}"#,
+                "max: 0.30000000000000001 is above maximum 0.3",
+            ),
+            (
+                r#"{"imin":9007199254740992}"#,
+                "imin: 9007199254740992 is not above exclusiveMinimum 9007199254740992",
+            ),
+            (
+                r#"{"tiny":-1e-400}"#,
+                "tiny: -1e-400 is not above exclusiveMinimum 0",
+            ),
+            (
+                r#"{"pick":9007199254740992}"#,
+                "pick: 9007199254740992 is not one of 9007199254740993",
+            ),
+        ] {
+            assert_eq!(run(bad), Err(want.to_string()), "{bad}");
+        }
+    }
+
+    #[test]
     fn string_members_never_equal_numbers() {
         // Found by the schema fuzz target: a number was parsed against a
         // string member's text (an overflow in debug, a false match in release).
