@@ -302,7 +302,8 @@ pub fn is_nan(v: f64) -> bool {
 
 /// `v >= 0.0` on the bit pattern (true for -0.0, false for NaN).
 pub fn is_non_negative(v: f64) -> bool {
-    !is_nan(v) && (v.to_bits() >> 63 == 0 || v.to_bits() & ABS == 0)
+    // Positive values have the sign bit clear; -0.0 is exactly the sign bit.
+    !is_nan(v) && v.to_bits() <= 1 << 63
 }
 
 /// `v > 1.0` on the bit pattern (false for NaN).
@@ -354,6 +355,7 @@ impl Ext {
     }
 
     /// Multiplies by `c × 2^ce` (`c != 0`), keeping the top 64 bits.
+    #[inline(never)] // three call sites; inlined each costs ~150 B on Thumb
     fn mul(&mut self, c: u64, ce: i32) {
         let p = u128::from(self.m) * u128::from(c);
         let s = p.leading_zeros();
@@ -478,47 +480,40 @@ pub fn format_f64(v: f64, out: &mut [u8; F64_TEXT_MAX]) -> usize {
     } else {
         Ext::new(frac | 1 << 52, field - 1075)
     };
-    let (digits, dexp) = shortest(x, neg, v.to_bits());
-    // The value is 0.digits × 10^dexp.
-    let mut d = [0u8; 20];
+    let (mut t, dexp) = shortest(x, neg, v.to_bits());
+    // The value is 0.d × 10^dexp; d as ASCII, most significant first.
+    let mut d = [b'0'; 20];
     let mut nd = 0;
-    let mut t = digits;
     while t != 0 {
-        if let Some(s) = d.get_mut(nd) {
-            *s = b'0' + (t % 10) as u8;
-        }
+        d.copy_within(0..19, 1);
+        d[0] = b'0' + (t % 10) as u8;
         t /= 10;
         nd += 1;
     }
-    let d = d.get(..nd).unwrap_or(&[]);
-    let digit = |i: usize| {
-        d.get(nd.wrapping_sub(1).wrapping_sub(i))
-            .copied()
-            .unwrap_or(b'0')
-    };
+    let digit = |i: usize| d.get(i).copied().unwrap_or(b'0');
     if (-3..=16).contains(&dexp) {
-        let dexp = dexp as isize;
+        // 0.000ddd, ddd.ddd or ddd000.0
+        let point = dexp.max(0) as usize;
         if dexp <= 0 {
             o.push_all(b"0.");
-            for _ in 0..-dexp {
-                o.push(b'0');
+            (0..dexp.unsigned_abs()).for_each(|_| o.push(b'0'));
+        }
+        for i in 0..nd.max(point) {
+            if i == point && point > 0 {
+                o.push(b'.');
             }
-            (0..nd).for_each(|i| o.push(digit(i)));
-        } else {
-            let int = dexp as usize;
-            (0..int).for_each(|i| o.push(digit(i)));
-            o.push(b'.');
-            if nd > int {
-                (int..nd).for_each(|i| o.push(digit(i)));
-            } else {
-                o.push(b'0');
-            }
+            o.push(digit(i));
+        }
+        if nd <= point {
+            o.push_all(b".0");
         }
     } else {
-        o.push(digit(0));
-        if nd > 1 {
-            o.push(b'.');
-            (1..nd).for_each(|i| o.push(digit(i)));
+        // d.ddde-x
+        for i in 0..nd {
+            o.push(digit(i));
+            if i == 0 && nd > 1 {
+                o.push(b'.');
+            }
         }
         o.push(b'e');
         let e = dexp - 1;
@@ -526,13 +521,11 @@ pub fn format_f64(v: f64, out: &mut [u8; F64_TEXT_MAX]) -> usize {
             o.push(b'-');
         }
         let e = e.unsigned_abs();
-        if e >= 100 {
-            o.push(b'0' + (e / 100) as u8);
+        for (div, show) in [(100, e >= 100), (10, e >= 10), (1, true)] {
+            if show {
+                o.push(b'0' + (e / div % 10) as u8);
+            }
         }
-        if e >= 10 {
-            o.push(b'0' + (e / 10 % 10) as u8);
-        }
-        o.push(b'0' + (e % 10) as u8);
     }
     o.len
 }
