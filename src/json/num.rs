@@ -139,10 +139,13 @@ impl<'a> Dec<'a> {
             }
             _ => return None,
         };
-        let all = || int.iter().chain(frac.iter());
-        let total = int.len() + frac.len();
-        let lo = all().take_while(|&&b| b == b'0').count();
-        let hi = total - all().rev().take_while(|&&b| b == b'0').count();
+        // First and last non-zero digit of int ++ frac, in one pass.
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        let all = int.iter().chain(frac.iter());
+        for (i, _) in all.enumerate().filter(|&(_, &b)| b != b'0') {
+            lo = lo.min(i);
+            hi = i + 1;
+        }
         let nd = hi.saturating_sub(lo);
         let exp = if nd == 0 {
             0
@@ -370,12 +373,13 @@ impl Ext {
         let (mut q, mut r) = (self.m / d, self.m % d);
         let mut shift = 0;
         while q < 1 << 63 {
-            r <<= 1;
-            q = q << 1 | u64::from(r >= d);
-            if r >= d {
-                r -= d;
-            }
-            shift += 1;
+            // As many quotient bits per division as r and q have room for
+            // (at least one: r < d < 2^63): 1-2 steps for d below 2^32.
+            let k = r.leading_zeros().min(q.leading_zeros());
+            r <<= k;
+            q = (q << k) | (r / d);
+            r %= d;
+            shift += k as i32;
         }
         self.m = q;
         self.e -= shift;
