@@ -387,15 +387,16 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
-    /// A finite number in the shortest form that reads back to the same f64.
+    /// A finite number in a form that reads back to exactly `v`: the shortest
+    /// of 15, 16 or 17 significant digits (see `num::format_f64`).
     pub fn number(&mut self, v: f64) -> Result<(), WriteError> {
         if !super::num::is_finite(v) {
             return self.fail(WriteError::Misuse);
         }
         self.before_value()?;
-        // The form of core's Debug for f64 (shortest round-trip digits, an
-        // exponent for very large or small magnitudes), written without
-        // core's float formatting: see `num::format_f64`.
+        // The form of core's Debug for f64 (`1.0`, `0.1`, an exponent for
+        // very large or small magnitudes), written without core's float
+        // formatting.
         let mut tmp = [0; super::num::F64_TEXT_MAX];
         let n = super::num::format_f64(v, &mut tmp);
         self.put(tmp.get(..n).unwrap_or(&[]))?;
