@@ -290,6 +290,14 @@
 #define MCP_MAX_OUTPUT_TOKENS 64
 
 /**
+ * Significant digits of a schema's `multipleOf` (`0.05` has 1,
+ * `1.23456789` has 9): the divisor must fit in 64 bits for the exact check.
+ * A schema with more fails registration with `-MCP_EINVAL`. Fixed (not
+ * overridable at build time).
+ */
+#define MCP_MAX_MULTIPLE_OF_DIGITS 19
+
+/**
  * Longest validation error message, in bytes; longer ones end in "...".
  */
 #define MCP_MAX_ERROR_MESSAGE 160
@@ -1193,6 +1201,11 @@ int mcp_arg_int(const struct mcp_call_t *call, const char *path, int64_t *out);
 /**
  * Reads a number argument.
  *
+ * The nearest `double`, converted without floating-point arithmetic:
+ * correctly rounded for numbers of up to 19 significant digits in plain
+ * decimal notation, otherwise at most one unit in the last place off
+ * (docs/firmware.md, "Numbers without floating point").
+ *
  * @retval 0 Success; `*out` holds the value.
  * @retval -MCP_ENOENT No value at `path`.
  * @retval -MCP_EDOM The value is not a number.
@@ -1447,6 +1460,10 @@ int mcp_json_int(struct mcp_result_t *r, int64_t v);
 
 /**
  * Writes a number value inside structuredContent.
+ *
+ * Integral values are written as `1.0`, others in the shortest of 15, 16
+ * or 17 significant digits that reads back to exactly `v` (an exponent
+ * below 1e-4 and from 1e16: `1.5e-7`).
  *
  * @retval 0 Success.
  * @retval -MCP_EDOM `v` is NaN or infinite (JSON has no such numbers).

@@ -134,6 +134,11 @@ pub const MCP_MAX_SCHEMA_TOKENS: usize = 256;
 /// JSON tokens of a tool's structuredContent when it is checked against an
 /// outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
 pub const MCP_MAX_OUTPUT_TOKENS: usize = 64;
+/// Significant digits of a schema's `multipleOf` (`0.05` has 1,
+/// `1.23456789` has 9): the divisor must fit in 64 bits for the exact check.
+/// A schema with more fails registration with `-MCP_EINVAL`. Fixed (not
+/// overridable at build time).
+pub const MCP_MAX_MULTIPLE_OF_DIGITS: u32 = 19;
 /// Longest validation error message, in bytes; longer ones end in "...".
 pub const MCP_MAX_ERROR_MESSAGE: usize = 160;
 

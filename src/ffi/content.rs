@@ -6,6 +6,7 @@ use core::ffi::{c_char, c_int};
 
 use super::{c_text, call_ref, text_n, with_result};
 use crate::call::{Annotations, Contents, NotifyError};
+use crate::json::num;
 use crate::limits::*;
 use crate::registry::{mcp_call_t, mcp_result_t};
 
@@ -28,14 +29,14 @@ unsafe fn annotations<'a>(a: *const mcp_annotations_t) -> Result<Option<Annotati
         return Ok(None);
     };
     if a.audience & !(MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT) != 0
-        || a.priority > 1.0
-        || a.priority.is_nan()
+        || num::is_above_one(a.priority)
+        || num::is_nan(a.priority)
     {
         return Err(-MCP_EINVAL);
     }
     Ok(Some(Annotations {
         audience: a.audience,
-        priority: (a.priority >= 0.0).then_some(a.priority),
+        priority: num::is_non_negative(a.priority).then_some(a.priority),
         // SAFETY: NULL or NUL-terminated, as promised.
         last_modified: unsafe { c_text(a.last_modified) }?,
     }))
@@ -308,10 +309,11 @@ pub unsafe extern "C" fn mcp_progress(
         return -MCP_EINVAL;
     };
     let m = try_c!(m);
-    if !progress.is_finite() || total.is_nan() || total.is_infinite() {
+    // Float tests on the bit pattern: no soft-double code on an MCU.
+    if !num::is_finite(progress) || !num::is_finite(total) {
         return -MCP_EINVAL;
     }
-    notify_result(c.progress(progress, (total >= 0.0).then_some(total), m))
+    notify_result(c.progress(progress, num::is_non_negative(total).then_some(total), m))
 }
 
 /// Sends a log message (`notifications/message`) within the running call, only

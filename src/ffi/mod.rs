@@ -795,6 +795,11 @@ pub unsafe extern "C" fn mcp_arg_int(
 
 /// Reads a number argument.
 ///
+/// The nearest `double`, converted without floating-point arithmetic:
+/// correctly rounded for numbers of up to 19 significant digits in plain
+/// decimal notation, otherwise at most one unit in the last place off
+/// (docs/firmware.md, "Numbers without floating point").
+///
 /// @retval 0 Success; `*out` holds the value.
 /// @retval -MCP_ENOENT No value at `path`.
 /// @retval -MCP_EDOM The value is not a number.
@@ -1229,6 +1234,10 @@ pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
 
 /// Writes a number value inside structuredContent.
 ///
+/// Integral values are written as `1.0`, others in the shortest of 15, 16
+/// or 17 significant digits that reads back to exactly `v` (an exponent
+/// below 1e-4 and from 1e16: `1.5e-7`).
+///
 /// @retval 0 Success.
 /// @retval -MCP_EDOM `v` is NaN or infinite (JSON has no such numbers).
 /// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
@@ -1239,7 +1248,7 @@ pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
 /// `r` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_json_number(r: *mut mcp_result_t, v: f64) -> c_int {
-    if !v.is_finite() {
+    if !crate::json::num::is_finite(v) {
         return -MCP_EDOM;
     }
     // SAFETY: forwarded caller promises.

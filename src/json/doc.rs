@@ -314,8 +314,10 @@ pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
 }
 
 fn parse_f64(raw: &str) -> Result<f64, ConvError> {
-    let f: f64 = raw.parse().map_err(|_| ConvError::Type)?;
-    if f.is_finite() {
+    let f = super::num::Dec::parse(raw.as_bytes())
+        .ok_or(ConvError::Type)?
+        .to_f64();
+    if super::num::is_finite(f) {
         Ok(f)
     } else {
         Err(ConvError::Range)

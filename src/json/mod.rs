@@ -1,6 +1,7 @@
 //! JSON without a DOM: a strict tokenizer, span navigation and a bounded writer.
 
 pub mod doc;
+pub mod num;
 pub mod tokenizer;
 pub mod writer;
 

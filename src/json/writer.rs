@@ -430,22 +430,19 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
-    /// A finite number in the shortest form that reads back to the same f64.
+    /// A finite number in a form that reads back to exactly `v`: the shortest
+    /// of 15, 16 or 17 significant digits (see `num::format_f64`).
     pub fn number(&mut self, v: f64) -> Result<(), WriteError> {
-        if !v.is_finite() {
+        if !super::num::is_finite(v) {
             return self.fail(WriteError::Misuse);
         }
         self.before_value()?;
-        // core's Debug for f64 prints the shortest round-trip form, using an
-        // exponent for very large or small magnitudes; both are valid JSON.
-        let mut tmp = FmtBuf {
-            buf: [0; 40],
-            len: 0,
-        };
-        if core::fmt::write(&mut tmp, format_args!("{v:?}")).is_err() {
-            return self.fail(WriteError::Overflow);
-        }
-        self.put(tmp.as_bytes())?;
+        // The form of core's Debug for f64 (`1.0`, `0.1`, an exponent for
+        // very large or small magnitudes), written without core's float
+        // formatting.
+        let mut tmp = [0; super::num::F64_TEXT_MAX];
+        let n = super::num::format_f64(v, &mut tmp);
+        self.put(tmp.get(..n).unwrap_or(&[]))?;
         self.after_value();
         Ok(())
     }
@@ -568,28 +565,6 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 #[inline]
 pub(crate) fn plain_prefix(s: &[u8], from: usize) -> usize {
     super::string_run(s, from).0
-}
-
-/// A small stack buffer for `core::fmt` output of one number.
-struct FmtBuf {
-    buf: [u8; 40],
-    len: usize,
-}
-
-impl FmtBuf {
-    fn as_bytes(&self) -> &[u8] {
-        self.buf.get(..self.len).unwrap_or(&[])
-    }
-}
-
-impl core::fmt::Write for FmtBuf {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let end = self.len + s.len();
-        let dst = self.buf.get_mut(self.len..end).ok_or(core::fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

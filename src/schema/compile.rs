@@ -4,8 +4,9 @@
 //! with the keyword named: nothing is ignored silently.
 
 use super::{EMPTY_NODE, Kw, KwKind, NONE, Node, Prop, Span, Tables, ty};
+use crate::json::num::Dec;
 use crate::json::{Doc, Kind, Token, TokenizeError, Unescape, tokenize};
-use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_SCHEMA_TOKENS};
+use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_MULTIPLE_OF_DIGITS, MCP_MAX_SCHEMA_TOKENS};
 
 /// What kind of problem a schema has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,8 +121,18 @@ fn check_kw(doc: &Doc<'_>, kind: KwKind, v: usize) -> Result<(), SchemaError> {
             }
         }
         KwKind::MultipleOf => {
-            if !doc.as_f64(v).is_ok_and(|f| f > 0.0) {
+            // Positive also as an f64 (1e-400 is not), as before.
+            if !doc
+                .as_f64(v)
+                .is_ok_and(|f| f.is_sign_positive() && f.to_bits() != 0)
+            {
                 return bad("multipleOf must be a number greater than 0");
+            }
+            let digits = Dec::parse(doc.raw(v)).map_or(usize::MAX, |d| d.significant_digits());
+            if digits > MCP_MAX_MULTIPLE_OF_DIGITS as usize {
+                return bad(
+                    "multipleOf has more significant digits than MCP_MAX_MULTIPLE_OF_DIGITS",
+                );
             }
         }
         KwKind::MinLength | KwKind::MaxLength | KwKind::MinItems | KwKind::MaxItems => {
@@ -505,8 +516,14 @@ mod tests {
             r#"{}"#,
             r#"{"type":"object","required":["nope"]}"#,
             r#"{"type":"object","properties":{"a":{"minimum":"1"}}}"#,
+            r#"{"type":"object","properties":{"a":{"maximum":-1e309}}}"#,
             r#"{"type":"object","properties":{"a":{"minLength":-1}}}"#,
             r#"{"type":"object","properties":{"a":{"multipleOf":0}}}"#,
+            r#"{"type":"object","properties":{"a":{"multipleOf":-2}}}"#,
+            r#"{"type":"object","properties":{"a":{"multipleOf":1e-400}}}"#,
+            r#"{"type":"object","properties":{"a":{"multipleOf":1e400}}}"#,
+            // 20 significant digits: more than MCP_MAX_MULTIPLE_OF_DIGITS.
+            r#"{"type":"object","properties":{"a":{"multipleOf":1.2345678901234567891}}}"#,
             r#"{"type":"object","properties":{"a":{"type":"int"}}}"#,
             r#"{"type":"object","properties":{"a":{"enum":[]}}}"#,
             r#"{"type":"object","properties":{"a":{},"a":{}}}"#,

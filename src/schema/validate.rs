@@ -8,54 +8,18 @@ use super::compile::same_text;
 use super::{KwKind, MsgBuf, NONE, Span, Tables, ty};
 use crate::call::Seg;
 use crate::json::doc::exact_int;
+use crate::json::num::Dec;
 use crate::json::{ConvError, Doc, Kind, Unescape};
 use crate::limits::MCP_MAX_DEPTH;
 
 /// Longest request value quoted in a message.
 const QUOTE_MAX: usize = 40;
 
-#[derive(Clone, Copy)]
-enum Num {
-    Int(i64),
-    Float(f64),
-}
-
-impl Num {
-    fn parse(raw: &[u8]) -> Option<Num> {
-        match exact_int(raw) {
-            Ok(i) => Some(Num::Int(i)),
-            Err(ConvError::NotInteger | ConvError::Range) => {
-                let f: f64 = core::str::from_utf8(raw).ok()?.parse().ok()?;
-                f.is_finite().then_some(Num::Float(f))
-            }
-            Err(_) => None,
-        }
-    }
-
-    fn f(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::Float(f) => f,
-        }
-    }
-
-    fn cmp(self, other: Num) -> Option<Ordering> {
-        match (self, other) {
-            (Num::Int(a), Num::Int(b)) => Some(a.cmp(&b)),
-            (a, b) => a.f().partial_cmp(&b.f()),
-        }
-    }
-
-    fn is_multiple_of(self, m: Num) -> bool {
-        match (self, m) {
-            (Num::Int(a), Num::Int(b)) => a.checked_rem(b) == Some(0),
-            (a, b) => {
-                let q = a.f() / b.f();
-                // Beyond 2^53 an f64 quotient has no fractional part left to test.
-                !(-9.0e15..=9.0e15).contains(&q) || (q as i64) as f64 == q
-            }
-        }
-    }
+/// A number's text as an exact decimal, when it is within f64's range
+/// (beyond it the value is refused as out of range, as the accessors would).
+/// Bounds, `enum`/`const` and `multipleOf` compare it exactly.
+fn num(raw: &[u8]) -> Option<Dec<'_>> {
+    Dec::parse(raw).filter(Dec::is_finite_f64)
 }
 
 #[derive(Clone, Copy)]
@@ -217,8 +181,8 @@ impl<'a, 'r> V<'a, 'r> {
             {
                 false
             }
-            Some(Kind::Number) => match (Num::parse(self.doc.raw(inst)), Num::parse(elem)) {
-                (Some(a), Some(b)) => a.cmp(b) == Some(Ordering::Equal),
+            Some(Kind::Number) => match (num(self.doc.raw(inst)), num(elem)) {
+                (Some(a), Some(b)) => a.cmp_value(&b) == Ordering::Equal,
                 _ => false,
             },
             Some(Kind::True) => elem == b"true",
@@ -256,7 +220,7 @@ impl<'a, 'r> V<'a, 'r> {
             Some(Kind::Number) => ty::NUMBER,
             None => 0,
         };
-        let mut num = None;
+        let mut number = None;
         if kind == Some(Kind::Number) {
             let raw = doc.raw(inst);
             let int = exact_int(raw);
@@ -264,8 +228,8 @@ impl<'a, 'r> V<'a, 'r> {
             if matches!(int, Ok(_) | Err(ConvError::Range)) {
                 bits |= ty::INTEGER;
             }
-            num = Num::parse(raw);
-            if num.is_none() {
+            number = num(raw);
+            if number.is_none() {
                 return self.fail_value(inst, " is out of range", b"");
             }
             let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
@@ -292,7 +256,7 @@ impl<'a, 'r> V<'a, 'r> {
             return false;
         }
         for kw in self.t.kws(&n) {
-            if !self.check_kw(kw.kind, kw.value, inst, num) {
+            if !self.check_kw(kw.kind, kw.value, inst, number) {
                 return false;
             }
         }
@@ -312,35 +276,32 @@ impl<'a, 'r> V<'a, 'r> {
         }
     }
 
-    fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, num: Option<Num>) -> bool {
+    fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<Dec<'_>>) -> bool {
         let bound = value.of(self.text);
         let doc = self.doc;
-        let count = |b: &[u8]| Num::parse(b).map_or(0, |n| n.f() as u64);
+        // Registration checked these bounds: integers in 0..=u32::MAX.
+        let count = |b: &[u8]| exact_int(b).map_or(0, |n| n.unsigned_abs());
         match kind {
             KwKind::Minimum
             | KwKind::Maximum
             | KwKind::ExclusiveMinimum
             | KwKind::ExclusiveMaximum => {
-                let (Some(v), Some(b)) = (num, Num::parse(bound)) else {
+                let (Some(v), Some(b)) = (v, num(bound)) else {
                     return true;
                 };
-                let ord = v.cmp(b);
+                let ord = v.cmp_value(&b);
                 let (bad, rule) = match kind {
-                    KwKind::Minimum => (ord == Some(Ordering::Less), " is below minimum "),
-                    KwKind::Maximum => (ord == Some(Ordering::Greater), " is above maximum "),
-                    KwKind::ExclusiveMinimum => (
-                        ord != Some(Ordering::Greater),
-                        " is not above exclusiveMinimum ",
-                    ),
-                    _ => (
-                        ord != Some(Ordering::Less),
-                        " is not below exclusiveMaximum ",
-                    ),
+                    KwKind::Minimum => (ord.is_lt(), " is below minimum "),
+                    KwKind::Maximum => (ord.is_gt(), " is above maximum "),
+                    KwKind::ExclusiveMinimum => (ord.is_le(), " is not above exclusiveMinimum "),
+                    _ => (ord.is_ge(), " is not below exclusiveMaximum "),
                 };
                 !bad || self.fail_value(inst, rule, bound)
             }
-            KwKind::MultipleOf => match (num, Num::parse(bound)) {
-                (Some(v), Some(m)) if !v.is_multiple_of(m) => {
+            // Registration refused a zero, negative or too precise divisor;
+            // anything else unexpected fails closed.
+            KwKind::MultipleOf => match (v, num(bound)) {
+                (Some(v), Some(m)) if v.is_multiple_of(&m) != Some(true) => {
                     self.fail_value(inst, " is not a multiple of ", bound)
                 }
                 _ => true,
@@ -591,6 +552,70 @@ mod tests {
         ];
         for (args, want) in cases {
             assert_eq!(check(args), Err(want.to_string()), "{args}");
+        }
+    }
+
+    #[test]
+    fn numbers_compare_as_exact_decimals() {
+        // Each case went the other way when both sides were rounded to f64.
+        const S: &str = r#"{"type":"object","properties":{
+          "cents":{"type":"number","multipleOf":0.01},
+          "third":{"type":"number","multipleOf":0.1},
+          "max":{"type":"number","maximum":0.3},
+          "imin":{"type":"integer","exclusiveMinimum":9007199254740992},
+          "tiny":{"type":"number","exclusiveMinimum":0},
+          "pick":{"enum":[9007199254740993]},
+          "fine":{"multipleOf":1234567890123456789e-30}}}"#;
+        let run = |args: &str| {
+            let mut t = Tables::new();
+            let root = compile(S, &mut t).unwrap();
+            let mut toks = [Token::EMPTY; 64];
+            let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
+            let doc = Doc::new(args.as_bytes(), &toks[..n]);
+            let mut m = MsgBuf::new();
+            if validate(&t, S, root, &doc, Some(0), &mut m) {
+                Ok(())
+            } else {
+                Err(m.as_str().to_string())
+            }
+        };
+        // 0.07 / 0.01 and 0.3 / 0.1 are not integers in f64.
+        for ok in [
+            r#"{"cents":0.07}"#,
+            r#"{"cents":1234567.89}"#,
+            r#"{"third":0.3}"#,
+            r#"{"imin":9007199254740993}"#,
+            r#"{"tiny":1e-400}"#,
+            r#"{"pick":9007199254740993}"#,
+            r#"{"max":0.3}"#,
+            r#"{"max":3e-1}"#,
+            r#"{"fine":2469135780246913578e-30}"#,
+        ] {
+            assert_eq!(run(ok), Ok(()), "{ok}");
+        }
+        for (bad, want) in [
+            (
+                r#"{"cents":0.071}"#,
+                "cents: 0.071 is not a multiple of 0.01",
+            ),
+            (
+                r#"{"max":0.30000000000000001}"#,
+                "max: 0.30000000000000001 is above maximum 0.3",
+            ),
+            (
+                r#"{"imin":9007199254740992}"#,
+                "imin: 9007199254740992 is not above exclusiveMinimum 9007199254740992",
+            ),
+            (
+                r#"{"tiny":-1e-400}"#,
+                "tiny: -1e-400 is not above exclusiveMinimum 0",
+            ),
+            (
+                r#"{"pick":9007199254740992}"#,
+                "pick: 9007199254740992 is not one of 9007199254740993",
+            ),
+        ] {
+            assert_eq!(run(bad), Err(want.to_string()), "{bad}");
         }
     }
 
