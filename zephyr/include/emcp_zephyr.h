@@ -31,6 +31,10 @@ int emcp_zephyr_check_limits(void);
 /** Milliseconds since boot, for mcp_request_ctx_t.now_ms. */
 uint64_t emcp_zephyr_now_ms(void);
 
+/** The bindings' log callback (their `cfg.log`): each line through Zephyr's
+ * logging at INFO level, in the `emcp` log module. */
+void emcp_zephyr_log_line(void *user, const char *line);
+
 /**
  * Serves @p server over the UART chosen as "emcp,uart" (else
  * "zephyr,console"): one JSON-RPC message per line, framed by mcp_framer_t,

@@ -32,12 +32,6 @@ static bool running;
 K_THREAD_STACK_DEFINE(coap_stack, CONFIG_EMCP_THREAD_STACK_SIZE);
 static struct k_thread coap_thread;
 
-static void log_line(void *user, const char *line)
-{
-    ARG_UNUSED(user);
-    LOG_INF("%s", line);
-}
-
 static void serve(void *a, void *b, void *c)
 {
     ARG_UNUSED(a);
@@ -74,7 +68,7 @@ int emcp_coap_start(const mcp_server_t *server)
     memset(&cfg, 0, sizeof cfg);
     cfg.listen = &listen_addr;
     cfg.clock_ms = emcp_zephyr_now_ms;
-    cfg.log = log_line;
+    cfg.log = emcp_zephyr_log_line;
     cfg.log_requests = IS_ENABLED(CONFIG_EMCP_COAP_LOG_REQUESTS);
     int rc = emcp_coap_open(&coap, server, &cfg);
     if (rc != 0) {

@@ -25,12 +25,6 @@ static emcp_http_bearer_t bearer = {.token = CONFIG_EMCP_HTTP_TOKEN, .principal 
 K_THREAD_STACK_DEFINE(http_stack, CONFIG_EMCP_THREAD_STACK_SIZE);
 static struct k_thread http_thread;
 
-static void log_line(void *user, const char *line)
-{
-    ARG_UNUSED(user);
-    LOG_INF("%s", line);
-}
-
 static void serve(void *a, void *b, void *c)
 {
     ARG_UNUSED(a);
@@ -53,7 +47,7 @@ int emcp_http_start(mcp_server_t *server)
     memset(&cfg, 0, sizeof cfg);
     cfg.bind_addr = CONFIG_EMCP_HTTP_BIND_ADDR;
     cfg.port = CONFIG_EMCP_HTTP_PORT;
-    cfg.log = log_line;
+    cfg.log = emcp_zephyr_log_line;
     if (bearer.token[0] != '\0') {
         cfg.auth = emcp_http_bearer_auth;
         cfg.auth_user = &bearer;

@@ -54,12 +54,6 @@ static const char content_type[] = EMCP_MQTT_CONTENT_TYPE;
 K_THREAD_STACK_DEFINE(mqtt_stack, CONFIG_EMCP_THREAD_STACK_SIZE);
 static struct k_thread mqtt_thread;
 
-static void log_line(void *user, const char *msg)
-{
-    ARG_UNUSED(user);
-    LOG_INF("%s", msg);
-}
-
 static void set_json_props(struct mqtt_publish_param *p)
 {
     p->prop.content_type.utf8 = (const uint8_t *)content_type;
@@ -298,7 +292,7 @@ int emcp_mqtt_start(const mcp_server_t *server)
         .instance_id = CONFIG_EMCP_MQTT_CLIENT_ID,
         .name = CONFIG_EMCP_MQTT_NAME,
         .version = CONFIG_EMCP_MQTT_VERSION,
-        .log = log_line,
+        .log = emcp_zephyr_log_line,
     };
     int rc = emcp_mqtt_init(&binding, server, &cfg);
     if (rc != 0) {

@@ -36,6 +36,12 @@ uint64_t emcp_zephyr_now_ms(void)
     return (uint64_t)k_uptime_get();
 }
 
+void emcp_zephyr_log_line(void *user, const char *line)
+{
+    ARG_UNUSED(user);
+    LOG_INF("%s", line);
+}
+
 /* emcp_clock.h's clock for the portable bindings (emcp_http.c); weak, so an
  * application that defines it (the greenhouse sample) keeps its own. */
 __weak uint64_t emcp_monotonic_ms(void)
