@@ -41,18 +41,9 @@ def start(greenhouse_http_bin: str) -> Iterator:
         return s
 
     yield _start
-    alive = [s.proc.poll() is None for s in started]
-    logs = []
-    for s in started:
-        s.proc.terminate()
-        try:
-            s.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001 - stop() kills it
-            pass
-        logs.append((s.proc.returncode, s.stderr()))
-        s.stop()
-    assert all(alive), "a greenhouse-http process died during the test"
-    for code, log in logs:
+    ended = [s.finish() for s in started]
+    assert all(alive for alive, _, _ in ended), "a greenhouse-http process died during the test"
+    for _, code, log in ended:
         # Built with ASan/UBSan in CI: any report (including leaks at exit) fails the test.
         assert report_in(log) is None, log[-3000:]
         assert code == 0, f"greenhouse-http exited {code} after SIGTERM:\n{log[-3000:]}"

@@ -77,6 +77,19 @@ class HttpServer:
         """The audit lines so far, format-checked, without their `ms=` duration."""
         return [audit_entry(line) for line in self.stderr().splitlines() if line.startswith("audit: ")]
 
+    def finish(self) -> tuple[bool, int | None, str]:
+        """Ends the server with SIGTERM, as a clean shutdown test expects, and
+        returns (was it still running, its exit status, its whole stderr)."""
+        alive = self.proc.poll() is None
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass  # stop() kills it; the status stays None
+        code, log = self.proc.returncode, self.stderr()
+        self.stop()
+        return alive, code, log
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()

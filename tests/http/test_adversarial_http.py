@@ -39,14 +39,7 @@ def gh():
         pytest.fail(str(e), pytrace=False)
     s = HttpServer(path)
     yield s
-    alive = s.proc.poll() is None
-    s.proc.terminate()
-    try:
-        s.proc.wait(timeout=10)
-    except Exception:  # noqa: BLE001 - stop() kills it
-        pass
-    code, log = s.proc.returncode, s.stderr()
-    s.stop()
+    alive, code, log = s.finish()
     assert alive, "greenhouse-http died during the adversarial cases"
     assert report_in(log) is None, log[-3000:]
     assert code == 0, f"greenhouse-http exited {code}:\n{log[-3000:]}"

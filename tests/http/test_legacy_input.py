@@ -38,14 +38,7 @@ def start_conformance():
 
     yield _start
     for s in started:
-        alive = s.proc.poll() is None
-        s.proc.terminate()
-        try:
-            s.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001 - stop() kills it
-            pass
-        code, log = s.proc.returncode, s.stderr()
-        s.stop()
+        alive, code, log = s.finish()
         assert alive, "conformance-server died during the test:\n" + log[-3000:]
         for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
             assert marker not in log, log[-3000:]

@@ -28,17 +28,10 @@ def conformance_server(*args: str) -> HttpServer:
 
 
 def stop_clean(s: HttpServer) -> None:
-    alive = s.proc.poll() is None
-    s.proc.terminate()
-    try:
-        s.proc.wait(timeout=10)
-    except Exception:  # noqa: BLE001 - stop() kills it
-        pass
-    log = s.stderr()
-    s.stop()
+    alive, code, log = s.finish()
     for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
         assert marker not in log, log[-3000:]
-    assert alive or s.proc.returncode == 0, "conformance-server died during the test"
+    assert alive or code == 0, "conformance-server died during the test"
 
 
 @pytest.fixture

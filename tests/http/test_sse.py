@@ -19,14 +19,7 @@ def conformance_server():
         pytest.fail(str(e), pytrace=False)
     s = HttpServer(path)
     yield s
-    alive = s.proc.poll() is None
-    s.proc.terminate()
-    try:
-        s.proc.wait(timeout=10)
-    except Exception:  # noqa: BLE001 - stop() kills it
-        pass
-    code, log = s.proc.returncode, s.stderr()
-    s.stop()
+    alive, code, log = s.finish()
     assert alive, "conformance-server died during the test"
     for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
         assert marker not in log, log[-3000:]
