@@ -467,10 +467,12 @@ mod tests {
     use core::ffi::c_int;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    // Per thread: the test harness runs tests in parallel and each test
+    // counts only the calls its own server made.
+    thread_local! { static CALLS: AtomicUsize = const { AtomicUsize::new(0) }; }
 
     fn echo(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
-        CALLS.fetch_add(1, Ordering::SeqCst);
+        CALLS.with(|c| c.fetch_add(1, Ordering::SeqCst));
         let n = call
             .with_value("n", |d, i| d.as_i64(i).map_err(crate::call::ArgError::Conv))
             .unwrap_or(-1);
@@ -709,7 +711,7 @@ mod tests {
 
     #[test]
     fn arguments_are_validated_before_the_callback() {
-        let before = CALLS.load(Ordering::SeqCst);
+        let before = CALLS.with(|c| c.load(Ordering::SeqCst));
         for (args, msg) in [
             (r#"{"percent":120}"#, "percent: 120 is above maximum 100"),
             (
@@ -734,7 +736,7 @@ mod tests {
             run(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vent"}}"#);
         assert!(r.contains(r#""message":"percent: required""#), "{r}");
         assert_eq!(
-            CALLS.load(Ordering::SeqCst),
+            CALLS.with(|c| c.load(Ordering::SeqCst)),
             before,
             "a callback ran on invalid arguments"
         );
@@ -875,7 +877,7 @@ mod tests {
     }
 
     fn ask(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
-        CALLS.fetch_add(1, Ordering::SeqCst);
+        CALLS.with(|c| c.fetch_add(1, Ordering::SeqCst));
         let ok = call.with_input("confirm.content.ok", |d, i| {
             d.as_bool(i).map_err(crate::call::ArgError::Conv)
         });
@@ -962,7 +964,7 @@ mod tests {
         assert_eq!(retry["result"]["resultType"], "complete", "{retry}");
         assert_eq!(retry["result"]["content"][0]["text"], "done");
         // Tampered, or replayed against another tool: refused before the callback.
-        let before = CALLS.load(Ordering::SeqCst);
+        let before = CALLS.with(|c| c.load(Ordering::SeqCst));
         let mut bad = state.clone().into_bytes();
         bad[4] = if bad[4] == b'A' { b'B' } else { b'A' };
         let bad = String::from_utf8(bad).unwrap();
@@ -980,7 +982,7 @@ mod tests {
             assert_eq!(v["error"]["code"], -32602, "{tool} {st}: {v}");
             assert_eq!(v["error"]["message"], "Invalid requestState");
         }
-        assert_eq!(CALLS.load(Ordering::SeqCst), before);
+        assert_eq!(CALLS.with(|c| c.load(Ordering::SeqCst)), before);
     }
 
     #[test]
@@ -1122,10 +1124,12 @@ mod tests {
         }
     }
 
-    static ONCE_RUNS: AtomicUsize = AtomicUsize::new(0);
+    // Per thread: the test harness runs tests in parallel and each test
+    // counts only the calls its own server made.
+    thread_local! { static ONCE_RUNS: AtomicUsize = const { AtomicUsize::new(0) }; }
 
     fn once(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
-        let n = ONCE_RUNS.fetch_add(1, Ordering::SeqCst);
+        let n = ONCE_RUNS.with(|c| c.fetch_add(1, Ordering::SeqCst));
         let big = call.lookup("big").is_ok();
         let text = if big {
             "x".repeat(600)
@@ -1164,7 +1168,7 @@ mod tests {
                 .unwrap();
             String::from_utf8(out[..o.len].to_vec()).unwrap()
         };
-        let runs = ONCE_RUNS.load(Ordering::SeqCst);
+        let runs = ONCE_RUNS.with(|c| c.load(Ordering::SeqCst));
         let first = go("1", r#"{"req":"a"}"#);
         let again = go("2", r#"{"req":"a"}"#);
         assert_eq!(
@@ -1172,7 +1176,7 @@ mod tests {
             first.replacen(r#""id":1"#, r#""id":2"#, 1),
             "the original result, under the new id"
         );
-        assert_eq!(ONCE_RUNS.load(Ordering::SeqCst), runs + 1);
+        assert_eq!(ONCE_RUNS.with(|c| c.load(Ordering::SeqCst)), runs + 1);
         let other = go("3", r#"{"req":"b"}"#);
         assert!(other.contains(&format!("run {}", runs + 1)), "{other}");
         let no_key = go("4", "{}");
@@ -1184,7 +1188,7 @@ mod tests {
                 && gone.contains(r#""isError":true"#),
             "{gone}"
         );
-        assert_eq!(ONCE_RUNS.load(Ordering::SeqCst), runs + 4);
+        assert_eq!(ONCE_RUNS.with(|c| c.load(Ordering::SeqCst)), runs + 4);
         let long = go("7", &format!(r#"{{"req":"{}"}}"#, "k".repeat(65)));
         assert!(long.contains("-32602"), "{long}");
     }
@@ -1266,14 +1270,14 @@ mod tests {
 
     #[test]
     fn notifications_never_run() {
-        let before = CALLS.load(Ordering::SeqCst);
+        let before = CALLS.with(|c| c.load(Ordering::SeqCst));
         let (r, o) = run(&format!(
             r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{{ENV},"name":"echo","arguments":{{"n":1}}}}}}"#
         ));
         assert_eq!((r.as_str(), o.http_status), ("", 202));
         let (r, _) = run(r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":5}"#);
         assert_eq!(r, "");
-        assert_eq!(CALLS.load(Ordering::SeqCst), before);
+        assert_eq!(CALLS.with(|c| c.load(Ordering::SeqCst)), before);
     }
 
     #[test]

@@ -354,21 +354,21 @@ pub unsafe extern "C" fn mcp_log(
 #[cfg(test)]
 mod tests {
     use core::ffi::c_void;
-    use std::sync::Mutex;
+    use std::cell::RefCell;
 
     use crate::call::{Annotations, Call, Contents, RequestInfo, ToolResult};
     use crate::registry::{Handler, Tool};
     use crate::server::{Server, ServerInfo};
 
-    static EMITTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    // Per thread: tests run in parallel and each reads only what its
+    // own request emitted (the core calls back on the caller's thread).
+    thread_local! { static EMITTED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) }; }
 
     extern "C" fn record(_: *mut c_void, msg: *const u8, len: usize) -> i32 {
         // SAFETY: the core passes a live buffer of `len` bytes.
         let bytes = unsafe { core::slice::from_raw_parts(msg, len) };
-        EMITTED
-            .lock()
-            .unwrap()
-            .push(String::from_utf8(bytes.to_vec()).unwrap());
+        let line = String::from_utf8(bytes.to_vec()).unwrap();
+        EMITTED.with(|l| l.borrow_mut().push(line));
         0
     }
 
@@ -420,10 +420,10 @@ mod tests {
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"rich","_meta":{meta}}}}}"#
         );
         let mut out = [0u8; 2048];
-        EMITTED.lock().unwrap().clear();
+        EMITTED.with(|l| l.borrow_mut().clear());
         let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
         let v = serde_json::from_slice(&out[..o.len]).unwrap();
-        (v, EMITTED.lock().unwrap().clone())
+        (v, EMITTED.with(|l| l.borrow().clone()))
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn mcp_server_set_audit(
 #[cfg(test)]
 mod tests {
     use core::ffi::{c_char, c_void};
-    use std::sync::Mutex;
+    use std::cell::RefCell;
 
     use crate::call::{Call, RequestInfo, ToolResult};
     use crate::limits::*;
@@ -90,7 +90,9 @@ mod tests {
     use crate::registry::{Handler, Tool};
     use crate::server::{Server, ServerInfo};
 
-    static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    // Per thread: tests run in parallel and each reads only what its
+    // own request emitted (the core calls back on the caller's thread).
+    thread_local! { static LOG: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) }; }
 
     fn span(p: *const c_char, n: usize) -> String {
         if p.is_null() {
@@ -104,7 +106,7 @@ mod tests {
     extern "C" fn record(_: *mut c_void, r: *const mcp_audit_t) {
         // SAFETY: the core passes a live record.
         let r = unsafe { &*r };
-        LOG.lock().unwrap().push(format!(
+        let line = format!(
             "{} {} {} {} trace={} dur={}",
             span(r.principal, r.principal_len),
             span(r.tool, r.tool_len),
@@ -112,7 +114,8 @@ mod tests {
             r.outcome,
             span(r.trace_id, if r.trace_id.is_null() { 0 } else { 32 }),
             r.duration_ms
-        ));
+        );
+        LOG.with(|l| l.borrow_mut().push(line));
     }
 
     extern "C" fn clock(_: *mut c_void) -> u64 {
@@ -171,7 +174,7 @@ mod tests {
     #[test]
     fn principals_rate_limits_and_audit() {
         let s = gateway();
-        LOG.lock().unwrap().clear();
+        LOG.with(|l| l.borrow_mut().clear());
         let viewer = handle(&s, b"viewer", 1_000_000, "");
         let names: Vec<_> = viewer["result"]["tools"]
             .as_array()
@@ -228,7 +231,7 @@ mod tests {
         assert_eq!(later["result"]["content"][0]["text"], "done");
         let t = "trace=0af7651916cd43dd8448eb211c80319c";
         assert_eq!(
-            *LOG.lock().unwrap(),
+            LOG.with(|l| l.borrow().clone()),
             [
                 format!(r#"viewer set {{"p":1}} {MCP_AUDIT_REFUSED} {t} dur=7"#),
                 format!(r#"operator set {{"p":1}} {MCP_AUDIT_OK} {t} dur=7"#),
@@ -239,11 +242,13 @@ mod tests {
         );
     }
 
-    static ASKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    // Per thread: the test harness runs tests in parallel and each test
+    // counts only the calls its own server made.
+    thread_local! { static ASKS: std::sync::atomic::AtomicUsize = const { std::sync::atomic::AtomicUsize::new(0) }; }
 
     /// Asks for a confirmation first; runs on the retry that carries it.
     fn confirm(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> i32 {
-        ASKS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ASKS.with(|c| c.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
         if call.state == Some(&b"go"[..]) {
             return r.text("moved").map_or(-1, |_| 0);
         }
@@ -305,11 +310,14 @@ mod tests {
             .as_str()
             .unwrap()
             .to_string();
-        let before = ASKS.load(std::sync::atomic::Ordering::SeqCst);
+        let before = ASKS.with(|c| c.load(std::sync::atomic::Ordering::SeqCst));
         // A forged state is refused before the callback and costs nothing either.
         let forged = call_at(&s, 10_100, r#","requestState":"Zm9yZ2Vk""#);
         assert_eq!(forged["error"]["code"], -32602, "{forged}");
-        assert_eq!(ASKS.load(std::sync::atomic::Ordering::SeqCst), before);
+        assert_eq!(
+            ASKS.with(|c| c.load(std::sync::atomic::Ordering::SeqCst)),
+            before
+        );
         // The confirmed retry is the same call: not rate limited by its question.
         let done = call_at(&s, 10_200, &format!(r#","requestState":"{state}""#));
         assert_eq!(done["result"]["content"][0]["text"], "moved", "{done}");
@@ -320,7 +328,10 @@ mod tests {
             again["result"]["content"][0]["text"],
             "rate limited: retry in 1200 ms"
         );
-        assert_eq!(ASKS.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+        assert_eq!(
+            ASKS.with(|c| c.load(std::sync::atomic::Ordering::SeqCst)),
+            before + 1
+        );
         let later = call_at(&s, 12_200, "");
         assert_eq!(later["result"]["resultType"], "input_required", "{later}");
     }
