@@ -197,7 +197,40 @@ class ClientResult:
         return json.loads(self.payload)
 
 
-_CODE_LINE = re.compile(r"^v:1 t:(?:CON|NON|ACK|RST) c:(\d\.\d\d) ", re.M)
+_PDU_LINE = re.compile(r"^v:1 t:(?:CON|NON|ACK|RST) c:(\d\.\d\d) ")
+_IO_LINE = re.compile(r" (sent|received) \d+ bytes$")
+
+# Local ports handed to coap-client in this process: each run gets one that
+# no earlier run used, so the server never meets a new client on a session
+# (and Block1/Block2 state) that an earlier, finished client left behind.
+# libcoap keys a Block1 transfer by peer and resource (RFC 7959 §2.5), so a
+# new client on a reused port would otherwise continue an abandoned one; and
+# coap-client 4.3.1 starts every run with token 0x01.
+_USED_LOCAL_PORTS: set[int] = set()
+
+
+def fresh_local_port(ipv6: bool) -> int:
+    for _ in range(1000):
+        port = free_udp_port("::" if ipv6 else "0.0.0.0")
+        if port not in _USED_LOCAL_PORTS:
+            _USED_LOCAL_PORTS.add(port)
+            return port
+    raise RuntimeError("no unused local UDP port left for coap-client")
+
+
+def received_pdus(log: str) -> list[str]:
+    """The PDU lines of what coap-client received, in order. With -v 7 each
+    PDU line follows the `sent N bytes` or `received N bytes` line of its
+    datagram; what the client itself sent (requests, ACKs, RSTs, or an answer
+    to a request it was sent) is left out."""
+    pdus, incoming = [], False
+    for line in log.splitlines():
+        io = _IO_LINE.search(line)
+        if io:
+            incoming = io.group(1) == "received"
+        elif incoming and _PDU_LINE.match(line):
+            pdus.append(line)
+    return pdus
 
 
 def coap_client(
@@ -228,23 +261,28 @@ def coap_client(
         if block is not None:
             cmd += ["-b", str(block)]
         cmd += extra or []
+        if "-p" not in (extra or []):
+            cmd += ["-p", str(fresh_local_port("[" in url))]
         cmd.append(url)
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
-        log = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+        # One stream, so that each PDU line stays after its sent/received line.
+        p = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s, stdin=subprocess.DEVNULL
+        )
+        log = p.stdout.decode(errors="replace")
         body = out.read_bytes() if out.exists() else b""
-        codes = [c for c in _CODE_LINE.findall(log) if not c.startswith("0.")]
         # Response codes are class 2..5; requests show as 0.0x.
-        responses = [c for c in codes if c[0] in "2345"]
+        received = received_pdus(log)
+        responses = [m.group(1) for m in map(_PDU_LINE.match, received) if m and m.group(1)[0] in "2345"]
         code = responses[-1] if responses else None
         if not body and code is not None and code[0] in "45":
-            body = _error_payload(log)
+            body = _error_payload(received)
         return ClientResult(p.returncode, code, body, log)
 
 
-def _error_payload(log: str) -> bytes:
-    """The payload of the last error response in a -v log ('... :: '<payload>')."""
+def _error_payload(received: list[str]) -> bytes:
+    """The payload of the last error response received ('... :: '<payload>')."""
     last = b""
-    for line in log.splitlines():
+    for line in received:
         m = re.match(r"^v:1 t:\w+ c:[45]\.\d\d .* :: '(.*)'$", line)
         if m:
             last = m.group(1).encode()
