@@ -6,8 +6,19 @@
  * tick signal would interrupt a blocking read) and sleeps one tick when idle.
  * End of input ends the program, so an MCP client's shutdown is prompt.
  * Audit lines and diagnostics go to stderr.
+ *
+ *   greenhouse-freertos                          MCP on stdio
+ *   greenhouse-freertos --http ADDR:PORT [--token TOKEN]
+ *                                                Streamable HTTP at /mcp
+ *
+ * With --http (built when http_parser is installed) the task serves the
+ * portable HTTP binding (examples-c/http) instead: each pass is one
+ * emcp_http_poll() with a zero timeout, then a one-tick sleep when nothing
+ * happened, so other tasks run and the binding never blocks the scheduler.
+ * SIGTERM or SIGINT ends it with status 0.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +30,9 @@
 
 #include "emcp.h"
 #include "greenhouse.h"
+#ifdef GREENHOUSE_FREERTOS_HTTP
+#include "emcp_http.h"
+#endif
 
 #define LINE_MAX_BYTES 4096     /* receive buffer: the longest message + 1 */
 #define RESPONSE_MAX_BYTES 8192 /* the mcp_server_handle() response buffer */
@@ -112,7 +126,91 @@ static void serve_task(void *arg)
     }
 }
 
-int main(void)
+#ifdef GREENHOUSE_FREERTOS_HTTP
+static emcp_http_t http;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static emcp_http_bearer_t bearer;
+static emcp_http_bearer_list_t bearers = {&bearer, 0};
+
+static void log_line(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "%s\n", line);
+}
+
+static void http_task(void *arg)
+{
+    (void)arg;
+    while (!stop) {
+        uint64_t before = http.stats.requests + http.stats.timeouts + http.stats.rejected;
+        if (emcp_http_poll(&http, 0) != 0) {
+            fprintf(stderr, "greenhouse-freertos: emcp_http_poll failed\n");
+            exit(1);
+        }
+        if (http.stats.requests + http.stats.timeouts + http.stats.rejected == before) {
+            vTaskDelay(1);
+        }
+    }
+    emcp_http_close(&http);
+    fprintf(stderr, "greenhouse-freertos: stopped (%llu HTTP requests)\n",
+            (unsigned long long)http.stats.requests);
+    exit(0);
+}
+
+/* --http ADDR:PORT [--token TOKEN]: opens the listening socket. */
+static int http_setup(int argc, char **argv)
+{
+    static char addr[64];
+    emcp_http_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--http") == 0) {
+            const char *colon = strrchr(argv[i + 1], ':');
+            char *end = NULL;
+            unsigned long port = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+            if (colon == NULL || (size_t)(colon - argv[i + 1]) >= sizeof addr || end == colon + 1 ||
+                *end != '\0' || port > 65535) {
+                fprintf(stderr, "greenhouse-freertos: --http wants ADDR:PORT\n");
+                return -1;
+            }
+            memcpy(addr, argv[i + 1], (size_t)(colon - argv[i + 1]));
+            cfg.port = (uint16_t)port;
+        } else if (strcmp(argv[i], "--token") == 0) {
+            bearer.token = argv[i + 1];
+            bearer.principal = "bearer-client";
+            bearers.len = 1;
+            cfg.auth = emcp_http_bearer_list_auth;
+            cfg.auth_user = &bearers;
+        } else {
+            fprintf(stderr, "greenhouse-freertos: unknown option '%s'\n", argv[i]);
+            return -1;
+        }
+    }
+    if (argc % 2 == 0 || addr[0] == '\0') {
+        fprintf(stderr, "usage: greenhouse-freertos [--http ADDR:PORT [--token TOKEN]]\n");
+        return -1;
+    }
+    cfg.bind_addr = addr;
+    cfg.log = log_line;
+    int rc = emcp_http_open(&http, &server, &cfg);
+    if (rc != 0) {
+        fprintf(stderr, "greenhouse-freertos: cannot listen on %s:%u (%d)\n", addr, cfg.port, rc);
+        return -1;
+    }
+    fprintf(stderr, "greenhouse-freertos: listening on http://%s:%u/mcp from a FreeRTOS task%s\n", addr,
+            emcp_http_port(&http), cfg.auth != NULL ? " (bearer token)" : "");
+    return 0;
+}
+#endif
+
+int main(int argc, char **argv)
 {
     int rc = greenhouse_register(&server, false);
     if (rc == 0) {
@@ -125,11 +223,29 @@ int main(void)
         fprintf(stderr, "greenhouse-freertos: cannot set up the server (%d)\n", rc);
         return 1;
     }
-    if (xTaskCreate(serve_task, "mcp", SERVE_STACK_WORDS, NULL, tskIDLE_PRIORITY + 1, NULL) != pdPASS) {
+    TaskFunction_t task = serve_task;
+    if (argc > 1) {
+#ifdef GREENHOUSE_FREERTOS_HTTP
+        if (http_setup(argc, argv) != 0) {
+            return 2;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        task = http_task;
+#else
+        (void)argv;
+        fprintf(stderr, "greenhouse-freertos: built without the HTTP binding (no http_parser)\n");
+        return 2;
+#endif
+    } else {
+        fprintf(stderr, "greenhouse-freertos: serving MCP on stdio from a FreeRTOS task\n");
+    }
+    if (xTaskCreate(task, "mcp", SERVE_STACK_WORDS, NULL, tskIDLE_PRIORITY + 1, NULL) != pdPASS) {
         fprintf(stderr, "greenhouse-freertos: cannot create the serving task\n");
         return 1;
     }
-    fprintf(stderr, "greenhouse-freertos: serving MCP on stdio from a FreeRTOS task\n");
+    fflush(stderr);
     vTaskStartScheduler();
     return 1; /* not reached: the scheduler only returns if it cannot start */
 }

@@ -7,7 +7,8 @@
 # - build-time limits end to end: the core and a configured header built with
 #   EMCP_LIMITS="MAX_TOOLS=4;MAX_JSON_TOKENS=64", checked by tests/c/test_limits
 #   (header vs library, a 5th tool gets -MCP_ENOSPC, sizeof agrees);
-# - the FreeRTOS example (built and driven by the Python SDK client) when
+# - the FreeRTOS example (built and driven by the Python SDK client over
+#   stdio and over HTTP) when
 #   FREERTOS_KERNEL_PATH names a FreeRTOS-Kernel tree, the Zephyr sample on native_sim_64
 #   when ZEPHYR_BASE names a Zephyr tree (and west is installed), its CoAP
 #   overlay when LIBCOAP_PATH also names a libcoap checkout, the
@@ -55,6 +56,7 @@ grep '^test_limits' "$OUT/limits4.log" | sed 's/^/    /' || true
 result "$rc" "build-time limits MAX_TOOLS=4, MAX_JSON_TOKENS=64: header and library agree" "$OUT/limits4.log"
 
 if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
+  apt_ensure libhttp-parser-dev
   python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/e2e/requirements.txt
   rc=0
   {
@@ -64,6 +66,11 @@ if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
   } >"$OUT/freertos.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos.log" | sed 's/^/    /' || true
   result "$rc" "FreeRTOS POSIX greenhouse with the Python SDK client (stdio task)" "$OUT/freertos.log"
+  # The same binary serving Streamable HTTP from its task (built in when http_parser is installed).
+  rc=0; tests/rtos/freertos_http.sh "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-http.log" 2>&1 || rc=$?
+  grep -E '^(== |   [a-z])' "$OUT/freertos-http.log" | sed 's/^/    /' || true
+  result "$rc" "FreeRTOS POSIX greenhouse with the Python SDK HTTP client (HTTP task, bearer token)" \
+    "$OUT/freertos-http.log"
 else
   skip "FreeRTOS example: FREERTOS_KERNEL_PATH is not set (a FreeRTOS-Kernel V11 checkout)"
 fi
