@@ -13,7 +13,8 @@
 #   when ZEPHYR_BASE names a Zephyr tree (and west is installed), its CoAP
 #   overlay when LIBCOAP_PATH also names a libcoap checkout, the
 #   coreMQTT v5 shim (greenhouse-coremqtt against mosquitto, tests/mqtt) when
-#   COREMQTT_PATH names a coreMQTT v5 checkout; each is skipped with the
+#   COREMQTT_PATH names a coreMQTT v5 checkout, and the same gateway inside a
+#   FreeRTOS task when both paths are given; each is skipped with the
 #   reason printed otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -89,6 +90,22 @@ if [ -n "${COREMQTT_PATH:-}" ]; then
   } >"$OUT/coremqtt.log" 2>&1 || rc=$?
   grep -E '^[0-9]+ (passed|failed)|passed|failed' "$OUT/coremqtt.log" | tail -n 1 | sed 's/^/    /' || true
   result "$rc" "coreMQTT v5 shim: greenhouse-coremqtt against mosquitto (tests/mqtt binding, fleet, adversarial)" "$OUT/coremqtt.log"
+  if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
+    # The same gateway inside a FreeRTOS task (POSIX simulator port), same tests.
+    rc=0
+    {
+      cmake -S examples-c/coremqtt -B "$OUT/coremqtt-freertos" -G Ninja -DCOREMQTT_PATH="$COREMQTT_PATH" \
+        -DFREERTOS_KERNEL_PATH="$FREERTOS_KERNEL_PATH" -DEMCP_SANITIZE=ON &&
+      cmake --build "$OUT/coremqtt-freertos" --target greenhouse-coremqtt-freertos &&
+      (gw="$PWD/$OUT/coremqtt-freertos/greenhouse-coremqtt-freertos" && cd tests/mqtt && GREENHOUSE_MQTT="$gw" \
+        python3 -m pytest -q -p no:cacheprovider test_mqtt_binding.py test_mqtt_fleet.py test_adversarial_mqtt.py)
+    } >"$OUT/coremqtt-freertos.log" 2>&1 || rc=$?
+    grep -E '^[0-9]+ (passed|failed)|passed|failed' "$OUT/coremqtt-freertos.log" | tail -n 1 | sed 's/^/    /' || true
+    result "$rc" "coreMQTT v5 shim in a FreeRTOS task: greenhouse-coremqtt-freertos against mosquitto (same tests)" \
+      "$OUT/coremqtt-freertos.log"
+  else
+    skip "coreMQTT v5 shim in a FreeRTOS task: FREERTOS_KERNEL_PATH is not set"
+  fi
 else
   skip "coreMQTT v5 shim: COREMQTT_PATH is not set (a coreMQTT v5 checkout, FreeRTOS/coreMQTT)"
 fi
