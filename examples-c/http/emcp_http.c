@@ -31,9 +31,15 @@
 #include <unistd.h>
 #endif
 
+#if EMCP_HTTP_WITH_OPENSSL && EMCP_HTTP_WITH_MBEDTLS
+#error "emcp_http: build with one TLS library, EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS"
+#endif
 #if EMCP_HTTP_WITH_OPENSSL
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#endif
+#if EMCP_HTTP_WITH_MBEDTLS
+#include "emcp_http_mbedtls.h"
 #endif
 
 #ifndef MSG_NOSIGNAL
@@ -659,6 +665,10 @@ static ssize_t conn_recv(struct emcp_http_conn *c, void *buf, size_t len)
             return IO_ERROR;
         }
     }
+#elif EMCP_HTTP_WITH_MBEDTLS
+    if (c->tls != NULL) {
+        return emcp_http_mbedtls_recv(c->tls, buf, len, &c->tls_want_write);
+    }
 #endif
     ssize_t n = recv(c->fd, buf, len, 0);
     if (n >= 0) {
@@ -685,6 +695,10 @@ static ssize_t conn_send(struct emcp_http_conn *c, const void *buf, size_t len)
             return IO_ERROR;
         }
     }
+#elif EMCP_HTTP_WITH_MBEDTLS
+    if (c->tls != NULL) {
+        return emcp_http_mbedtls_send(c->tls, buf, len);
+    }
 #endif
     ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
     if (n > 0) {
@@ -699,6 +713,8 @@ static bool conn_pending(const struct emcp_http_conn *c)
 {
 #if EMCP_HTTP_WITH_OPENSSL
     return c->tls != NULL && SSL_pending((const SSL *)c->tls) > 0;
+#elif EMCP_HTTP_WITH_MBEDTLS
+    return c->tls != NULL && emcp_http_mbedtls_pending(c->tls);
 #else
     (void)c;
     return false;
@@ -714,6 +730,10 @@ static void tls_free(struct emcp_http_conn *c, bool notify)
         }
         SSL_free((SSL *)c->tls);
         ERR_clear_error();
+    }
+#elif EMCP_HTTP_WITH_MBEDTLS
+    if (c->tls != NULL) {
+        emcp_http_mbedtls_detach(c->tls, notify);
     }
 #else
     (void)notify;
@@ -1964,6 +1984,15 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
         SSL_set_accept_state(ssl); /* the handshake runs inside SSL_read */
         c->tls = ssl;
     }
+#elif EMCP_HTTP_WITH_MBEDTLS
+    if (h->tls_ctx != NULL) {
+        /* The handshake runs inside the first reads, a step per poll. */
+        c->tls = emcp_http_mbedtls_attach(&h->mbedtls, (size_t)(c - h->conns), &c->fd);
+        if (c->tls == NULL) {
+            close(fd);
+            return -EMCP_HTTP_EIO;
+        }
+    }
 #endif
     c->fd = fd;
     http_parser_init(&c->parser, HTTP_REQUEST);
@@ -2178,8 +2207,13 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     h->settings.on_body = on_body;
     h->settings.on_message_complete = on_message_complete;
     draw_key(h);
-    if (cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL) {
+    if (cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL || cfg->tls_cert != NULL ||
+        cfg->tls_key != NULL) {
 #if EMCP_HTTP_WITH_OPENSSL
+        if (cfg->tls_cert != NULL || cfg->tls_key != NULL) {
+            logf_(h, "emcp_http: in-memory certificates need Mbed TLS (EMCP_HTTP_WITH_MBEDTLS)");
+            return -EMCP_HTTP_ENOTSUP;
+        }
         SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
         if (ctx == NULL || cfg->tls_cert_file == NULL || cfg->tls_key_file == NULL ||
             SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
@@ -2193,8 +2227,15 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
         }
         SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
         h->tls_ctx = ctx;
+#elif EMCP_HTTP_WITH_MBEDTLS
+        int tls_rc = emcp_http_mbedtls_open(&h->mbedtls, cfg, cfg->log, cfg->log_user);
+        if (tls_rc != 0) {
+            emcp_http_mbedtls_close(&h->mbedtls);
+            return tls_rc;
+        }
+        h->tls_ctx = &h->mbedtls;
 #else
-        logf_(h, "emcp_http: built without TLS (EMCP_HTTP_WITH_OPENSSL)");
+        logf_(h, "emcp_http: built without TLS (EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS)");
         return -EMCP_HTTP_ENOTSUP;
 #endif
     }
@@ -2209,19 +2250,7 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
         return -MCP_EINVAL;
     }
     h->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
-#if defined(__ZEPHYR__) && defined(CONFIG_EMCP_HTTP_TLS)
-    /* HTTPS through Zephyr's secure sockets: accepted sockets inherit TLS and
-     * the server credentials registered under the tag (tls_credential_add). */
-    int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_TLS_1_2);
-    sec_tag_t tags[] = {CONFIG_EMCP_HTTP_TLS_SEC_TAG};
-    if (fd >= 0 && setsockopt(fd, SOL_TLS, TLS_SEC_TAG_LIST, tags, sizeof tags) != 0) {
-        logf_(h, "emcp_http: cannot set TLS credential tag %d", CONFIG_EMCP_HTTP_TLS_SEC_TAG);
-        close(fd);
-        fd = -1;
-    }
-#else
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-#endif
     if (fd < 0) {
         emcp_http_close(h);
         return -EMCP_HTTP_EIO;
@@ -2338,6 +2367,8 @@ void emcp_http_close(emcp_http_t *h)
     }
 #if EMCP_HTTP_WITH_OPENSSL
     SSL_CTX_free((SSL_CTX *)h->tls_ctx);
+#elif EMCP_HTTP_WITH_MBEDTLS
+    emcp_http_mbedtls_close(&h->mbedtls);
 #endif
     h->tls_ctx = NULL;
 }

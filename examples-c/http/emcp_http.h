@@ -295,13 +295,39 @@ typedef struct emcp_http_config_t {
     /** Passed to log. */
     void *log_user;
     /** PEM certificate (chain) and private key files: serve HTTPS through
-     *  OpenSSL when the binding is built with EMCP_HTTP_WITH_OPENSSL. NULL:
-     *  plain HTTP. On Zephyr these stay NULL: with CONFIG_EMCP_HTTP_TLS the
-     *  listening socket is a TLS secure socket using the credentials
-     *  registered under CONFIG_EMCP_HTTP_TLS_SEC_TAG (tls_credential_add). */
+     *  the TLS library the binding is built with (EMCP_HTTP_WITH_OPENSSL or
+     *  EMCP_HTTP_WITH_MBEDTLS; Mbed TLS needs MBEDTLS_FS_IO). NULL, and no
+     *  tls_cert below: plain HTTP. */
     const char *tls_cert_file;
     const char *tls_key_file; /**< See tls_cert_file. */
+    /** The certificate and key in memory instead of files (Mbed TLS only):
+     *  DER, or PEM with its terminating NUL counted in the length. Firmware
+     *  without a file system passes these. */
+    const uint8_t *tls_cert;
+    size_t tls_cert_len; /**< See tls_cert. */
+    const uint8_t *tls_key;
+    size_t tls_key_len; /**< See tls_cert. */
 } emcp_http_config_t;
+
+#if EMCP_HTTP_WITH_MBEDTLS
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/x509_crt.h>
+
+/** The binding's Mbed TLS state (emcp_http_mbedtls.c): one configuration and
+ *  one TLS context per connection slot, set up (and their record buffers
+ *  allocated from Mbed TLS's heap) once at emcp_http_open(), reset for each
+ *  new connection. Private to the binding. */
+struct emcp_http_mbedtls {
+    mbedtls_ssl_config conf;
+    mbedtls_ctr_drbg_context drbg;
+    mbedtls_x509_crt cert;
+    mbedtls_pk_context key;
+    mbedtls_ssl_context ssl[EMCP_HTTP_MAX_CONNS];
+    bool ready;
+};
+#endif
 
 /** Header spans of the request being received, as offsets into rx. */
 struct emcp_http_span {
@@ -379,7 +405,10 @@ typedef struct emcp_http_t {
     uint16_t port;
     char path[EMCP_HTTP_PATH_MAX];
     uint64_t session_counter;
-    void *tls_ctx; /* SSL_CTX * when serving HTTPS */
+    void *tls_ctx; /* SSL_CTX * (OpenSSL) or &mbedtls (Mbed TLS) when serving HTTPS */
+#if EMCP_HTTP_WITH_MBEDTLS
+    struct emcp_http_mbedtls mbedtls;
+#endif
     http_parser_settings settings;
     struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1];
     struct emcp_http_conn conns[EMCP_HTTP_MAX_CONNS];

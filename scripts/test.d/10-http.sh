@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 . scripts/lib/apt.sh
-apt_ensure libhttp-parser-dev libssl-dev openssl cmake   # openssl: the test certificate
+apt_ensure libhttp-parser-dev libssl-dev libmbedtls-dev openssl cmake   # openssl: the test certificate
 
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/http/requirements.txt
 
@@ -36,6 +36,13 @@ echo "10-http: pytest tests/http (Python SDK Streamable HTTP client, raw HTTP)"
 # only one of its tool sets, so it gets a build with room for 28 (the
 # input_required and server-stateless sets and the 2025-11-25 fixtures;
 # build-time limits, docs/zephyr.md), sanitizers on like the main build.
+echo "10-http: HTTPS through Mbed TLS (EMCP_HTTP_TLS=mbedtls, the firmware TLS library): tests/http/test_https.py"
+cmake -S . -B build/mbedtls -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_HTTP_TLS=mbedtls >/dev/null
+cmake --build build/mbedtls -j"$(nproc)" --target greenhouse-http
+gh_mbedtls="$PWD/build/mbedtls/examples-c/greenhouse/greenhouse-http"
+nm "$gh_mbedtls" | grep -q ' U mbedtls_ssl_read$' || { echo "10-http: $gh_mbedtls is not linked with Mbed TLS" >&2; exit 1; }
+(cd tests/http && GREENHOUSE_HTTP="$gh_mbedtls" timeout 300 python3 -m pytest -v -p no:cacheprovider test_https.py)
+
 echo "10-http: official MCP conformance suite"
 cmake -S . -B build/conformance -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_LIMITS="MAX_TOOLS=28" >/dev/null
 cmake --build build/conformance -j"$(nproc)" --target conformance-server

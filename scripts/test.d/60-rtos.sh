@@ -138,6 +138,31 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     skip "Zephyr HTTP run: needs the build, root (ip netns) and /dev/net/tun"
   fi
 
+  # HTTPS: overlay-https.conf on top, Mbed TLS inside the binding, from Zephyr's
+  # mbedtls module (ZEPHYR_MBEDTLS_PATH, or modules/crypto/mbedtls of the west
+  # workspace: its checkout at the revision the manifest pins).
+  mbedtls=${ZEPHYR_MBEDTLS_PATH:-$ZEPHYR_BASE/../modules/crypto/mbedtls}
+  if [ -f "$mbedtls/zephyr/module.yml" ]; then
+    rc=0
+    ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+      -d "$PWD/$OUT/zephyr-https" -- -DZEPHYR_EXTRA_MODULES="$PWD;$(realpath "$mbedtls")" \
+      -DOVERLAY_CONFIG="overlay-http.conf;overlay-https.conf" >"$OUT/zephyr-https-build.log" 2>&1 || rc=$?
+    result "$rc" "Zephyr greenhouse with overlay-https.conf (Mbed TLS) builds for native_sim_64" \
+      "$OUT/zephyr-https-build.log"
+    if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
+      rc=0
+      tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-https/zephyr/zephyr.exe" \
+        "$OUT/zephyr-https/emcp-https/server-cert.pem" >"$OUT/zephyr-https.log" 2>&1 || rc=$?
+      grep -E '^(== |   [a-z])' "$OUT/zephyr-https.log" | sed 's/^/    /' || true
+      result "$rc" "Zephyr HTTPS greenhouse over TAP: SDK client verifying the certificate, an idle connection held" \
+        "$OUT/zephyr-https.log"
+    else
+      skip "Zephyr HTTPS run: needs the build, root (ip netns) and /dev/net/tun"
+    fi
+  else
+    skip "Zephyr HTTPS: no Mbed TLS module at '$mbedtls' (set ZEPHYR_MBEDTLS_PATH)"
+  fi
+
   # CoAP through libcoap's own Zephyr module (LIBCOAP_PATH: a libcoap checkout
   # with its zephyr/ directory, 4.3.5 or later). The overlay alone, then with
   # the in-image libcoap client whose responses tests/rtos/zephyr_coap_check.py

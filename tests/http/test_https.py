@@ -1,5 +1,5 @@
-"""greenhouse-http serving HTTPS (OpenSSL behind the same binding) with a test
-certificate made for the run: calls over TLS with keep-alive, a plain-HTTP or
+"""greenhouse-http serving HTTPS (the TLS library it was built with, OpenSSL
+or Mbed TLS, behind the same binding) with a test certificate made for the run: calls over TLS with keep-alive, a plain-HTTP or
 failed-handshake client does not disturb it, and a missing key is refused."""
 
 from __future__ import annotations

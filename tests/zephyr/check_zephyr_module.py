@@ -109,7 +109,7 @@ def check_module_yml() -> None:
 # Zephyr symbols zephyr/Kconfig depends on (declared by Zephyr or its modules).
 ZEPHYR_SYMBOLS = ["SERIAL", "NETWORKING", "NET_TCP", "NET_SOCKETS", "HTTP_PARSER", "NET_SOCKETS_POSIX_NAMES",
                   "NET_IPV4", "ENTROPY_HAS_DRIVER",
-                  "NET_SOCKETS_SOCKOPT_TLS", "LIBCOAP", "NET_UDP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
+                  "MBEDTLS", "LIBCOAP", "NET_UDP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
 LOG_TEMPLATE = """config $(module)_LOG_LEVEL
 \tint "$(module-str) log level"
 \tdefault 3

@@ -53,13 +53,25 @@ int emcp_console_start(const mcp_server_t *server);
  * its own thread. With CONFIG_EMCP_HTTP_TOKEN set, requests need
  * "Authorization: Bearer <token>" and carry the principal "http"; without,
  * they are not authenticated (principal "anonymous"). With
- * CONFIG_EMCP_HTTP_TLS the socket is a TLS secure socket using the
- * credentials under CONFIG_EMCP_HTTP_TLS_SEC_TAG. Needs CONFIG_EMCP_HTTP.
+ * CONFIG_EMCP_HTTP_TLS it serves HTTPS through Mbed TLS inside the binding
+ * (non-blocking handshakes in the same poll loop), with the credentials given
+ * to emcp_http_set_credentials() first. Needs CONFIG_EMCP_HTTP.
  * @retval 0 The serving thread was started.
  * @retval -MCP_EINVAL @p server is NULL or the binding is already running.
- * @retval <0 emcp_http_open() failed (bad address, no socket, TLS).
+ * @retval <0 emcp_http_open() failed (bad address, no socket, TLS: no or
+ *         unloadable credentials, too little Mbed TLS heap).
  */
 int emcp_http_start(mcp_server_t *server);
+
+/**
+ * The server certificate (chain) and private key for CONFIG_EMCP_HTTP_TLS,
+ * DER, or PEM with the terminating NUL counted in the length. The buffers
+ * must stay valid until emcp_http_start() has returned (Mbed TLS parses
+ * them there). Call before emcp_http_start().
+ * @retval 0 Stored.
+ * @retval -MCP_EINVAL A NULL buffer or zero length.
+ */
+int emcp_http_set_credentials(const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len);
 
 /**
  * Serves @p server over CoAP: the portable libcoap binding

@@ -20,6 +20,8 @@ LOG_MODULE_DECLARE(emcp, CONFIG_EMCP_LOG_LEVEL);
 
 static emcp_http_t http;
 static bool running;
+static const uint8_t *tls_cert, *tls_key;
+static size_t tls_cert_len, tls_key_len;
 static emcp_http_bearer_t bearer = {.token = CONFIG_EMCP_HTTP_TOKEN, .principal = "http"};
 
 K_THREAD_STACK_DEFINE(http_stack, CONFIG_EMCP_THREAD_STACK_SIZE);
@@ -38,6 +40,18 @@ static void serve(void *a, void *b, void *c)
     }
 }
 
+int emcp_http_set_credentials(const uint8_t *cert, size_t cert_len, const uint8_t *key, size_t key_len)
+{
+    if (cert == NULL || cert_len == 0 || key == NULL || key_len == 0) {
+        return -MCP_EINVAL;
+    }
+    tls_cert = cert;
+    tls_cert_len = cert_len;
+    tls_key = key;
+    tls_key_len = key_len;
+    return 0;
+}
+
 int emcp_http_start(mcp_server_t *server)
 {
     if (server == NULL || running) {
@@ -52,6 +66,16 @@ int emcp_http_start(mcp_server_t *server)
         cfg.auth = emcp_http_bearer_auth;
         cfg.auth_user = &bearer;
     }
+#ifdef CONFIG_EMCP_HTTP_TLS
+    if (tls_cert == NULL) {
+        LOG_ERR("CONFIG_EMCP_HTTP_TLS: call emcp_http_set_credentials() before emcp_http_start()");
+        return -MCP_EINVAL;
+    }
+    cfg.tls_cert = tls_cert;
+    cfg.tls_cert_len = tls_cert_len;
+    cfg.tls_key = tls_key;
+    cfg.tls_key_len = tls_key_len;
+#endif
     /* session_key stays zero: emcp_http_open() draws it with sys_csrand_get(). */
     int rc = emcp_http_open(&http, server, &cfg);
     if (rc != 0) {
