@@ -185,6 +185,23 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coap.log" | sed 's/^/    /' || true
     result "$rc" "Zephyr CoAP greenhouse: libcoap client in the image, MCP over Zephyr's UDP (loopback)" \
       "$OUT/zephyr-coap.log"
+    # The same over DTLS-PSK (overlay-coaps.conf: libcoap's Mbed TLS backend, from the mbedtls module).
+    if [ -f "$mbedtls/zephyr/module.yml" ]; then
+      rc=0
+      {
+        ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+          -d "$PWD/$OUT/zephyr-coaps-selftest" -- \
+          -DZEPHYR_EXTRA_MODULES="$PWD;$LIBCOAP_PATH;$(realpath "$mbedtls")" \
+          -DOVERLAY_CONFIG="overlay-coap.conf;overlay-coaps.conf;overlay-coap-selftest.conf" &&
+        python3 tests/rtos/zephyr_coap_check.py "$OUT/zephyr-coaps-selftest/zephyr/zephyr.exe" \
+          --psk-identity greenhouse-operator
+      } >"$OUT/zephyr-coaps.log" 2>&1 || rc=$?
+      grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coaps.log" | sed 's/^/    /' || true
+      result "$rc" "Zephyr CoAP greenhouse over DTLS-PSK: the in-image client as greenhouse-operator" \
+        "$OUT/zephyr-coaps.log"
+    else
+      skip "Zephyr CoAP over DTLS: no Mbed TLS module at '$mbedtls' (set ZEPHYR_MBEDTLS_PATH)"
+    fi
   else
     skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, 4.3.5 or later)"
   fi

@@ -9,7 +9,12 @@ followed by "coap-selftest: <label> + <payload chunk>" lines and
 image checks nothing, this script parses the JSON-RPC responses and the
 greenhouse's audit lines and checks them.
 
-usage: zephyr_coap_check.py path/to/zephyr.exe
+With --psk-identity (a build with overlay-coaps.conf too) the exchanges run
+over DTLS with that pre-shared key: every request's principal must be the
+identity, the binding must report DTLS sessions, and the first exchange of
+each client session carries the handshake's datagrams as well.
+
+usage: zephyr_coap_check.py path/to/zephyr.exe [--psk-identity ID]
 """
 
 from __future__ import annotations
@@ -91,8 +96,15 @@ def parse(lines: list[str]) -> dict[str, tuple[str, str]]:
 
 
 def main() -> int:
-    lines = run(sys.argv[1])
-    print("== CoAP self-test on Zephyr (libcoap client -> emcp CoAP binding, Zephyr UDP)")
+    args = sys.argv[1:]
+    identity = None
+    if "--psk-identity" in args:
+        i = args.index("--psk-identity")
+        identity = args[i + 1]
+        del args[i : i + 2]
+    lines = run(args[0])
+    print("== CoAP self-test on Zephyr (libcoap client -> emcp CoAP binding, Zephyr UDP"
+          + (f", DTLS-PSK as {identity})" if identity else ")"))
     check(any(l.startswith(PREFIX + "done") for l in lines), "the self-test ran to the end")
     got = parse(lines)
     check(sorted(got) == sorted(LABELS), f"a response line for each request ({', '.join(got) or 'none'})")
@@ -139,10 +151,18 @@ def main() -> int:
     req = [l for l in lines if "emcp_coap:" in l and "principal=" in l]
     sizes = [int(m.group(1)) for l in req if (m := re.search(r"request=(\d+) bytes", l))]
     check(len(sizes) == len(LABELS), f"the binding handled {len(sizes)} requests")
+    principal = identity or "-"
+    check(all(f" {'DTLS' if identity else 'UDP '} principal={principal} " in l for l in req) and len(req) > 0,
+          f"every request line names {'a DTLS' if identity else 'a UDP'} session and principal {principal}")
     udp = udp_counts(lines)
-    plain = {k: v for k, v in udp.items() if k != "tools_list_64"}
+    # Over DTLS the first exchange of a client session also carries the handshake.
+    handshake = {"discover"} if identity else set()
+    plain = {k: v for k, v in udp.items() if k != "tools_list_64" and k not in handshake}
     check(sorted(udp) == sorted(LABELS) and all(v == PLAIN_EXCHANGE_DATAGRAMS for v in plain.values()),
           f"one datagram each way for the other exchanges ({plain})")
+    if identity:
+        check(udp.get("discover", 0) > PLAIN_EXCHANGE_DATAGRAMS,
+              f"discover: {udp.get('discover', 0)} datagrams, the DTLS handshake's among them")
     if sizes and small_text:
         blocks1 = -(-sizes[-1] // SMALL_BLOCK)
         blocks2 = -(-len(small_text) // SMALL_BLOCK)
@@ -155,9 +175,9 @@ def main() -> int:
               f"{SMALL_BLOCK} bytes): at least {least}")
 
     audits = [re.sub(r" ms=\d+$", "", l) for l in lines if l.startswith("audit: ")]
-    want = ['audit: principal=- tool=read_sensor args={"sensor_id":"rh1"} outcome=ok trace=-',
-            'audit: principal=- tool=set_vent args={"percent":120} outcome=invalid_arguments trace=-',
-            'audit: principal=- tool=set_vent args={"percent":30} outcome=ok trace=-']
+    want = [f'audit: principal={principal} tool=read_sensor args={{"sensor_id":"rh1"}} outcome=ok trace=-',
+            f'audit: principal={principal} tool=set_vent args={{"percent":120}} outcome=invalid_arguments trace=-',
+            f'audit: principal={principal} tool=set_vent args={{"percent":30}} outcome=ok trace=-']
     check(audits == want, f"audit lines: {audits}")
     check(any(l.startswith("vent: 0% -> 30%") for l in lines), "the vent actuator moved 0% -> 30%")
 

@@ -77,10 +77,13 @@ int emcp_http_set_credentials(const uint8_t *cert, size_t cert_len, const uint8_
  * Serves @p server over CoAP: the portable libcoap binding
  * (examples-c/coap/emcp_coap.c, docs/bindings/coap.md) on libcoap's Zephyr
  * module, POSTs to coap://CONFIG_EMCP_COAP_BIND_ADDR:CONFIG_EMCP_COAP_PORT/mcp,
- * polled by its own thread. Plain CoAP: requests carry no principal.
+ * polled by its own thread. Plain CoAP (requests carry no principal), or
+ * coaps:// with the pre-shared key CONFIG_EMCP_COAP_PSK_IDENTITY / _KEY
+ * (libcoap built with Mbed TLS; the identity is the principal).
  * Needs CONFIG_EMCP_COAP (and CONFIG_LIBCOAP).
  * @retval 0 The serving thread was started.
- * @retval -MCP_EINVAL @p server is NULL, a bad bind address, or already running.
+ * @retval -MCP_EINVAL @p server is NULL, a bad bind address, already running,
+ *         or a PSK identity without a key or without DTLS in libcoap.
  * @retval <0 emcp_coap_open() failed (libcoap could not listen).
  */
 int emcp_coap_start(const mcp_server_t *server);

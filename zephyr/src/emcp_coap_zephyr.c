@@ -3,7 +3,9 @@
  * (examples-c/coap/emcp_coap.c) on libcoap's own Zephyr module
  * (CONFIG_LIBCOAP, ZEPHYR_EXTRA_MODULES="<emcp>;<libcoap>"), driven by one
  * thread. Plain coap:// on CONFIG_EMCP_COAP_BIND_ADDR:CONFIG_EMCP_COAP_PORT
- * (requests carry no principal). See emcp_zephyr.h and docs/zephyr.md.
+ * (requests carry no principal), or coaps:// with the pre-shared key of
+ * CONFIG_EMCP_COAP_PSK_IDENTITY / _KEY (its identity is the principal). See
+ * emcp_zephyr.h and docs/zephyr.md.
  */
 #include "emcp_zephyr.h"
 
@@ -17,6 +19,9 @@
 #include <zephyr/net/net_ip.h>
 
 #include "emcp_coap.h"
+#ifdef CONFIG_MBEDTLS
+#include <mbedtls/platform.h>
+#endif
 
 LOG_MODULE_DECLARE(emcp, CONFIG_EMCP_LOG_LEVEL);
 
@@ -70,6 +75,23 @@ int emcp_coap_start(const mcp_server_t *server)
     cfg.clock_ms = emcp_zephyr_now_ms;
     cfg.log = emcp_zephyr_log_line;
     cfg.log_requests = IS_ENABLED(CONFIG_EMCP_COAP_LOG_REQUESTS);
+#ifdef CONFIG_EMCP_COAP_PSK_IDENTITY
+    static const emcp_coap_psk_t psk = {
+        .identity = (const uint8_t *)CONFIG_EMCP_COAP_PSK_IDENTITY,
+        .identity_len = sizeof(CONFIG_EMCP_COAP_PSK_IDENTITY) - 1,
+        .key = (const uint8_t *)CONFIG_EMCP_COAP_PSK_KEY,
+        .key_len = sizeof(CONFIG_EMCP_COAP_PSK_KEY) - 1,
+    };
+    if (psk.identity_len > 0) {
+        if (psk.key_len == 0 || !coap_dtls_is_supported()) {
+            LOG_ERR("CONFIG_EMCP_COAP_PSK_IDENTITY needs CONFIG_EMCP_COAP_PSK_KEY and libcoap with DTLS");
+            coap_cleanup();
+            return -MCP_EINVAL;
+        }
+        cfg.psks = &psk;
+        cfg.psk_count = 1;
+    }
+#endif
     int rc = emcp_coap_open(&coap, server, &cfg);
     if (rc != 0) {
         LOG_ERR("emcp_coap_open(%s:%d): %d", CONFIG_EMCP_COAP_BIND_ADDR, CONFIG_EMCP_COAP_PORT, rc);
@@ -77,8 +99,8 @@ int emcp_coap_start(const mcp_server_t *server)
         return rc;
     }
     running = true;
-    LOG_INF("MCP over CoAP on coap://%s:%d/" EMCP_COAP_RESOURCE, CONFIG_EMCP_COAP_BIND_ADDR,
-            CONFIG_EMCP_COAP_PORT);
+    LOG_INF("MCP over CoAP on %s://%s:%d/" EMCP_COAP_RESOURCE, cfg.psk_count > 0 ? "coaps" : "coap",
+            CONFIG_EMCP_COAP_BIND_ADDR, CONFIG_EMCP_COAP_PORT);
     k_thread_create(&coap_thread, coap_stack, K_THREAD_STACK_SIZEOF(coap_stack), serve, NULL, NULL,
                     NULL, CONFIG_EMCP_THREAD_PRIORITY, 0, K_NO_WAIT);
     k_thread_name_set(&coap_thread, "emcp_coap");
@@ -103,6 +125,38 @@ __weak void srandom(unsigned int seed)
 {
     ARG_UNUSED(seed); /* the CSPRNG needs no seed */
 }
+
+#ifdef CONFIG_MBEDTLS
+/* String helpers libcoap's Mbed TLS backend calls (certificate names, CA file
+ * names): it frees their results with mbedtls_free(), so they come from Mbed
+ * TLS's allocator (its heap, CONFIG_MBEDTLS_HEAP_SIZE). */
+__weak char *strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *copy = mbedtls_calloc(1, len + 1);
+    if (copy != NULL) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+__weak char *strdup(const char *s)
+{
+    return strndup(s, SIZE_MAX);
+}
+
+__weak int strcasecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = (*a >= 'A' && *a <= 'Z') ? *a + ('a' - 'A') : *a;
+        int cb = (*b >= 'A' && *b <= 'Z') ? *b + ('a' - 'A') : *b;
+        if (ca != cb || ca == 0) {
+            return ca - cb;
+        }
+    }
+}
+#endif
 
 /* The minimal libc writes through printk at once: nothing to flush. */
 __weak int fflush(FILE *stream)

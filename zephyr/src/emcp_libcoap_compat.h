@@ -22,7 +22,10 @@
  *   Zephyr 3.4 refuses the setsockopt at run time, which libcoap logs and
  *   then serves without the local address of each datagram), struct ip_mreq
  *   and IP_ADD_MEMBERSHIP, IP_MULTICAST_TTL, SIOCGIFADDR and ifreq.ifr_addr (libcoap's
- *   multicast join, never called by emcp), IN_MULTICAST.
+ *   multicast join, never called by emcp), IN_MULTICAST;
+ * - with DTLS (libcoap's Mbed TLS backend, CONFIG_MBEDTLS): strdup(),
+ *   strndup() and strcasecmp(), which the minimal libc lacks (defined in
+ *   emcp_coap_zephyr.c), and the BSD type u_char.
  */
 #ifndef EMCP_LIBCOAP_COMPAT_H
 #define EMCP_LIBCOAP_COMPAT_H
@@ -42,6 +45,10 @@
 
 long random(void);
 void srandom(unsigned int seed);
+char *strdup(const char *s);
+char *strndup(const char *s, size_t n);
+int strcasecmp(const char *a, const char *b);
+typedef unsigned char u_char;
 int close(int fd);
 int fflush(FILE *stream);
 

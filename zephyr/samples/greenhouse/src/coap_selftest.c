@@ -158,7 +158,22 @@ static coap_context_t *new_client(const coap_address_t *dst, unsigned mtu, coap_
     }
     coap_register_response_handler(ctx, on_response);
     coap_register_nack_handler(ctx, on_nack);
-    *session = coap_new_client_session(ctx, NULL, dst, COAP_PROTO_UDP);
+#ifdef CONFIG_EMCP_COAP_PSK_IDENTITY
+    if (sizeof(CONFIG_EMCP_COAP_PSK_IDENTITY) > 1) {
+        /* coaps://: the binding's own pre-shared key (DTLS 1.2). */
+        static coap_dtls_cpsk_t psk;
+        memset(&psk, 0, sizeof psk);
+        psk.version = COAP_DTLS_CPSK_SETUP_VERSION;
+        psk.psk_info.identity.s = (const uint8_t *)CONFIG_EMCP_COAP_PSK_IDENTITY;
+        psk.psk_info.identity.length = sizeof(CONFIG_EMCP_COAP_PSK_IDENTITY) - 1;
+        psk.psk_info.key.s = (const uint8_t *)CONFIG_EMCP_COAP_PSK_KEY;
+        psk.psk_info.key.length = sizeof(CONFIG_EMCP_COAP_PSK_KEY) - 1;
+        *session = coap_new_client_session_psk2(ctx, NULL, dst, COAP_PROTO_DTLS, &psk);
+    } else
+#endif
+    {
+        *session = coap_new_client_session(ctx, NULL, dst, COAP_PROTO_UDP);
+    }
     if (*session == NULL) {
         coap_free_context(ctx);
         return NULL;
