@@ -40,7 +40,7 @@ echo "10-http: HTTPS through Mbed TLS (EMCP_HTTP_TLS=mbedtls, the firmware TLS l
 cmake -S . -B build/mbedtls -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_HTTP_TLS=mbedtls >/dev/null
 cmake --build build/mbedtls -j"$(nproc)" --target greenhouse-http
 gh_mbedtls="$PWD/build/mbedtls/examples-c/greenhouse/greenhouse-http"
-nm "$gh_mbedtls" | grep -q ' U mbedtls_ssl_read$' || { echo "10-http: $gh_mbedtls is not linked with Mbed TLS" >&2; exit 1; }
+nm "$gh_mbedtls" | grep ' U mbedtls_ssl_read$' >/dev/null || { echo "10-http: $gh_mbedtls is not linked with Mbed TLS" >&2; exit 1; }
 (cd tests/http && GREENHOUSE_HTTP="$gh_mbedtls" timeout 300 python3 -m pytest -v -p no:cacheprovider test_https.py)
 
 echo "10-http: official MCP conformance suite"
