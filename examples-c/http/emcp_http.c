@@ -2123,6 +2123,31 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
 
 /* ---- Setup -------------------------------------------------------------- */
 
+int emcp_http_random(uint8_t *out, size_t len)
+{
+#if defined(__ZEPHYR__)
+    return sys_csrand_get(out, len) == 0 ? 0 : -1;
+#elif defined(__unix__) || defined(__APPLE__)
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    size_t got = 0;
+    while (fd >= 0 && got < len) {
+        ssize_t n = read(fd, out + got, len - got);
+        if (n <= 0 && !(n < 0 && errno == EINTR)) {
+            break;
+        }
+        got += n > 0 ? (size_t)n : 0;
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return got == len ? 0 : -1;
+#else
+    (void)out;
+    (void)len;
+    return -1;
+#endif
+}
+
 static void draw_key(emcp_http_t *h)
 {
     bool zero = true;
@@ -2132,21 +2157,11 @@ static void draw_key(emcp_http_t *h)
     if (!zero) {
         return;
     }
-    ssize_t got = -1;
     uint64_t salt = now_ms();
-#if defined(__ZEPHYR__)
-    if (sys_csrand_get(h->cfg.session_key, sizeof h->cfg.session_key) == 0) {
-        got = (ssize_t)sizeof h->cfg.session_key;
-    }
-#elif defined(__unix__) || defined(__APPLE__)
-    int fd = open("/dev/urandom", O_RDONLY);
-    got = fd >= 0 ? read(fd, h->cfg.session_key, sizeof h->cfg.session_key) : -1;
-    if (fd >= 0) {
-        close(fd);
-    }
+#if !defined(__ZEPHYR__) && (defined(__unix__) || defined(__APPLE__))
     salt ^= (uint64_t)getpid() << 32;
 #endif
-    if (got != (ssize_t)sizeof h->cfg.session_key) {
+    if (emcp_http_random(h->cfg.session_key, sizeof h->cfg.session_key) != 0) {
         /* No entropy source (firmware should pass its TRNG output in
          * session_key): at least differ per boot time. */
         for (size_t i = 0; i < sizeof h->cfg.session_key; i++) {

@@ -436,6 +436,16 @@ typedef struct emcp_http_t {
 } emcp_http_t;
 
 /**
+ * Fills @p out with @p len bytes of the platform's CSPRNG: /dev/urandom on a
+ * host, sys_csrand_get() on Zephyr. Used for the session key and by the
+ * Mbed TLS engine's DRBG.
+ * @retval 0 Filled.
+ * @retval -1 No entropy source (other firmware: pass session_key, and seed
+ *         TLS from the TRNG).
+ */
+int emcp_http_random(uint8_t *out, size_t len);
+
+/**
  * Opens the listening socket and initialises the connection table.
  *
  * @retval 0 Success.

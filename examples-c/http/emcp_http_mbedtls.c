@@ -21,44 +21,19 @@
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/version.h>
 
-#if defined(__ZEPHYR__)
-#include <zephyr/net/socket.h>
-#if __has_include(<zephyr/random/random.h>)
-#include <zephyr/random/random.h>
-#else
-#include <zephyr/random/rand32.h> /* Zephyr before 3.5 */
-#endif
-#else
-#include <fcntl.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#if !defined(__ZEPHYR__)
+#include <sys/socket.h> /* Zephyr's sockets come with emcp_http.h */
 #endif
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0 /* the application ignores SIGPIPE instead */
 #endif
 
-/* Entropy for the DRBG: the platform's CSPRNG. */
+/* Entropy for the DRBG: the platform's CSPRNG (emcp_http.c). */
 static int entropy(void *ctx, unsigned char *out, size_t len)
 {
     (void)ctx;
-#if defined(__ZEPHYR__)
-    return sys_csrand_get(out, len) == 0 ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
-#else
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    size_t got = 0;
-    while (fd >= 0 && got < len) {
-        ssize_t n = read(fd, out + got, len - got);
-        if (n <= 0 && !(n < 0 && errno == EINTR)) {
-            break;
-        }
-        got += n > 0 ? (size_t)n : 0;
-    }
-    if (fd >= 0) {
-        close(fd);
-    }
-    return got == len ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
-#endif
+    return emcp_http_random(out, len) == 0 ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
 }
 
 /* The socket under a TLS context: non-blocking, so "would block" becomes
