@@ -137,7 +137,6 @@ static void on_signal(int sig)
 }
 
 static emcp_http_bearer_t bearer;
-static emcp_http_bearer_list_t bearers = {&bearer, 0};
 
 static void log_line(void *user, const char *line)
 {
@@ -185,9 +184,8 @@ static int http_setup(int argc, char **argv)
         } else if (strcmp(argv[i], "--token") == 0) {
             bearer.token = argv[i + 1];
             bearer.principal = "bearer-client";
-            bearers.len = 1;
-            cfg.auth = emcp_http_bearer_list_auth;
-            cfg.auth_user = &bearers;
+            cfg.auth = emcp_http_bearer_auth;
+            cfg.auth_user = &bearer;
         } else {
             fprintf(stderr, "greenhouse-freertos: unknown option '%s'\n", argv[i]);
             return -1;
