@@ -1110,13 +1110,21 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * server's constraint tables; every `tools/call` is validated against it
  * before `fn` runs, and invalid arguments are answered with -32602 naming the
  * argument and the rule. On a schema error, `mcp_server_schema_error` says
- * which keyword or value was refused.
+ * which keyword or value was refused, by its path in the schema.
+ *
+ * A schema must agree with itself: every `default`, `const` and `enum`
+ * member is validated against its own (sub)schema (`default: 9` with
+ * `maximum: 3` is refused, as a call without the argument would read 9), and
+ * bounds no value meets are refused (`minimum` > `maximum`, `minLength` >
+ * `maxLength`, `minItems` > `maxItems`, `exclusiveMinimum` >=
+ * `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`).
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
  *         annotation bits, or a malformed schema (not JSON, root not
- *         `"type":"object"`, a keyword with a wrong value, a `required` name
- *         missing from `properties`).
+ *         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
+ *         `required` name missing from `properties`), or one that contradicts
+ *         itself (above).
  * @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
  *         implement (it is never ignored silently), or the tool sets
  *         `principals`, `min_interval_ms` or `idempotency_key` and the
@@ -1124,7 +1132,8 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
  * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
- *         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full.
+ *         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full;
+ *         `mcp_server_schema_error` names the limit to raise.
  *
  * # Safety
  * `server` must have been initialised with `mcp_server_init`; `tool` must
@@ -1136,8 +1145,14 @@ int mcp_server_add_tool(struct mcp_server_t *server,
                         void *user);
 
 /**
- * Describes the last schema that `mcp_server_add_tool` refused, e.g.
- * `inputSchema: unsupported keyword at "pattern"`, as NUL-terminated text.
+ * Describes the last schema that `mcp_server_add_tool` refused, as
+ * NUL-terminated text: which schema, the path of the offending keyword or
+ * value in it, and what is wrong, e.g.
+ * `inputSchema: properties.p.pattern: unsupported keyword`,
+ * `inputSchema: properties.steps.items.properties.rpm.default: 9 is above maximum 3`,
+ * `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
+ * `inputSchema: properties.a.type[1]: unknown type name at "int"`.
+ * A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`.
  *
  * @return The length written (without the NUL); 0 when no schema was refused.
  * @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.

@@ -10,7 +10,7 @@ use core::ffi::{c_int, c_void};
 use crate::call::{Call, ToolResult};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 use crate::policy::Rates;
-use crate::schema::{self, NONE, SchemaError, SchemaErrorKind, Tables};
+use crate::schema::{self, MsgBuf, NONE, SchemaError, SchemaErrorKind, Span, Tables};
 
 /// Opaque handle a tool callback receives for reading its arguments.
 pub struct mcp_call_t {
@@ -127,12 +127,13 @@ pub enum RegisterError {
     /// Name empty, too long or with characters outside `[A-Za-z0-9_.-]`;
     /// unknown annotation bits.
     BadDefinition,
-    /// A schema is malformed, uses an unsupported keyword, or does not fit
-    /// the schema tables; [`Registry::last_error`] says which and where.
+    /// A schema is malformed, uses an unsupported keyword, contradicts
+    /// itself, or does not fit the schema tables; [`Registry::last_error`]
+    /// says which and where.
     Schema(SchemaErrorKind),
     /// The name is taken.
     Duplicate,
-    /// `MCP_MAX_TOOLS` tools are registered.
+    /// `MCP_MAX_TOOLS` tools are registered ([`Registry::last_error`] says so).
     Full,
     /// The definition uses a part of the core this build left out (a
     /// principal list, rate limit or idempotency key without the `policy`
@@ -141,6 +142,8 @@ pub enum RegisterError {
 }
 
 /// The last schema refused by registration: what, where, and in which text.
+/// A full tool table is reported here too (`text` empty), so that every
+/// `-MCP_ENOSPC` says which limit to raise.
 #[derive(Clone, Copy, Debug)]
 pub struct LastSchemaError<'a> {
     /// The problem.
@@ -149,6 +152,30 @@ pub struct LastSchemaError<'a> {
     pub output: bool,
     /// The schema text `error.at` points into.
     pub text: &'a str,
+}
+
+/// The reason of the tool-table-full error.
+const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
+
+impl LastSchemaError<'_> {
+    /// The error as text: `inputSchema: properties.rpm.default: 9 is above
+    /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
+    /// `tool table full: raise MCP_MAX_TOOLS (16)`.
+    pub fn describe(&self, m: &mut MsgBuf) {
+        if self.error.reason == TOOLS_FULL {
+            m.push(TOOLS_FULL);
+            m.push(" (");
+            m.push_uint(MCP_MAX_TOOLS as u64);
+            m.push(")");
+            return;
+        }
+        m.push(if self.output {
+            "outputSchema: "
+        } else {
+            "inputSchema: "
+        });
+        self.error.describe(self.text, m);
+    }
 }
 
 /// The fixed-capacity table, with the compiled schemas.
@@ -203,6 +230,16 @@ impl<'a> Registry<'a> {
             return Err(RegisterError::Duplicate);
         }
         if self.len >= MCP_MAX_TOOLS {
+            self.last_error = Some(LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Full,
+                    reason: TOOLS_FULL,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: "",
+            });
             return Err(RegisterError::Full);
         }
         let mark = self.tables.usage();
@@ -320,6 +357,12 @@ mod tests {
         );
         let last = r.last_error.unwrap();
         assert_eq!(last.error.at.of(last.text), b"\"pattern\"");
+        let mut m = MsgBuf::new();
+        last.describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            "inputSchema: properties.p.pattern: unsupported keyword"
+        );
         assert_eq!(r.len(), 2);
         let names: Vec<String> = (0..MCP_MAX_TOOLS).map(|i| format!("t{i}")).collect();
         let leaked: Vec<&'static str> = names.into_iter().map(|s| &*s.leak()).collect();
@@ -327,5 +370,11 @@ mod tests {
             r.add(tool(n, "{\"type\":\"object\"}")).unwrap();
         }
         assert_eq!(r.add(tool("one_more", "{}")), Err(RegisterError::Full));
+        let mut m = MsgBuf::new();
+        r.last_error.unwrap().describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            format!("tool table full: raise MCP_MAX_TOOLS ({MCP_MAX_TOOLS})")
+        );
     }
 }

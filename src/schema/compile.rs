@@ -3,7 +3,8 @@
 //! Every keyword is either compiled, accepted as an annotation, or refused
 //! with the keyword named: nothing is ignored silently.
 
-use super::{EMPTY_NODE, Kw, KwKind, NONE, Node, Prop, Span, Tables, ty};
+use super::validate::{Rule, check_value};
+use super::{EMPTY_NODE, Kw, KwKind, MsgBuf, NONE, Node, Prop, Span, Tables, ty};
 use crate::json::num::Dec;
 use crate::json::{Doc, Kind, Token, TokenizeError, Unescape, tokenize};
 use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_MULTIPLE_OF_DIGITS, MCP_MAX_SCHEMA_TOKENS};
@@ -26,14 +27,59 @@ pub enum SchemaErrorKind {
 pub struct SchemaError {
     /// The kind of problem.
     pub kind: SchemaErrorKind,
-    /// What is wrong, in words.
+    /// What is wrong, in words; with a [`SchemaError::bound`], the rule the
+    /// value at `at` breaks, read as `<value><reason><bound>` (e.g.
+    /// `" is above maximum "`).
     pub reason: &'static str,
     /// The offending part of the schema text (a keyword or a value).
     pub at: Span,
+    /// For a `default`, `const` or `enum` member its own schema refuses, or a
+    /// bound contradicting another: the schema text the rule quotes (the
+    /// `maximum`'s value, the `enum` array, a missing property's name; may be
+    /// empty). `None` for every other error.
+    pub bound: Option<Span>,
 }
 
 fn err(kind: SchemaErrorKind, reason: &'static str, at: Span) -> SchemaError {
-    SchemaError { kind, reason, at }
+    SchemaError {
+        kind,
+        reason,
+        at,
+        bound: None,
+    }
+}
+
+impl SchemaError {
+    /// Writes the error as `<path>: <what>`, the path leading from the root
+    /// of `text` (the schema it was found in) to the offending keyword or
+    /// value, e.g. `properties.rpm.default: 9 is above maximum 3` or
+    /// `properties.p.pattern: unsupported keyword`; errors about the whole
+    /// text have no path (`schema is not valid JSON at {...`).
+    pub fn describe(&self, text: &str, m: &mut MsgBuf) {
+        let key = match self.kind {
+            SchemaErrorKind::Malformed => None,
+            _ => super::message::push_json_path(m, text.as_bytes(), self.at.start as usize),
+        };
+        if key.is_some() {
+            m.push(": ");
+        }
+        let value = self.at.of(text);
+        match self.bound {
+            Some(bound) => {
+                m.push_value(value, 60);
+                m.push(self.reason);
+                m.push_value(bound.of(text), 60);
+            }
+            None => {
+                m.push(self.reason);
+                // A keyword or property name is the path's last segment already.
+                if key != Some(true) {
+                    m.push(" at ");
+                    m.push_value(value, 60);
+                }
+            }
+        }
+    }
 }
 
 fn span(doc: &Doc<'_>, i: usize) -> Span {
@@ -71,14 +117,16 @@ pub fn compile(text: &str, t: &mut Tables) -> Result<u16, SchemaError> {
     })?;
     let doc = Doc::new(text.as_bytes(), toks.get(..n).unwrap_or(&[]));
     let mark = t.mark();
-    let result = compile_node(&doc, 0, t, true).and_then(|(root, _)| match t.node(root) {
-        Some(r) if r.types == ty::OBJECT => Ok(root),
-        _ => Err(err(
-            SchemaErrorKind::Invalid,
-            "the root schema must declare \"type\": \"object\"",
-            whole,
-        )),
-    });
+    let result = compile_node(&doc, 0, t, true)
+        .and_then(|(root, _)| match t.node(root) {
+            Some(r) if r.types == ty::OBJECT => Ok(root),
+            _ => Err(err(
+                SchemaErrorKind::Invalid,
+                "the root schema must declare \"type\": \"object\"",
+                whole,
+            )),
+        })
+        .and_then(|root| check_consistent(text, &doc, n, t, mark.0).map(|()| root));
     if result.is_err() {
         t.rollback(mark);
     }
@@ -214,6 +262,108 @@ fn reserve(
     }
     *used = end as u16;
     Ok(start)
+}
+
+/// Refuses nodes `first..` (just compiled) that contradict themselves: bounds
+/// no value meets (`minimum` above `maximum`, ...), and a `default`, `const`
+/// or `enum` member the node itself refuses (a call without the argument
+/// would read a value no client may send). Runs after the recursive compile,
+/// so the validator's frames do not stack on the compiler's.
+fn check_consistent(
+    text: &str,
+    doc: &Doc<'_>,
+    n_toks: usize,
+    t: &Tables,
+    first: u16,
+) -> Result<(), SchemaError> {
+    for idx in first..t.n_nodes {
+        let Some(node) = t.node(idx) else { continue };
+        let kws = t.kws(node);
+        for hi in kws {
+            for lo in kws {
+                check_bounds(text, lo, hi)?;
+            }
+        }
+        for kw in kws {
+            if !matches!(kw.kind, KwKind::Default | KwKind::Const | KwKind::Enum) {
+                continue;
+            }
+            let Some(v) = token_at(doc, n_toks, kw.value.start) else {
+                continue;
+            };
+            let mut one = |inst| {
+                check_value(t, text, idx, doc, inst).map_err(|f| SchemaError {
+                    kind: SchemaErrorKind::Invalid,
+                    reason: rule_text(f.rule),
+                    at: span(doc, f.inst),
+                    bound: Some(f.bound),
+                })
+            };
+            if kw.kind == KwKind::Enum {
+                doc.elements(v).try_for_each(&mut one)?;
+            } else {
+                one(v)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A lower bound `lo` and an upper bound `hi` that no value meets.
+fn check_bounds(text: &str, lo: &Kw, hi: &Kw) -> Result<(), SchemaError> {
+    use KwKind::*;
+    let (strict, reason) = match (lo.kind, hi.kind) {
+        (Minimum, Maximum) => (false, " is below minimum "),
+        (ExclusiveMinimum, Maximum | ExclusiveMaximum) => (true, " is not above exclusiveMinimum "),
+        (Minimum, ExclusiveMaximum) => (true, " is not above minimum "),
+        (MinLength, MaxLength) => (false, " is below minLength "),
+        (MinItems, MaxItems) => (false, " is below minItems "),
+        _ => return Ok(()),
+    };
+    // Registration checked both: numbers, or integers for lengths and counts.
+    let (Some(l), Some(h)) = (Dec::parse(lo.value.of(text)), Dec::parse(hi.value.of(text))) else {
+        return Ok(());
+    };
+    let ord = h.cmp_value(&l);
+    if ord.is_lt() || (strict && ord.is_eq()) {
+        return Err(SchemaError {
+            kind: SchemaErrorKind::Invalid,
+            reason,
+            at: hi.value,
+            bound: Some(lo.value),
+        });
+    }
+    Ok(())
+}
+
+/// The registration reason for a validator rule (read after the value).
+fn rule_text(r: Rule) -> &'static str {
+    match r {
+        Rule::Value(s) | Rule::Plain(s) => s,
+        Rule::Type(ty::OBJECT) => " is not an object",
+        Rule::Type(ty::ARRAY) => " is not an array",
+        Rule::Type(ty::STRING) => " is not a string",
+        Rule::Type(ty::INTEGER) => " is not an integer",
+        Rule::Type(ty::NUMBER) => " is not a number",
+        Rule::Type(ty::BOOLEAN) => " is not a boolean",
+        Rule::Type(ty::NULL) => " is not null",
+        Rule::Type(_) => " is none of the declared types",
+        Rule::Required => " is missing required property ",
+        Rule::Enum => " is not one of ",
+    }
+}
+
+/// The token starting at byte `start` (tokens are in text order).
+fn token_at(doc: &Doc<'_>, n_toks: usize, start: u32) -> Option<usize> {
+    let (mut lo, mut hi) = (0, n_toks);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match doc.token(mid) {
+            Some(t) if t.start < start => lo = mid + 1,
+            _ => hi = mid,
+        }
+    }
+    doc.token(lo).filter(|t| t.start == start).map(|_| lo)
 }
 
 /// True when two escaped JSON string insides decode to the same text.
@@ -530,6 +680,144 @@ mod tests {
             r#"{"type":"object","x-mcp-header":"H"}"#,
         ] {
             assert!(c(s).is_err(), "{s}");
+        }
+    }
+
+    const REFUSED_DEFAULTS: [&str; 10] = [
+        // A default its own schema refuses: 9 above maximum 3, a string for an integer.
+        r#"{"type":"object","properties":{"rpm":{"type":"integer","maximum":3,"default":9}}}"#,
+        r#"{"type":"object","properties":{"speed":{"type":"integer","default":"fast"}}}"#,
+        // Nested, in an items schema.
+        r#"{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object",
+            "properties":{"rpm":{"type":"integer","minimum":1,"default":0}}}}}}"#,
+        // Outside an enum, not the const, an object default missing a required property.
+        r#"{"type":"object","properties":{"m":{"enum":["eco","boost"],"default":"turbo"}}}"#,
+        r#"{"type":"object","properties":{"m":{"const":"eco","default":"boost"}}}"#,
+        r#"{"type":"object","properties":{"o":{"type":"object","properties":{"x":{}},
+            "required":["x"],"default":{}}}}"#,
+        // An enum member of the wrong type, or outside the bounds.
+        r#"{"type":"object","properties":{"mode":{"type":"string","enum":["eco",3]}}}"#,
+        r#"{"type":"object","properties":{"n":{"type":"integer","maximum":5,"enum":[1,7]}}}"#,
+        // A const below the minimum, a const of the wrong type.
+        r#"{"type":"object","properties":{"t":{"type":"number","minimum":5,"const":4}}}"#,
+        r#"{"type":"object","properties":{"t":{"type":"boolean","const":"yes"}}}"#,
+    ];
+
+    const CONTRADICTIONS: [&str; 8] = [
+        r#"{"type":"object","properties":{"a":{"minimum":5,"maximum":3}}}"#,
+        r#"{"type":"object","properties":{"a":{"maximum":3,"minimum":5}}}"#,
+        r#"{"type":"object","properties":{"s":{"minLength":4,"maxLength":2}}}"#,
+        r#"{"type":"object","properties":{"l":{"minItems":3,"maxItems":1}}}"#,
+        r#"{"type":"object","properties":{"x":{"exclusiveMinimum":1,"exclusiveMaximum":1}}}"#,
+        r#"{"type":"object","properties":{"x":{"exclusiveMinimum":2,"maximum":2}}}"#,
+        r#"{"type":"object","properties":{"x":{"minimum":2,"exclusiveMaximum":2}}}"#,
+        r#"{"type":"object","properties":{"x":{"minimum":0.30000000000000001,"maximum":0.3}}}"#,
+    ];
+
+    #[test]
+    fn refuses_defaults_and_members_their_own_schema_refuses() {
+        for s in REFUSED_DEFAULTS {
+            let e = c(s).expect_err(s);
+            assert_eq!(e.kind, SchemaErrorKind::Invalid, "{s}");
+        }
+    }
+
+    #[test]
+    fn refuses_contradictory_bounds() {
+        for s in CONTRADICTIONS {
+            let e = c(s).expect_err(s);
+            assert_eq!(e.kind, SchemaErrorKind::Invalid, "{s}");
+        }
+    }
+
+    fn message(text: &str) -> String {
+        let mut m = MsgBuf::new();
+        c(text).expect_err(text).describe(text, &mut m);
+        m.as_str().to_string()
+    }
+
+    #[test]
+    fn messages_name_the_path_of_the_offending_keyword() {
+        let want = [
+            "properties.rpm.default: 9 is above maximum 3",
+            "properties.speed.default: \"fast\" is not an integer",
+            "properties.steps.items.properties.rpm.default: 0 is below minimum 1",
+            "properties.m.default: \"turbo\" is not one of [\"eco\",\"boost\"]",
+            "properties.m.default: \"boost\" must equal \"eco\"",
+            "properties.o.default: {} is missing required property x",
+            "properties.mode.enum[1]: 3 is not a string",
+            "properties.n.enum[1]: 7 is above maximum 5",
+            "properties.t.const: 4 is below minimum 5",
+            "properties.t.const: \"yes\" is not a boolean",
+        ];
+        for (s, w) in REFUSED_DEFAULTS.iter().zip(want) {
+            assert_eq!(message(s), w, "{s}");
+        }
+        let want = [
+            "properties.a.maximum: 3 is below minimum 5",
+            "properties.a.maximum: 3 is below minimum 5",
+            "properties.s.maxLength: 2 is below minLength 4",
+            "properties.l.maxItems: 1 is below minItems 3",
+            "properties.x.exclusiveMaximum: 1 is not above exclusiveMinimum 1",
+            "properties.x.maximum: 2 is not above exclusiveMinimum 2",
+            "properties.x.exclusiveMaximum: 2 is not above minimum 2",
+            "properties.x.maximum: 0.3 is below minimum 0.30000000000000001",
+        ];
+        for (s, w) in CONTRADICTIONS.iter().zip(want) {
+            assert_eq!(message(s), w, "{s}");
+        }
+        for (s, w) in [
+            (
+                r#"{"type":"object","properties":{"a":{"type":"object","properties":{"l":{
+                   "type":"array","items":{"type":"string","pattern":"^a"}}}}}}"#,
+                "properties.a.properties.l.items.pattern: unsupported keyword",
+            ),
+            (
+                r#"{"type":"object","properties":{"o":{"type":"object","additionalProperties":false,
+                   "default":{"x":[1,{"y":2}]}}}}"#,
+                "properties.o.default.x: [1,{\"y\":2}] is not allowed (additionalProperties is false)",
+            ),
+            (
+                r#"{"type":"object","properties":{"a":{"type":["string","int"]}}}"#,
+                "properties.a.type[1]: unknown type name at \"int\"",
+            ),
+            (
+                r#"{ "type" : "object", "required" : [ "a", "nope" ], "properties" : { "a" : { } } }"#,
+                "required[1]: required names a property that properties does not declare at \"nope\"",
+            ),
+            (
+                r#"{"type":"object","properties":{"a":{},"a\u0062":{"enum":[]}}}"#,
+                "properties.a\\u0062.enum: enum must be a non-empty array at []",
+            ),
+            (r#"{"type":"object","a":1}"#, "a: unsupported keyword"),
+            ("{", "schema is not valid JSON at {"),
+            (
+                r#"{"type":"string"}"#,
+                "the root schema must declare \"type\": \"object\" at {\"type\":\"string\"}",
+            ),
+        ] {
+            assert_eq!(message(s), w, "{s}");
+        }
+    }
+
+    #[test]
+    fn accepts_consistent_defaults_members_and_bounds() {
+        for s in [
+            r#"{"type":"object","properties":{"rpm":{"type":"integer","maximum":3,"default":3}}}"#,
+            r#"{"type":"object","properties":{"a":{"minimum":3,"maximum":3,"const":3}}}"#,
+            r#"{"type":"object","properties":{"a":{"exclusiveMinimum":1,"maximum":1.5}}}"#,
+            r#"{"type":"object","properties":{"a":{"minimum":1,"exclusiveMaximum":1.5}}}"#,
+            r#"{"type":"object","properties":{"a":{"exclusiveMinimum":1,"exclusiveMaximum":1.0001}}}"#,
+            r#"{"type":"object","properties":{"s":{"minLength":2,"maxLength":2,"default":"\u00e9\u00e9"}}}"#,
+            r#"{"type":"object","properties":{"l":{"minItems":1,"maxItems":1,"default":[0]}}}"#,
+            r#"{"type":"object","properties":{"z":{"type":["integer","null"],"default":null}}}"#,
+            r#"{"type":"object","properties":{"m":{"type":"string","enum":["eco","boost"],"default":"eco"}}}"#,
+            r#"{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"integer"}},
+                "required":["x"],"default":{"x":1}}}}"#,
+            // A default on the root is checked like any other.
+            r#"{"type":"object","default":{}}"#,
+        ] {
+            assert!(c(s).is_ok(), "{s}: {:?}", c(s));
         }
     }
 

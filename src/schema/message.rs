@@ -101,6 +101,127 @@ impl MsgBuf {
     }
 }
 
+/// Past the JSON string whose opening quote is at `i`.
+fn skip_string(src: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while let Some(&b) = src.get(i) {
+        i += if b == b'\\' { 2 } else { 1 };
+        if b == b'"' {
+            return i;
+        }
+    }
+    src.len()
+}
+
+/// Past the JSON value starting at `i` (which must be the start of a value).
+fn skip_value(src: &[u8], mut i: usize) -> usize {
+    let start = i;
+    let mut depth = 0usize;
+    while let Some(&b) = src.get(i) {
+        match b {
+            b'"' => {
+                i = skip_string(src, i);
+                if depth == 0 {
+                    return i;
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth <= 1 {
+                    return if depth == 1 { i + 1 } else { i.max(start) };
+                }
+                depth -= 1;
+            }
+            b',' | b' ' | b'\t' | b'\n' | b'\r' | b':' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    src.len()
+}
+
+fn skip_ws(src: &[u8], mut i: usize) -> usize {
+    while src
+        .get(i)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Appends the path from the root of the JSON text `src` (valid JSON) to the
+/// key or value starting at byte `at`: keys joined by `.`, array indices in
+/// brackets (`properties.a.type[1]`), keys as written. Returns `None` when
+/// `at` is the root (nothing written), else whether `at` is a key. Reads the
+/// text again rather than keeping a path, so a registration error costs no
+/// storage beyond its span.
+pub(crate) fn push_json_path(m: &mut MsgBuf, src: &[u8], at: usize) -> Option<bool> {
+    let mut pos = skip_ws(src, 0);
+    let mut written = false;
+    let done = |w: bool| w.then_some(false);
+    while pos < at {
+        match src.get(pos) {
+            Some(b'{') => {
+                pos += 1;
+                loop {
+                    pos = skip_ws(src, pos);
+                    if src.get(pos) != Some(&b'"') {
+                        return done(written);
+                    }
+                    let k = pos;
+                    let k_end = skip_string(src, k);
+                    pos = skip_ws(src, skip_ws(src, k_end) + 1);
+                    let v_end = skip_value(src, pos);
+                    if at == k || (pos..v_end).contains(&at) {
+                        if written {
+                            m.push(".");
+                        }
+                        m.push_bytes(src.get(k + 1..k_end.saturating_sub(1)).unwrap_or(&[]));
+                        written = true;
+                        if at == k {
+                            return Some(true);
+                        }
+                        break;
+                    }
+                    pos = skip_ws(src, v_end);
+                    if src.get(pos) != Some(&b',') {
+                        return done(written);
+                    }
+                    pos += 1;
+                }
+            }
+            Some(b'[') => {
+                pos += 1;
+                let mut index = 0u64;
+                loop {
+                    pos = skip_ws(src, pos);
+                    let e_end = skip_value(src, pos);
+                    if e_end <= pos {
+                        return done(written);
+                    }
+                    if (pos..e_end).contains(&at) {
+                        m.push("[");
+                        m.push_uint(index);
+                        m.push("]");
+                        written = true;
+                        break;
+                    }
+                    pos = skip_ws(src, e_end);
+                    if src.get(pos) != Some(&b',') {
+                        return done(written);
+                    }
+                    pos += 1;
+                    index += 1;
+                }
+            }
+            _ => return done(written),
+        }
+    }
+    done(written)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,6 @@ use crate::call::Seg;
 use crate::json::doc::exact_int;
 use crate::json::num::Dec;
 use crate::json::{ConvError, Doc, Kind, Unescape};
-use crate::limits::MCP_MAX_DEPTH;
 
 /// Longest request value quoted in a message.
 const QUOTE_MAX: usize = 40;
@@ -22,57 +21,54 @@ fn num(raw: &[u8]) -> Option<Dec<'_>> {
     Dec::parse(raw).filter(Dec::is_finite_f64)
 }
 
-#[derive(Clone, Copy)]
-enum PSeg<'r> {
-    Key(&'r [u8]),
-    Index(usize),
+/// How a value breaks its schema, as the validator found it. The message is
+/// written once, from this, after the walk (so no path is kept while walking):
+/// for a call as `<path>: <rule>`, for a schema's own `default`, `const` or
+/// `enum` member as a registration error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// `<value><text><bound>`, e.g. `120 is above maximum 100`.
+    Value(&'static str),
+    /// `<text><bound>` (the text's leading space dropped after the path),
+    /// e.g. `has fewer items than minItems 1`.
+    Plain(&'static str),
+    /// Not of the allowed [`ty`] bits.
+    Type(u8),
+    /// The required property named by the bound is missing.
+    Required,
+    /// Not a member of the `enum` (the bound).
+    Enum,
 }
 
-struct Path<'r> {
-    segs: [PSeg<'r>; MCP_MAX_DEPTH + 1],
-    len: usize,
-}
-
-impl<'r> Path<'r> {
-    fn push(&mut self, s: PSeg<'r>) {
-        if let Some(slot) = self.segs.get_mut(self.len) {
-            *slot = s;
-        }
-        self.len += 1;
-    }
-
-    fn pop(&mut self) {
-        self.len = self.len.saturating_sub(1);
-    }
-
-    fn write(&self, m: &mut MsgBuf) {
-        if self.len == 0 {
-            m.push("arguments");
-        }
-        for (i, s) in self.segs.iter().take(self.len).enumerate() {
-            match *s {
-                PSeg::Key(k) => {
-                    if i > 0 {
-                        m.push(".");
-                    }
-                    m.push_bytes(k);
-                }
-                PSeg::Index(n) => {
-                    m.push("[");
-                    m.push_uint(n as u64);
-                    m.push("]");
-                }
-            }
-        }
-    }
+/// The first violation: the instance token, the rule, and the schema text the
+/// rule quotes (a bound, an enum array, a property name; may be empty).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fail {
+    pub(crate) inst: usize,
+    pub(crate) rule: Rule,
+    pub(crate) bound: Span,
 }
 
 struct V<'a, 'r> {
     t: &'a Tables,
     text: &'a str,
     doc: &'a Doc<'r>,
-    msg: &'a mut MsgBuf,
-    path: Path<'r>,
+    fail: Fail,
+}
+
+impl<'a, 'r> V<'a, 'r> {
+    fn new(t: &'a Tables, text: &'a str, doc: &'a Doc<'r>) -> Self {
+        V {
+            t,
+            text,
+            doc,
+            fail: Fail {
+                inst: usize::MAX,
+                rule: Rule::Required,
+                bound: Span::default(),
+            },
+        }
+    }
 }
 
 /// Checks the arguments object at token `args` (or absent arguments) of
@@ -86,19 +82,84 @@ pub fn validate(
     args: Option<usize>,
     msg: &mut MsgBuf,
 ) -> bool {
-    let mut v = V {
-        t,
-        text,
-        doc,
-        msg,
-        path: Path {
-            segs: [PSeg::Index(0); MCP_MAX_DEPTH + 1],
-            len: 0,
-        },
-    };
-    match args {
+    let mut v = V::new(t, text, doc);
+    let ok = match args {
         Some(a) => v.check(root, a),
         None => v.required_absent(root),
+    };
+    if !ok {
+        v.write(args, msg);
+    }
+    ok
+}
+
+/// Checks the value at token `inst` of `doc` (a schema's own `default`,
+/// `const` or `enum` member, `doc` being the schema) against node `node`.
+pub(crate) fn check_value(
+    t: &Tables,
+    text: &str,
+    node: u16,
+    doc: &Doc<'_>,
+    inst: usize,
+) -> Result<(), Fail> {
+    let mut v = V::new(t, text, doc);
+    if v.check(node, inst) {
+        Ok(())
+    } else {
+        Err(v.fail)
+    }
+}
+
+/// Writes the path from the value at `from` to the one at `to` (which it
+/// contains), e.g. `list[0].x`; `arguments` when they are the same.
+fn write_path(doc: &Doc<'_>, from: usize, to: usize, m: &mut MsgBuf) {
+    if from == to {
+        m.push("arguments");
+        return;
+    }
+    let inside = |v: usize| v <= to && to < doc.skip(v);
+    let mut cur = from;
+    let mut first = true;
+    while cur != to {
+        let next = match doc.kind(cur) {
+            Some(Kind::Object) => doc.members(cur).find(|&(_, v)| inside(v)).map(|(k, v)| {
+                if !first {
+                    m.push(".");
+                }
+                m.push_bytes(doc.str_inner(k).unwrap_or(&[]));
+                v
+            }),
+            Some(Kind::Array) => {
+                doc.elements(cur)
+                    .enumerate()
+                    .find(|&(_, e)| inside(e))
+                    .map(|(i, e)| {
+                        m.push("[");
+                        m.push_uint(i as u64);
+                        m.push("]");
+                        e
+                    })
+            }
+            _ => None,
+        };
+        let Some(n) = next else { break };
+        cur = n;
+        first = false;
+    }
+}
+
+/// Appends the type names of `bits`, joined by " or ".
+fn push_types(m: &mut MsgBuf, bits: u8) {
+    let names = [
+        "object", "array", "string", "integer", "number", "boolean", "null",
+    ];
+    let mut first = true;
+    for (i, name) in names.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            m.push(if first { "" } else { " or " });
+            m.push(name);
+            first = false;
+        }
     }
 }
 
@@ -149,22 +210,60 @@ fn str_inner(raw: &[u8]) -> &[u8] {
 }
 
 impl<'a, 'r> V<'a, 'r> {
-    fn fail(&mut self, parts: &[&[u8]]) -> bool {
-        self.path.write(self.msg);
-        self.msg.push(": ");
-        for p in parts {
-            self.msg.push_bytes(p);
-        }
+    fn fail(&mut self, inst: usize, rule: Rule, bound: Span) -> bool {
+        self.fail = Fail { inst, rule, bound };
         false
     }
 
-    fn fail_value(&mut self, inst: usize, rule: &str, bound: &[u8]) -> bool {
-        self.path.write(self.msg);
-        self.msg.push(": ");
-        self.msg.push_value(self.doc.raw(inst), QUOTE_MAX);
-        self.msg.push(rule);
-        self.msg.push_bytes(bound);
-        false
+    /// The message for the recorded violation; `args` as given to [`validate`].
+    fn write(&self, args: Option<usize>, m: &mut MsgBuf) {
+        let Fail { inst, rule, bound } = self.fail;
+        let doc = self.doc;
+        let bound = bound.of(self.text);
+        if rule == Rule::Required {
+            // The object's path and the name; at the root the name alone.
+            if let Some(a) = args.filter(|&a| a != inst) {
+                write_path(doc, a, inst, m);
+                m.push(".");
+            }
+            m.push_bytes(bound);
+            m.push(": required");
+            return;
+        }
+        write_path(doc, args.unwrap_or(inst), inst, m);
+        m.push(": ");
+        match rule {
+            Rule::Value(text) => {
+                m.push_value(doc.raw(inst), QUOTE_MAX);
+                m.push(text);
+                m.push_bytes(bound);
+            }
+            Rule::Plain(text) => {
+                m.push(text.strip_prefix(' ').unwrap_or(text));
+                m.push_bytes(bound);
+            }
+            Rule::Type(bits) => {
+                m.push("expected ");
+                push_types(m, bits);
+                m.push(", got ");
+                m.push(kind_name(doc, inst));
+            }
+            Rule::Enum => {
+                m.push_value(doc.raw(inst), QUOTE_MAX);
+                m.push(" is not one of ");
+                for (i, e) in scalars(bound).enumerate() {
+                    if i > 0 {
+                        m.push(", ");
+                    }
+                    m.push_bytes(if e.first() == Some(&b'"') {
+                        str_inner(e)
+                    } else {
+                        e
+                    });
+                }
+            }
+            Rule::Required => {}
+        }
     }
 
     fn scalar_eq(&self, inst: usize, elem: &[u8]) -> bool {
@@ -198,9 +297,8 @@ impl<'a, 'r> V<'a, 'r> {
             return true;
         };
         if let Some(p) = self.t.props(n).iter().find(|p| p.required) {
-            self.msg.push_bytes(p.name.of(self.text));
-            self.msg.push(": required");
-            return false;
+            let name = p.name;
+            return self.fail(usize::MAX, Rule::Required, name);
         }
         true
     }
@@ -230,30 +328,19 @@ impl<'a, 'r> V<'a, 'r> {
             }
             number = num(raw);
             if number.is_none() {
-                return self.fail_value(inst, " is out of range", b"");
+                return self.fail(inst, Rule::Value(" is out of range"), Span::default());
             }
             let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
             if integer_only && int == Err(ConvError::Range) {
-                return self.fail_value(inst, " is beyond the 64-bit integer range", b"");
+                return self.fail(
+                    inst,
+                    Rule::Value(" is beyond the 64-bit integer range"),
+                    Span::default(),
+                );
             }
         }
         if n.types != 0 && bits & n.types == 0 {
-            self.path.write(self.msg);
-            self.msg.push(": expected ");
-            let names = [
-                "object", "array", "string", "integer", "number", "boolean", "null",
-            ];
-            let mut first = true;
-            for (i, name) in names.iter().enumerate() {
-                if n.types & (1 << i) != 0 {
-                    self.msg.push(if first { "" } else { " or " });
-                    self.msg.push(name);
-                    first = false;
-                }
-            }
-            self.msg.push(", got ");
-            self.msg.push(kind_name(doc, inst));
-            return false;
+            return self.fail(inst, Rule::Type(n.types), Span::default());
         }
         for kw in self.t.kws(&n) {
             if !self.check_kw(kw.kind, kw.value, inst, number) {
@@ -263,14 +350,7 @@ impl<'a, 'r> V<'a, 'r> {
         match kind {
             Some(Kind::Object) => self.check_object(&n, inst),
             Some(Kind::Array) if n.items != NONE => {
-                for (i, el) in doc.elements(inst).enumerate() {
-                    self.path.push(PSeg::Index(i));
-                    if !self.check(n.items, el) {
-                        return false;
-                    }
-                    self.path.pop();
-                }
-                true
+                doc.elements(inst).all(|el| self.check(n.items, el))
             }
             _ => true,
         }
@@ -296,13 +376,13 @@ impl<'a, 'r> V<'a, 'r> {
                     KwKind::ExclusiveMinimum => (ord.is_le(), " is not above exclusiveMinimum "),
                     _ => (ord.is_ge(), " is not below exclusiveMaximum "),
                 };
-                !bad || self.fail_value(inst, rule, bound)
+                !bad || self.fail(inst, Rule::Value(rule), value)
             }
             // Registration refused a zero, negative or too precise divisor;
             // anything else unexpected fails closed.
             KwKind::MultipleOf => match (v, num(bound)) {
                 (Some(v), Some(m)) if v.is_multiple_of(&m) != Some(true) => {
-                    self.fail_value(inst, " is not a multiple of ", bound)
+                    self.fail(inst, Rule::Value(" is not a multiple of "), value)
                 }
                 _ => true,
             },
@@ -313,9 +393,9 @@ impl<'a, 'r> V<'a, 'r> {
                 let len = Unescape::new(s).filter(|b| b & 0xC0 != 0x80).count() as u64;
                 let limit = count(bound);
                 if kind == KwKind::MinLength && len < limit {
-                    self.fail_value(inst, " is shorter than minLength ", bound)
+                    self.fail(inst, Rule::Value(" is shorter than minLength "), value)
                 } else if kind == KwKind::MaxLength && len > limit {
-                    self.fail_value(inst, " is longer than maxLength ", bound)
+                    self.fail(inst, Rule::Value(" is longer than maxLength "), value)
                 } else {
                     true
                 }
@@ -327,9 +407,9 @@ impl<'a, 'r> V<'a, 'r> {
                 let len = doc.elements(inst).count() as u64;
                 let limit = count(bound);
                 if kind == KwKind::MinItems && len < limit {
-                    self.fail(&[b"has fewer items than minItems ", bound])
+                    self.fail(inst, Rule::Plain(" has fewer items than minItems "), value)
                 } else if kind == KwKind::MaxItems && len > limit {
-                    self.fail(&[b"has more items than maxItems ", bound])
+                    self.fail(inst, Rule::Plain(" has more items than maxItems "), value)
                 } else {
                     true
                 }
@@ -338,21 +418,10 @@ impl<'a, 'r> V<'a, 'r> {
                 if scalars(bound).any(|e| self.scalar_eq(inst, e)) {
                     return true;
                 }
-                self.fail_value(inst, " is not one of ", b"");
-                for (i, e) in scalars(bound).enumerate() {
-                    if i > 0 {
-                        self.msg.push(", ");
-                    }
-                    self.msg.push_bytes(if e.first() == Some(&b'"') {
-                        str_inner(e)
-                    } else {
-                        e
-                    });
-                }
-                false
+                self.fail(inst, Rule::Enum, value)
             }
             KwKind::Const => {
-                self.scalar_eq(inst, bound) || self.fail_value(inst, " must equal ", bound)
+                self.scalar_eq(inst, bound) || self.fail(inst, Rule::Value(" must equal "), value)
             }
             KwKind::Default => true,
         }
@@ -367,16 +436,8 @@ impl<'a, 'r> V<'a, 'r> {
                 .members(inst)
                 .any(|(k, _)| same_text(doc.str_inner(k).unwrap_or(&[]), name));
             if !present {
-                self.path.write(self.msg);
-                if self.path.len > 0 {
-                    self.msg.push(".");
-                } else {
-                    // At the root the property name alone is the path.
-                    *self.msg = MsgBuf::new();
-                }
-                self.msg.push_bytes(name);
-                self.msg.push(": required");
-                return false;
+                let name = p.name;
+                return self.fail(inst, Rule::Required, name);
             }
         }
         // Every member is checked, duplicates included, so whichever one a
@@ -384,16 +445,18 @@ impl<'a, 'r> V<'a, 'r> {
         for (k, v) in doc.members(inst) {
             let key = doc.str_inner(k).unwrap_or(&[]);
             let decl = props.iter().find(|p| same_text(key, p.name.of(self.text)));
-            self.path.push(PSeg::Key(key));
             let ok = match decl {
                 Some(p) => self.check(p.node, v),
-                None if n.closed => self.fail(&[b"is not allowed (additionalProperties is false)"]),
+                None if n.closed => self.fail(
+                    v,
+                    Rule::Plain(" is not allowed (additionalProperties is false)"),
+                    Span::default(),
+                ),
                 None => true,
             };
             if !ok {
                 return false;
             }
-            self.path.pop();
         }
         true
     }

@@ -14,6 +14,9 @@
  * - integers beyond 64 bits and 1e400 refused cleanly.
  */
 #include "check.h"
+#ifdef EMCP_TEST_GREENHOUSE
+#include "greenhouse.h"
+#endif
 
 #define OBJ "{\"type\":\"object\"}"
 
@@ -90,13 +93,14 @@ static void test_unsupported_keywords(void)
         char in[256];
         char want[128];
         snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\",\"%s\":\"x\"}}}", kws[i]);
-        snprintf(want, sizeof want, "inputSchema: unsupported keyword at \"%s\"", kws[i]);
+        snprintf(want, sizeof want, "inputSchema: properties.p.%s: unsupported keyword", kws[i]);
         REFUSED(&s, in, NULL, -MCP_ENOTSUP, want);
         snprintf(in, sizeof in, "{\"type\":\"object\",\"%s\":[]}", kws[i]);
+        snprintf(want, sizeof want, "inputSchema: %s: unsupported keyword", kws[i]);
         REFUSED(&s, in, NULL, -MCP_ENOTSUP, want);
         /* The same in an output schema names the output schema. */
         snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"p\":{\"%s\":1}}}", kws[i]);
-        snprintf(want, sizeof want, "outputSchema: unsupported keyword at \"%s\"", kws[i]);
+        snprintf(want, sizeof want, "outputSchema: properties.p.%s: unsupported keyword", kws[i]);
         REFUSED(&s, OBJ, in, -MCP_ENOTSUP, want);
     }
 
@@ -104,37 +108,37 @@ static void test_unsupported_keywords(void)
     REFUSED(&s,
             "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\","
             "\"items\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}}}",
-            NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"pattern\"");
+            NULL, -MCP_ENOTSUP, "inputSchema: properties.a.properties.l.items.pattern: unsupported keyword");
     /* An unknown keyword next to a valid root. */
-    REFUSED(&s, "{\"type\":\"object\",\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"a\"");
+    REFUSED(&s, "{\"type\":\"object\",\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: a: unsupported keyword");
     /* {"a":1}: the unknown keyword "a" is found before the missing root type. */
-    REFUSED(&s, "{\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"a\"");
+    REFUSED(&s, "{\"a\":1}", NULL, -MCP_ENOTSUP, "inputSchema: a: unsupported keyword");
 
     /* Supported keywords in forms the validator does not implement. */
     REFUSED(&s, "{\"type\":\"object\",\"additionalProperties\":{}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: additionalProperties must be true or false (a schema there is not supported) at "
-            "\"additionalProperties\"");
+            "inputSchema: additionalProperties: additionalProperties must be true or false (a schema there is not "
+            "supported)");
     REFUSED(&s, "{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: additionalProperties must be true or false (a schema there is not supported) at "
-            "\"additionalProperties\"");
+            "inputSchema: additionalProperties: additionalProperties must be true or false (a schema there is not "
+            "supported)");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\",\"items\":[{\"type\":\"string\"}]}}}",
             NULL, -MCP_ENOTSUP,
-            "inputSchema: items must be a single schema object (an array of schemas is not supported) at \"items\"");
+            "inputSchema: properties.l.items: items must be a single schema object (an array of schemas is not supported)");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"l\":{\"items\":true}}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: boolean schemas are not supported at true");
+            "inputSchema: properties.l.items: boolean schemas are not supported at true");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[[1]]}}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: enum members must be strings, numbers, booleans or null at [[1]]");
+            "inputSchema: properties.e.enum: enum members must be strings, numbers, booleans or null at [[1]]");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[\"a\",{\"b\":1}]}}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: enum members must be strings, numbers, booleans or null at [\"a\",{\"b\":1}]");
+            "inputSchema: properties.e.enum: enum members must be strings, numbers, booleans or null at [\"a\",{\"b\":1}]");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"c\":{\"const\":{\"a\":1}}}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: const must be a string, number, boolean or null at {\"a\":1}");
+            "inputSchema: properties.c.const: const must be a string, number, boolean or null at {\"a\":1}");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"c\":{\"const\":[1]}}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: const must be a string, number, boolean or null at [1]");
+            "inputSchema: properties.c.const: const must be a string, number, boolean or null at [1]");
     /* Boolean schemas. */
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"p\":true}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: boolean schemas are not supported at true");
+            "inputSchema: properties.p: boolean schemas are not supported at true");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"p\":false}}", NULL, -MCP_ENOTSUP,
-            "inputSchema: boolean schemas are not supported at false");
+            "inputSchema: properties.p: boolean schemas are not supported at false");
 
     /* Nothing was registered. */
     HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
@@ -165,36 +169,36 @@ static void test_malformed_schemas(void)
 
     /* required: an array of declared property names. */
     REFUSED(&s, "{\"type\":\"object\",\"required\":[\"nope\"]}", NULL, -MCP_EINVAL,
-            "inputSchema: required names a property that properties does not declare at \"nope\"");
+            "inputSchema: required[0]: required names a property that properties does not declare at \"nope\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[\"a\",\"b\"]}", NULL, -MCP_EINVAL,
-            "inputSchema: required names a property that properties does not declare at \"b\"");
+            "inputSchema: required[1]: required names a property that properties does not declare at \"b\"");
     REFUSED(&s,
             "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"properties\":{\"x\":{}},"
             "\"required\":[\"y\"]}}}",
-            NULL, -MCP_EINVAL, "inputSchema: required names a property that properties does not declare at \"y\"");
+            NULL, -MCP_EINVAL, "inputSchema: properties.o.required[0]: required names a property that properties does not declare at \"y\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":\"a\"}", NULL, -MCP_EINVAL,
-            "inputSchema: required must be an array of names at \"a\"");
+            "inputSchema: required: required must be an array of names at \"a\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{}},\"required\":[1]}", NULL, -MCP_EINVAL,
-            "inputSchema: required must be an array of names at 1");
+            "inputSchema: required[0]: required must be an array of names at 1");
 
     /* type: a known name or a non-empty array of them. */
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"int\"}}}", NULL, -MCP_EINVAL,
-            "inputSchema: unknown type name at \"int\"");
+            "inputSchema: properties.a.type: unknown type name at \"int\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":[\"string\",\"float\"]}}}", NULL, -MCP_EINVAL,
-            "inputSchema: unknown type name at \"float\"");
+            "inputSchema: properties.a.type[1]: unknown type name at \"float\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":[]}}}", NULL, -MCP_EINVAL,
-            "inputSchema: type must be a type name or a non-empty array of them at []");
+            "inputSchema: properties.a.type: type must be a type name or a non-empty array of them at []");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":5}}}", NULL, -MCP_EINVAL,
-            "inputSchema: type must be a type name or a non-empty array of them at 5");
-    REFUSED(&s, "{\"type\":\"Object\"}", NULL, -MCP_EINVAL, "inputSchema: unknown type name at \"Object\"");
+            "inputSchema: properties.a.type: type must be a type name or a non-empty array of them at 5");
+    REFUSED(&s, "{\"type\":\"Object\"}", NULL, -MCP_EINVAL, "inputSchema: type: unknown type name at \"Object\"");
 
     /* properties: an object, each name once. */
     REFUSED(&s, "{\"type\":\"object\",\"properties\":[]}", NULL, -MCP_EINVAL,
-            "inputSchema: properties must be an object at []");
+            "inputSchema: properties: properties must be an object at []");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{},\"a\":{}}}", NULL, -MCP_EINVAL,
-            "inputSchema: property declared twice at \"a\"");
+            "inputSchema: properties.a: property declared twice");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{},\"\\u0061\":{}}}", NULL, -MCP_EINVAL,
-            "inputSchema: property declared twice at \"\\u0061\"");
+            "inputSchema: properties.\\u0061: property declared twice");
 
     /* Numeric bounds: finite numbers. */
     static const char *const bounds[] = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"};
@@ -205,7 +209,8 @@ static void test_malformed_schemas(void)
             char want[160];
             snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\",\"%s\":%s}}}",
                      bounds[i], bad[j]);
-            snprintf(want, sizeof want, "inputSchema: a numeric bound must be a finite number at %s", bad[j]);
+            snprintf(want, sizeof want, "inputSchema: properties.n.%s: a numeric bound must be a finite number at %s",
+                     bounds[i], bad[j]);
             REFUSED(&s, in, NULL, -MCP_EINVAL, want);
         }
     }
@@ -215,7 +220,8 @@ static void test_malformed_schemas(void)
         char in[160];
         char want[160];
         snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"multipleOf\":%s}}}", bad_multiple[j]);
-        snprintf(want, sizeof want, "inputSchema: multipleOf must be a number greater than 0 at %s", bad_multiple[j]);
+        snprintf(want, sizeof want, "inputSchema: properties.n.multipleOf: multipleOf must be a number greater than 0 at %s",
+                 bad_multiple[j]);
         REFUSED(&s, in, NULL, -MCP_EINVAL, want);
     }
     /* Length and count bounds: non-negative integers. */
@@ -226,24 +232,24 @@ static void test_malformed_schemas(void)
             char in[160];
             char want[160];
             snprintf(in, sizeof in, "{\"type\":\"object\",\"properties\":{\"n\":{\"%s\":%s}}}", counts[i], bad[j]);
-            snprintf(want, sizeof want, "inputSchema: a length or count bound must be a non-negative integer at %s",
-                     bad[j]);
+            snprintf(want, sizeof want, "inputSchema: properties.n.%s: a length or count bound must be a non-negative integer at %s",
+                     counts[i], bad[j]);
             REFUSED(&s, in, NULL, -MCP_EINVAL, want);
         }
     }
     /* enum: a non-empty array. */
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[]}}}", NULL, -MCP_EINVAL,
-            "inputSchema: enum must be a non-empty array at []");
+            "inputSchema: properties.e.enum: enum must be a non-empty array at []");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":\"a\"}}}", NULL, -MCP_EINVAL,
-            "inputSchema: enum must be a non-empty array at \"a\"");
+            "inputSchema: properties.e.enum: enum must be a non-empty array at \"a\"");
 
     /* x-mcp-header: a non-empty string, on a property only. */
     REFUSED(&s, "{\"type\":\"object\",\"x-mcp-header\":\"H\"}", NULL, -MCP_EINVAL,
-            "inputSchema: x-mcp-header must be a non-empty string on a property at \"H\"");
+            "inputSchema: x-mcp-header: x-mcp-header must be a non-empty string on a property at \"H\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"\"}}}", NULL,
-            -MCP_EINVAL, "inputSchema: x-mcp-header must be a non-empty string on a property at \"\"");
+            -MCP_EINVAL, "inputSchema: properties.r.x-mcp-header: x-mcp-header must be a non-empty string on a property at \"\"");
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":5}}}", NULL,
-            -MCP_EINVAL, "inputSchema: x-mcp-header must be a non-empty string on a property at 5");
+            -MCP_EINVAL, "inputSchema: properties.r.x-mcp-header: x-mcp-header must be a non-empty string on a property at 5");
 
     /* Beyond the token and depth limits. */
     {
@@ -309,12 +315,12 @@ static void test_accepted_schemas(void)
     CHECK_INT(mcp_server_schema_error(&s, buf, 0), -MCP_EINVAL);
 
     /* A refusal, then a buffer too small: cut and terminated. */
-    REFUSED(&s, "{\"type\":\"object\",\"oneOf\":[]}", NULL, -MCP_ENOTSUP, "inputSchema: unsupported keyword at \"oneOf\"");
+    REFUSED(&s, "{\"type\":\"object\",\"oneOf\":[]}", NULL, -MCP_ENOTSUP, "inputSchema: oneOf: unsupported keyword");
     memset(buf, 0x5A, sizeof buf);
     CHECK_INT(mcp_server_schema_error(&s, buf, 10), -MCP_ENOBUFS);
     CHECK_STR(buf, "inputSche");
     CHECK(buf[10] == 0x5A);
-    const char *full = "inputSchema: unsupported keyword at \"oneOf\"";
+    const char *full = "inputSchema: oneOf: unsupported keyword";
     CHECK_INT(mcp_server_schema_error(&s, buf, strlen(full) + 1), (int)strlen(full));
     CHECK_STR(buf, full);
     CHECK_INT(mcp_server_schema_error(&s, buf, strlen(full)), -MCP_ENOBUFS);
@@ -393,7 +399,7 @@ static void test_full_tables(void)
     t = def("b", "{\"type\":\"object\",\"properties\":{\"x\":{}}}",
             "{\"type\":\"object\",\"pattern\":\"z\"}");
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_ENOTSUP);
-    CHECK_STR(schema_error(&s), "outputSchema: unsupported keyword at \"pattern\"");
+    CHECK_STR(schema_error(&s), "outputSchema: pattern: unsupported keyword");
     t = def("c", "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}", NULL);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"z\":{}}}", NULL, -MCP_ENOSPC,
@@ -421,21 +427,21 @@ static void test_full_tables(void)
     init_server(&s, 0, MCP_CACHE_PRIVATE);
     CHECK(MCP_MAX_SCHEMA_KEYWORDS == 64); /* the arithmetic below */
     /* 13 x 5 = 65 > 64: props 0-11 hold 60 keywords, p12 has only 4 slots left. */
-    props_schema(in[1], sizeof in[1], 13, "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":%d,\"enum\":[1]}");
+    props_schema(in[1], sizeof in[1], 13, "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":1,\"enum\":[1]}");
     snprintf(want, sizeof want,
-             "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at %.60s...",
+             "inputSchema: properties.p12: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at %.60s...",
              strstr(in[1], "\"p12\":") + strlen("\"p12\":"));
     REFUSED(&s, in[1], NULL, -MCP_ENOSPC, want);
     /* 12 such properties (60 keywords) fit, then 4 more keywords, then none. */
     t = def("k12", props_schema(in[2], sizeof in[2], 12,
-                                "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":%d,\"enum\":[1]}"),
+                                "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":1,\"enum\":[1]}"),
             NULL);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
     t = def("k4", "{\"type\":\"object\",\"properties\":{\"q\":{\"minimum\":0,\"maximum\":1,\"default\":0,\"const\":0}}}",
             NULL);
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
     REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"minimum\":0}}}", NULL, -MCP_ENOSPC,
-            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at {\"minimum\":0}");
+            "inputSchema: properties.r: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at {\"minimum\":0}");
     /* An output schema with no keywords still fits. */
     t = def("k0", OBJ, "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}");
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
@@ -444,7 +450,7 @@ static void test_full_tables(void)
     init_server(&s, 0, MCP_CACHE_PRIVATE);
     CHECK(MCP_MAX_SCHEMA_NODES == 48);
     props_schema(in[3], sizeof in[3], 16, "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}");
-    snprintf(want, sizeof want, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at %s",
+    snprintf(want, sizeof want, "inputSchema: properties.p15.items.items: schema tables full: raise MCP_MAX_SCHEMA_NODES at %s",
              "{\"type\":\"integer\"}");
     REFUSED(&s, in[3], NULL, -MCP_ENOSPC, want);
     /* 15 of them (46 nodes) fit; then a root plus one property (48); then not even a root. */
@@ -465,6 +471,102 @@ static void test_full_tables(void)
     CHECK_TEXT_AT("error>message", "p14[1][1]: expected integer, got string",
                   strlen("p14[1][1]: expected integer, got string"));
     CHECK_INT(calls, 0);
+}
+
+/* A schema contradicting itself is refused at registration, naming the path
+ * of the offending keyword: a `default`, `const` or `enum` member its own
+ * schema refuses (a call without the argument would otherwise read a value a
+ * client may not send), bounds that leave no value, an empty enum. */
+static void test_self_consistent_schemas(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+
+    /* default 9 with maximum 3, deep inside: the path names the keyword. */
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+            "\"properties\":{\"rpm\":{\"type\":\"integer\",\"maximum\":3,\"default\":9}}}}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.steps.items.properties.rpm.default: 9 is above maximum 3");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"rpm\":{\"type\":\"integer\",\"maximum\":3,\"default\":9}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.rpm.default: 9 is above maximum 3");
+    /* default "fast" on an integer. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"speed\":{\"type\":\"integer\",\"default\":\"fast\"}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.speed.default: \"fast\" is not an integer");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"z\":{\"type\":[\"integer\",\"null\"],\"default\":\"x\"}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.z.default: \"x\" is none of the declared types");
+    /* A default outside the enum, or an object default missing a required property. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"m\":{\"enum\":[\"eco\",\"boost\"],\"default\":\"turbo\"}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.m.default: \"turbo\" is not one of [\"eco\",\"boost\"]");
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"properties\":{\"x\":{}},"
+            "\"required\":[\"x\"],\"default\":{}}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.o.default: {} is missing required property x");
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"properties\":{\"x\":"
+            "{\"type\":\"integer\",\"maximum\":1}},\"default\":{\"x\":2}}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.o.default.x: 2 is above maximum 1");
+    /* An enum member of the wrong type; a const below the minimum. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"eco\",3]}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.mode.enum[1]: 3 is not a string");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"t\":{\"type\":\"number\",\"minimum\":5,\"const\":4}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.t.const: 4 is below minimum 5");
+    /* The same in an output schema. */
+    REFUSED(&s, OBJ, "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\",\"default\":1}}}",
+            -MCP_EINVAL, "outputSchema: properties.ok.default: 1 is not a boolean");
+
+    /* Bounds no value can meet. */
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+            "\"properties\":{\"rpm\":{\"type\":\"integer\",\"minimum\":5,\"maximum\":3}}}}}}",
+            NULL, -MCP_EINVAL, "inputSchema: properties.steps.items.properties.rpm.maximum: 3 is below minimum 5");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"a\":{\"maximum\":3,\"minimum\":5}}}", NULL, -MCP_EINVAL,
+            "inputSchema: properties.a.maximum: 3 is below minimum 5");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"s\":{\"minLength\":4,\"maxLength\":2}}}", NULL, -MCP_EINVAL,
+            "inputSchema: properties.s.maxLength: 2 is below minLength 4");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"l\":{\"minItems\":3,\"maxItems\":1}}}", NULL, -MCP_EINVAL,
+            "inputSchema: properties.l.maxItems: 1 is below minItems 3");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"x\":{\"exclusiveMinimum\":1,\"exclusiveMaximum\":1}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.x.exclusiveMaximum: 1 is not above exclusiveMinimum 1");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"x\":{\"exclusiveMinimum\":2,\"maximum\":2}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.x.maximum: 2 is not above exclusiveMinimum 2");
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"x\":{\"minimum\":2,\"exclusiveMaximum\":2}}}", NULL,
+            -MCP_EINVAL, "inputSchema: properties.x.exclusiveMaximum: 2 is not above minimum 2");
+    /* An empty enum; an unsupported keyword deep inside, named by its path. */
+    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[]}}}", NULL, -MCP_EINVAL,
+            "inputSchema: properties.e.enum: enum must be a non-empty array at []");
+    REFUSED(&s,
+            "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\",\"properties\":{\"l\":{\"type\":\"array\","
+            "\"items\":{\"type\":\"string\",\"pattern\":\"^a\"}}}}}}",
+            NULL, -MCP_ENOTSUP, "inputSchema: properties.a.properties.l.items.pattern: unsupported keyword");
+
+    /* Nothing was registered; consistent ones are. */
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}", 0, 200);
+    mcp_tool_t t = def("ok",
+                       "{\"type\":\"object\",\"properties\":{\"rpm\":{\"type\":\"integer\",\"minimum\":3,\"maximum\":3,"
+                       "\"default\":3},\"m\":{\"type\":\"string\",\"enum\":[\"eco\",\"boost\"],\"default\":\"eco\"},"
+                       "\"x\":{\"exclusiveMinimum\":1,\"maximum\":1.5,\"const\":1.25}}}",
+                       NULL);
+    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+
+    /* A full tool table says which limit to raise, like the schema tables. */
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    static char names[MCP_MAX_TOOLS][16];
+    for (int i = 0; i < MCP_MAX_TOOLS; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        t = def(names[i], OBJ, NULL);
+        CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    }
+    char want[96];
+    snprintf(want, sizeof want, "tool table full: raise MCP_MAX_TOOLS (%d)", (int)MCP_MAX_TOOLS);
+    REFUSED(&s, OBJ, NULL, -MCP_ENOSPC, want);
+
+#ifdef EMCP_TEST_GREENHOUSE
+    /* The greenhouse example's schemas are self-consistent. */
+    static mcp_server_t gh;
+    CHECK_INT(greenhouse_register(&gh, false), 0);
+    CHECK_STR(schema_error(&gh), "");
+#endif
 }
 
 /* ---------------------------------------------------------------------------
@@ -1144,6 +1246,7 @@ int main(void)
     test_malformed_schemas();
     test_accepted_schemas();
     test_full_tables();
+    test_self_consistent_schemas();
     test_keywords();
     test_open_objects();
     test_defaults();
@@ -1151,3 +1254,4 @@ int main(void)
     test_output_schema();
     return check_summary("test_schema");
 }
+
