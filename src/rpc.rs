@@ -5,7 +5,7 @@
 //! one table that maps error codes to HTTP statuses for every binding.
 //! Must not: know MCP methods.
 
-use crate::json::{Doc, Kind, WriteError, Writer};
+use crate::json::{Doc, Kind, Token, WriteError, Writer, scan, tokenize};
 use crate::limits::*;
 
 /// A well-formed JSON-RPC request or notification.
@@ -277,6 +277,22 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
         params,
         located,
     })
+}
+
+/// The id of a message the tokenizer refused for a limit (too many tokens,
+/// too deep), found by a bounded scan of its top level: `Some` only when the
+/// top-level `"id"` member is a string or number of at most
+/// `MCP_MAX_ID_LEN` bytes that is valid JSON on its own, so the refusal can
+/// be matched by the client; `None` (answered with a null id) otherwise.
+pub fn scan_id(request: &[u8]) -> Option<&[u8]> {
+    let raw = scan::top_level_member(request, b"id")?;
+    if raw.len() > MCP_MAX_ID_LEN {
+        return None;
+    }
+    let mut tok = [Token::EMPTY; 1];
+    let ok = tokenize(raw, &mut tok, 1) == Ok(1);
+    let [t] = tok;
+    (ok && matches!(t.kind, Kind::String | Kind::Number)).then_some(raw)
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.

@@ -231,23 +231,7 @@ impl<'a> Server<'a> {
         let mut w = Writer::new(out);
         let n = match tokenize(request, &mut toks, MCP_MAX_DEPTH) {
             Ok(n) => n,
-            Err(e) => {
-                let err = match e {
-                    TokenizeError::Invalid => RpcError::new(MCP_RPC_PARSE_ERROR, "Parse error"),
-                    TokenizeError::TooManyTokens => RpcError::new(
-                        MCP_RPC_INVALID_REQUEST,
-                        "Request has more JSON tokens than MCP_MAX_JSON_TOKENS",
-                    ),
-                    TokenizeError::TooDeep => RpcError::new(
-                        MCP_RPC_INVALID_REQUEST,
-                        "Request nests deeper than MCP_MAX_DEPTH",
-                    ),
-                    TokenizeError::TooLong => {
-                        RpcError::new(MCP_RPC_INVALID_REQUEST, "Request too long")
-                    }
-                };
-                return Ok(error_outcome(&mut w, None, &err, ""));
-            }
+            Err(e) => return Ok(refuse_early(&mut w, request, e)),
         };
         let doc = Doc::new(request, toks.get(..n).unwrap_or(&[]));
         let req = match rpc::parse_request(doc) {
@@ -446,6 +430,41 @@ fn not_found<'r>(req: &rpc::Request<'r>) -> Fail<'r> {
             e
         },
     )
+}
+
+/// The answer to a message the tokenizer refused. A parse error carries a
+/// null id (JSON-RPC 2.0: the id cannot be trusted); a message refused for a
+/// limit carries its own top-level id when a bounded scan finds a valid one
+/// ([`rpc::scan_id`]), so the client can match the answer instead of
+/// waiting, and the message names the limit and its value.
+// Not inlined: its message buffer would otherwise sit in the frame of
+// `mcp_server_handle` for the whole request.
+#[inline(never)]
+fn refuse_early(w: &mut Writer<'_>, request: &[u8], e: TokenizeError) -> Outcome {
+    let (prefix, limit) = match e {
+        TokenizeError::Invalid => {
+            let err = RpcError::new(MCP_RPC_PARSE_ERROR, "Parse error");
+            return error_outcome(w, None, &err, "");
+        }
+        TokenizeError::TooManyTokens => (
+            "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (",
+            MCP_MAX_JSON_TOKENS,
+        ),
+        TokenizeError::TooDeep => ("Request nests deeper than MCP_MAX_DEPTH (", MCP_MAX_DEPTH),
+        TokenizeError::TooLong => (
+            "Request is longer than the tokenizer's limit (",
+            u32::MAX as usize,
+        ),
+    };
+    let mut msg = MsgBuf::new();
+    msg.push_uint(limit as u64);
+    msg.push(")");
+    let err = RpcError {
+        code: MCP_RPC_INVALID_REQUEST,
+        message: rpc::Message::Built(prefix),
+        data: rpc::Data::None,
+    };
+    error_outcome(w, rpc::scan_id(request), &err, msg.as_str())
 }
 
 fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &str) -> Outcome {
@@ -1347,5 +1366,58 @@ mod tests {
         assert_eq!(run(&deep).1.rpc_error, -32600);
         let many = format!("[{}]", vec!["1"; MCP_MAX_JSON_TOKENS].join(","));
         assert_eq!(run(&many).1.rpc_error, -32600);
+    }
+
+    /// A request refused for a limit is answered with its own id wherever
+    /// the id stands among the top-level members, and the message names the
+    /// limit and its value; null only when there is no usable id.
+    #[test]
+    fn limit_refusals_carry_the_request_id() {
+        let steps = vec![r#"{"rpm":1}"#; MCP_MAX_JSON_TOKENS / 2].join(",");
+        let args = format!(r#"{{"name":"run","arguments":{{"steps":[{steps}]}}}}"#);
+        let first =
+            format!(r#"{{"id":"req-7","jsonrpc":"2.0","method":"tools/call","params":{args}}}"#);
+        let last =
+            format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{args}, "id" : 42 }}"#);
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"x":{}{}}}}}"#,
+            "[".repeat(MCP_MAX_DEPTH),
+            "]".repeat(MCP_MAX_DEPTH)
+        );
+        for (req, id) in [
+            (&first, r#""id":"req-7""#),
+            (&last, r#""id":42"#),
+            (&deep, r#""id":3"#),
+        ] {
+            let (r, o) = run(req);
+            assert_eq!(o.rpc_error, -32600, "{r}");
+            assert!(r.contains(id), "{r}");
+        }
+        let (r, _) = run(&first);
+        let want = format!("MCP_MAX_JSON_TOKENS ({MCP_MAX_JSON_TOKENS})");
+        assert!(r.contains(&want), "{r}");
+        let (r, _) = run(&deep);
+        assert!(
+            r.contains(&format!("MCP_MAX_DEPTH ({MCP_MAX_DEPTH})")),
+            "{r}"
+        );
+        // No id, an id that is not a string or number, one that is too long,
+        // one nested deeper than the top level: null.
+        let too_long = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN));
+        for id in [
+            "",
+            r#""id":{"a":1},"#,
+            r#""id":true,"#,
+            &format!(r#""id":{too_long},"#),
+        ] {
+            let req = format!(r#"{{{id}"jsonrpc":"2.0","method":"tools/call","params":{args}}}"#);
+            let (r, o) = run(&req);
+            assert_eq!(o.rpc_error, -32600, "{r}");
+            assert!(r.contains(r#""id":null"#), "{id}: {r}");
+        }
+        // A parse error keeps a null id even when an id precedes the fault.
+        let (r, o) = run(r#"{"id":5,"jsonrpc":"2.0","method":"ping",}"#);
+        assert_eq!(o.rpc_error, -32700);
+        assert!(r.contains(r#""id":null"#), "{r}");
     }
 }

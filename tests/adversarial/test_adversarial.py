@@ -7,7 +7,7 @@ Each case writes down the answer it expects. The rules they pin:
   served normally.
 - Not JSON (RFC 8259, strict: invalid UTF-8, lone or reversed surrogate
   escapes, raw control characters such as NUL) is -32700 "Parse error", id null.
-- Deeper than MCP_MAX_DEPTH (16) or more than MCP_MAX_JSON_TOKENS (128) tokens
+- Deeper than MCP_MAX_DEPTH (16) or more than MCP_MAX_JSON_TOKENS (128) tokens (answered with the request's own id)
   is -32600, id null (the id is not read from a message that was not read).
 - Duplicate keys: the first occurrence is what the core and callbacks read
   (id, method, name, arguments); inside arguments every occurrence is
@@ -86,16 +86,20 @@ def test_nesting_within_the_line_but_over_max_depth(gh):
     for depth in (17, 1000, 8000):
         line = b"[" * depth + b"]" * depth
         e = err(gh.request(line), -32600)
-        assert e["message"] == "Request nests deeper than MCP_MAX_DEPTH", e
-    # Inside a request: the id is not read from a message that was not read.
+        assert e["message"] == "Request nests deeper than MCP_MAX_DEPTH (16)", e
+    # Inside a request: refused for a limit, it is answered with its own id
+    # (found by a bounded scan of the top level), so the client can match it.
     deep = b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":' + b"[" * 5000 + b"]" * 5000 + b"}}"
-    err(gh.request(deep), -32600, None, "Request nests deeper than MCP_MAX_DEPTH")
+    err(gh.request(deep), -32600, 7, "Request nests deeper than MCP_MAX_DEPTH (16)")
+    # The id after the deep member is found too.
+    deep = b'{"jsonrpc":"2.0","method":"ping","params":{"x":' + b"[" * 5000 + b"]" * 5000 + b'}, "id": "late"}'
+    err(gh.request(deep), -32600, "late", "Request nests deeper than MCP_MAX_DEPTH (16)")
     alive(gh)
 
 
 def test_too_many_tokens(gh):
     line = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[' + b",".join([b"1"] * 200) + b"]}}"
-    err(gh.request(line), -32600, None, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS")
+    err(gh.request(line), -32600, 1, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (128)")
 
 
 def test_one_megabyte_string(gh):
@@ -253,8 +257,8 @@ def test_deeply_nested_meta(gh):
     # Depth: request 1, params 2, _meta 3, then the d objects of x: 3 + d.
     r = ok(gh.request(nested(13)))  # depth 16 = MCP_MAX_DEPTH
     assert r["structuredContent"]["percent"] == 3
-    err(gh.request(nested(14)), -32600, None, "Request nests deeper than MCP_MAX_DEPTH")
-    err(gh.request(nested(2000)), -32600, None, "Request nests deeper than MCP_MAX_DEPTH")
+    err(gh.request(nested(14)), -32600, 1, "Request nests deeper than MCP_MAX_DEPTH (16)")
+    err(gh.request(nested(2000)), -32600, 1, "Request nests deeper than MCP_MAX_DEPTH (16)")
     assert err(gh.request(nested(5000)), -32600) == OVERLONG
     assert len(gh.audits(1)) == 1
 

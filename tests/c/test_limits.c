@@ -81,6 +81,15 @@ int main(int argc, char **argv)
         snprintf(req + at, sizeof req - (size_t)at, "]}}");
         HANDLE(&server, &ctx, req);
         CHECK_INT(R.info.rpc_error, over ? MCP_RPC_INVALID_REQUEST : 0);
+        /* Refused for a limit, it still carries its own id, so the client
+         * can match the answer; the message names the limit and its size. */
+        CHECK_AT("id", "1");
+        if (over) {
+            char want[96];
+            int wn = snprintf(want, sizeof want, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (%d)",
+                              (int)MCP_MAX_JSON_TOKENS);
+            CHECK_TEXT_AT("error>message", want, (size_t)wn);
+        }
     }
 
     printf("test_limits: MCP_MAX_TOOLS=%d, MCP_SERVER_SIZE=%d, sizeof(mcp_server_t)=%zu\n",

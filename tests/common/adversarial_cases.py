@@ -36,8 +36,8 @@ C = "io.modelcontextprotocol/clientCapabilities"
 META = json.dumps({V: "2026-07-28", C: {}}, separators=(",", ":")).encode()
 
 PARSE = (-32700, "Parse error")
-DEPTH = (-32600, "Request nests deeper than MCP_MAX_DEPTH")
-TOKENS = (-32600, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS")
+DEPTH = (-32600, "Request nests deeper than MCP_MAX_DEPTH (16)")
+TOKENS = (-32600, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (128)")
 
 
 @dataclass
@@ -89,8 +89,8 @@ def cases() -> list[Case]:
     deep = b"[" * 100_000 + b"]" * 100_000
     add(Case("nesting-100000-deep", call(b'{"percent":' + deep + b"}"), Expect("too_large")))
     add(Case("nesting-3000-deep-within-the-limit", call(b'{"percent":' + b"[" * 3000 + b"]" * 3000 + b"}"),
-             Expect("error", None, *DEPTH)))
-    add(Case("too-many-tokens", ping_like(b"[" + b",".join([b"1"] * 200) + b"]"), Expect("error", None, *TOKENS),
+             Expect("error", 1, *DEPTH)))
+    add(Case("too-many-tokens", ping_like(b"[" + b",".join([b"1"] * 200) + b"]"), Expect("error", 1, *TOKENS),
              method="server/discover", tool=None))
     add(Case("one-megabyte-string", call(b'{"percent":"' + b"a" * (1 << 20) + b'"}'), Expect("too_large")))
 
@@ -136,8 +136,8 @@ def cases() -> list[Case]:
 
     # -- _meta
     add(Case("meta-nested-to-depth-16", nested_meta(13), Expect("ok", 1, percent=3), runs=True))
-    add(Case("meta-nested-to-depth-17", nested_meta(14), Expect("error", None, *DEPTH)))
-    add(Case("meta-nested-1000", nested_meta(1000), Expect("error", None, *DEPTH)))
+    add(Case("meta-nested-to-depth-17", nested_meta(14), Expect("error", 1, *DEPTH)))
+    add(Case("meta-nested-1000", nested_meta(1000), Expect("error", 1, *DEPTH)))
 
     # -- truncated messages: a cut at every 9th byte, never executed
     full = call(b'{"percent":42}', b"77")

@@ -78,7 +78,7 @@ SESSION: list[tuple[bytes, tuple | None]] = [
     (b'{"jsonrpc":"2.0","id":17,"method":"pi\x00ng"}', ("err", None, -32700)),
     (b"[" * 5000 + b"]" * 5000, ("err", None, -32600)),                   # over MCP_MAX_DEPTH
     (b'{"jsonrpc":"2.0","id":18,"method":"ping","params":{"x":[' + b",".join([b"1"] * 300) + b"]}}",
-     ("err", None, -32600)),                                              # too many tokens
+     ("err", 18, -32600)),                                              # too many tokens
     (b"", None),                                                          # blank line
     (b'{"jsonrpc":"2.0","id":19,"method":"ping","params":{"x":"' + b"a" * LINE_MAX + b'"}}',
      ("err", None, -32600)),                                              # just over the line limit
