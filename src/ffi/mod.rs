@@ -32,6 +32,8 @@ use core::ffi::{CStr, c_char, c_int, c_void};
 use crate::call::{ArgError, Call, HeaderParam, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
+/// The length of the MAC an `mcp_mac_fn` writes.
+pub use crate::mac::MCP_MAC_LEN;
 pub use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
