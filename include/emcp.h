@@ -1059,15 +1059,6 @@ extern "C" {
 int mcp_dedup_init(struct mcp_dedup_t *dedup);
 
 /**
- * On hosted targets the prebuilt `core` was compiled for unwinding, so its
- * unwind tables name `rust_eh_personality` even though this library aborts on
- * panic and never unwinds. Defining the symbol lets a plain C link succeed
- * without `--gc-sections`; bare-metal targets (`target_os = "none"`) ship a
- * panic=abort `core` and need nothing.
- */
-void rust_eh_personality(void);
-
-/**
  * Initialises a server in caller-owned storage.
  *
  * @param server Storage for the server, e.g. `static mcp_server_t server;`.
