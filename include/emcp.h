@@ -26,21 +26,6 @@
  *  @{ */
 
 /**
- * `elicitation` (form mode).
- */
-#define ELICITATION 1
-
-/**
- * `sampling`.
- */
-#define SAMPLING 2
-
-/**
- * `roots`.
- */
-#define ROOTS 4
-
-/**
  * Tokens per request, held on the stack of `mcp_server_handle`
  * (12 bytes each). A request needing more is answered with -32600.
  */
@@ -527,9 +512,10 @@
 #define MCP_ROLE_ASSISTANT 1
 
 /**
- * Length of a SHA-256 digest and of the MAC, in bytes.
+ * Length of a SHA-256 digest and of the MAC, in bytes: the size of the
+ * `out` buffer an `mcp_mac_fn` fills.
  */
-#define MAC_LEN 32
+#define MCP_MAC_LEN 32
 
 /**
  * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
@@ -977,7 +963,7 @@ typedef struct mcp_framer_t {
 } mcp_framer_t;
 
 /**
- * A MAC over `data[..len]` written to `out` (32 bytes); 0 on success or a
+ * A MAC over `data[..len]` written to `out` (`MCP_MAC_LEN` bytes); 0 on success or a
  * negative `MCP_E*` value. Lets a device use its own crypto for `requestState`.
  */
 typedef int (*mcp_mac_fn)(void *user, const uint8_t *data, size_t len, uint8_t *out);
@@ -1071,15 +1057,6 @@ extern "C" {
  * running `mcp_server_handle`.
  */
 int mcp_dedup_init(struct mcp_dedup_t *dedup);
-
-/**
- * On hosted targets the prebuilt `core` was compiled for unwinding, so its
- * unwind tables name `rust_eh_personality` even though this library aborts on
- * panic and never unwinds. Defining the symbol lets a plain C link succeed
- * without `--gc-sections`; bare-metal targets (`target_os = "none"`) ship a
- * panic=abort `core` and need nothing.
- */
-void rust_eh_personality(void);
 
 /**
  * Initialises a server in caller-owned storage.

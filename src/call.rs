@@ -597,6 +597,13 @@ pub struct ResultOpts {
 }
 
 /// Client capabilities an input request can need.
+///
+/// Bits internal to the Rust core, not part of the C ABI: C code names these
+/// capabilities with the `MCP_CTX_LEGACY_*` flags, so the module is kept out
+/// of `emcp.h` (unprefixed `ELICITATION`, `SAMPLING`, `ROOTS` there would
+/// clash with firmware names).
+///
+/// cbindgen:ignore
 pub mod caps {
     /// `elicitation` (form mode).
     pub const ELICITATION: u8 = 1;

@@ -6,8 +6,9 @@
 //! Must not: be used for anything but authenticating state the server itself
 //! issued (it is not constant-time against cache attacks on every CPU).
 
-/// Length of a SHA-256 digest and of the MAC, in bytes.
-pub const MAC_LEN: usize = 32;
+/// Length of a SHA-256 digest and of the MAC, in bytes: the size of the
+/// `out` buffer an `mcp_mac_fn` fills.
+pub const MCP_MAC_LEN: usize = 32;
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -110,14 +111,14 @@ impl Sha256 {
     }
 
     /// The digest.
-    pub fn finish(mut self) -> [u8; MAC_LEN] {
+    pub fn finish(mut self) -> [u8; MCP_MAC_LEN] {
         let bits = self.total.wrapping_mul(8);
         self.update(&[0x80]);
         while self.fill != 56 {
             self.update(&[0]);
         }
         self.update(&bits.to_be_bytes());
-        let mut out = [0u8; MAC_LEN];
+        let mut out = [0u8; MCP_MAC_LEN];
         for (o, s) in out.chunks_exact_mut(4).zip(self.state) {
             o.copy_from_slice(&s.to_be_bytes());
         }
@@ -126,12 +127,12 @@ impl Sha256 {
 }
 
 /// HMAC-SHA256 of the concatenation of `parts` under `key`.
-pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; MAC_LEN] {
+pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; MCP_MAC_LEN] {
     let mut k = [0u8; 64];
     if key.len() > 64 {
         let mut h = Sha256::new();
         h.update(key);
-        if let Some(dst) = k.get_mut(..MAC_LEN) {
+        if let Some(dst) = k.get_mut(..MCP_MAC_LEN) {
             dst.copy_from_slice(&h.finish());
         }
     } else if let Some(dst) = k.get_mut(..key.len()) {

@@ -168,7 +168,7 @@ extern "C" {
 
 /** Longest requestState, as JSON text: base64 of the version byte, the
  *  state and the MAC, and the quotes. */
-#define EMCP_HTTP_INPUT_STATE_MAX ((((1 + MCP_MAX_REQUEST_STATE + MAC_LEN) + 2) / 3) * 4 + 2)
+#define EMCP_HTTP_INPUT_STATE_MAX ((((1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN) + 2) / 3) * 4 + 2)
 
 /** Default time a legacy call waits for the client's answers (after it,
  *  the stream ends with a -32001 error). */

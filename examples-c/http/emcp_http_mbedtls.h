@@ -13,6 +13,10 @@
 
 #include "emcp_http.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Results of the I/O calls besides a byte count (emcp_http.c's IO_*). */
 #define EMCP_HTTP_TLS_AGAIN (-1)
 #define EMCP_HTTP_TLS_ERROR (-2)
@@ -37,5 +41,9 @@ ssize_t emcp_http_mbedtls_send(void *tls, const void *buf, size_t len);
 bool emcp_http_mbedtls_pending(const void *tls);
 /* Ends the connection's TLS (close_notify first, best effort, if notify). */
 void emcp_http_mbedtls_detach(void *tls, bool notify);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,7 +10,7 @@ use crate::limits::*;
 use crate::protocol::mrtr::StateMac;
 use crate::registry::{mcp_call_t, mcp_result_t};
 
-/// A MAC over `data[..len]` written to `out` (32 bytes); 0 on success or a
+/// A MAC over `data[..len]` written to `out` (`MCP_MAC_LEN` bytes); 0 on success or a
 /// negative `MCP_E*` value. Lets a device use its own crypto for `requestState`.
 pub type mcp_mac_fn =
     Option<extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int>;

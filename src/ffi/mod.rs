@@ -32,6 +32,8 @@ use core::ffi::{CStr, c_char, c_int, c_void};
 use crate::call::{ArgError, Call, HeaderParam, RequestInfo, ResultError, ToolResult};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
+/// The length of the MAC an `mcp_mac_fn` writes.
+pub use crate::mac::MCP_MAC_LEN;
 pub use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
@@ -121,14 +123,93 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     unsafe { abort() }
 }
 
-/// On hosted targets the prebuilt `core` was compiled for unwinding, so its
-/// unwind tables name `rust_eh_personality` even though this library aborts on
-/// panic and never unwinds. Defining the symbol lets a plain C link succeed
-/// without `--gc-sections`; bare-metal targets (`target_os = "none"`) ship a
-/// panic=abort `core` and need nothing.
+/// `rust_eh_personality`: on hosted targets the prebuilt `core` was compiled
+/// for unwinding, so its unwind tables name this symbol even though this
+/// library aborts on panic and never unwinds. Defining it lets a plain C link
+/// succeed without `--gc-sections`; bare-metal targets (`target_os = "none"`)
+/// ship a panic=abort `core` and need nothing.
+///
+/// It is Rust runtime, not the library's API, so it is not in emcp.h, and it
+/// is defined WEAK (an empty function): a firmware's own definition, or a
+/// second Rust static library's (std's real personality routine), wins at
+/// link time instead of clashing. Stable Rust has no weak linkage attribute,
+/// hence the assembly, per object format; other hosted targets keep a plain
+/// (strong) definition.
+///
+/// cbindgen:ignore
 #[cfg(all(not(any(test, feature = "std")), not(target_os = "none")))]
-#[unsafe(no_mangle)]
-pub extern "C" fn rust_eh_personality() {}
+mod eh_personality {
+    #[cfg(target_arch = "arm")]
+    macro_rules! ret {
+        () => {
+            "bx lr"
+        };
+    }
+    #[cfg(not(target_arch = "arm"))]
+    macro_rules! ret {
+        () => {
+            "ret"
+        };
+    }
+
+    // ELF (Linux, Android, the BSDs).
+    #[cfg(all(
+        not(any(target_vendor = "apple", target_os = "windows", target_os = "uefi")),
+        any(
+            target_arch = "x86_64",
+            target_arch = "x86",
+            target_arch = "aarch64",
+            target_arch = "arm",
+            target_arch = "riscv64",
+            target_arch = "riscv32"
+        )
+    ))]
+    core::arch::global_asm!(
+        ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
+        ".weak rust_eh_personality",
+        ".type rust_eh_personality,%function",
+        "rust_eh_personality:",
+        ret!(),
+        ".size rust_eh_personality,.-rust_eh_personality",
+        ".popsection",
+    );
+
+    // Mach-O (macOS, iOS): C names carry a leading underscore, and a weak
+    // definition is `.weak_definition`.
+    #[cfg(all(
+        target_vendor = "apple",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    core::arch::global_asm!(
+        ".pushsection __TEXT,__text,regular,pure_instructions",
+        ".globl _rust_eh_personality",
+        ".weak_definition _rust_eh_personality",
+        "_rust_eh_personality:",
+        ret!(),
+        ".popsection",
+    );
+
+    /// Any other hosted target: the plain definition.
+    #[cfg(not(any(
+        all(
+            not(any(target_vendor = "apple", target_os = "windows", target_os = "uefi")),
+            any(
+                target_arch = "x86_64",
+                target_arch = "x86",
+                target_arch = "aarch64",
+                target_arch = "arm",
+                target_arch = "riscv64",
+                target_arch = "riscv32"
+            )
+        ),
+        all(
+            target_vendor = "apple",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        )
+    )))]
+    #[unsafe(no_mangle)]
+    extern "C" fn rust_eh_personality() {}
+}
 
 /// A NUL-terminated C string as UTF-8: `Ok(None)` for NULL, `Err` for invalid UTF-8.
 unsafe fn c_text<'a>(p: *const c_char) -> Result<Option<&'a str>, c_int> {

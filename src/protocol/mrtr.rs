@@ -15,11 +15,11 @@ use crate::limits::{
     MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN, MCP_RPC_INVALID_PARAMS,
     MCP_RPC_MISSING_CAPABILITY,
 };
-use crate::mac::{self, MAC_LEN};
+use crate::mac::{self, MCP_MAC_LEN};
 use crate::rpc::{Data, Request, RpcError};
 use crate::server::Fail;
 
-/// A MAC supplied by the firmware: writes `MAC_LEN` bytes of a MAC of
+/// A MAC supplied by the firmware: writes `MCP_MAC_LEN` bytes of a MAC of
 /// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
 pub type MacFn =
     extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int;
@@ -43,7 +43,7 @@ impl StateMac {
         !matches!(self, StateMac::None)
     }
 
-    fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MAC_LEN]> {
+    fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
         match *self {
             StateMac::None => None,
             StateMac::Key(k, n) => {
@@ -61,7 +61,7 @@ impl StateMac {
                     buf.get_mut(n..n + part.len())?.copy_from_slice(part);
                     n += part.len();
                 }
-                let mut out = [0u8; MAC_LEN];
+                let mut out = [0u8; MCP_MAC_LEN];
                 (f(user, buf.as_ptr(), n, out.as_mut_ptr()) == 0).then_some(out)
             }
         }
@@ -124,8 +124,8 @@ pub fn write_state(
     let Some(tag) = m.mac(tool, state) else {
         return Err(WriteError::Misuse);
     };
-    let mut token = [0u8; 1 + MCP_MAX_REQUEST_STATE + MAC_LEN];
-    let n = 1 + state.len() + MAC_LEN;
+    let mut token = [0u8; 1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN];
+    let n = 1 + state.len() + MCP_MAC_LEN;
     let dst = token.get_mut(..n).ok_or(WriteError::Misuse)?;
     if let Some((version, rest)) = dst.split_first_mut() {
         *version = 1;
@@ -148,11 +148,11 @@ pub fn verify_state(
     let text = doc
         .str_inner(t)
         .filter(|_| !doc.token(t).is_some_and(|tok| tok.escaped))?;
-    let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MAC_LEN];
+    let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN];
     let n = super::envelope::base64_decode(text, &mut raw)?;
     let token = raw.get(..n)?;
     let (&version, rest) = token.split_first()?;
-    let state_len = rest.len().checked_sub(MAC_LEN)?;
+    let state_len = rest.len().checked_sub(MCP_MAC_LEN)?;
     let (state, tag) = rest.split_at(state_len);
     if version != 1 || !mac::equal(&m.mac(tool, state)?, tag) {
         return None;
