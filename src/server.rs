@@ -294,6 +294,9 @@ impl<'a> Server<'a> {
         }
     }
 
+    // `era_out` reports the era the answer is judged by (its HTTP status),
+    // which is known only once the method is routed.
+    #[allow(clippy::too_many_arguments)]
     fn dispatch<'r>(
         &self,
         req: &rpc::Request<'r>,
