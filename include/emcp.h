@@ -141,7 +141,8 @@
 #define MCP_RPC_METHOD_NOT_FOUND -32601
 
 /**
- * JSON-RPC: invalid parameters (missing `_meta` envelope, unknown tool, bad arguments).
+ * JSON-RPC: invalid parameters (missing `_meta` envelope, unknown tool,
+ * malformed params; in 2026-07-28 also an unknown resource).
  */
 #define MCP_RPC_INVALID_PARAMS -32602
 
@@ -164,6 +165,12 @@
  * MCP 2026-07-28: the requested protocol version is not served.
  */
 #define MCP_RPC_UNSUPPORTED_VERSION -32022
+
+/**
+ * MCP 2025-11-25: `resources/read` of an unknown URI (2026-07-28 answers
+ * `MCP_RPC_INVALID_PARAMS` instead, SEP-2164).
+ */
+#define MCP_RPC_RESOURCE_NOT_FOUND -32002
 
 /**
  * Tool annotation flag: `readOnlyHint` (the tool does not change its environment).

@@ -71,7 +71,8 @@ pub const MCP_RPC_PARSE_ERROR: i32 = -32700;
 pub const MCP_RPC_INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC: unknown method, or one removed in the request's protocol era.
 pub const MCP_RPC_METHOD_NOT_FOUND: i32 = -32601;
-/// JSON-RPC: invalid parameters (missing `_meta` envelope, unknown tool, bad arguments).
+/// JSON-RPC: invalid parameters (missing `_meta` envelope, unknown tool,
+/// malformed params; in 2026-07-28 also an unknown resource).
 pub const MCP_RPC_INVALID_PARAMS: i32 = -32602;
 /// JSON-RPC: internal error (a tool failed, or its result did not fit).
 pub const MCP_RPC_INTERNAL_ERROR: i32 = -32603;
@@ -81,6 +82,9 @@ pub const MCP_RPC_HEADER_MISMATCH: i32 = -32020;
 pub const MCP_RPC_MISSING_CAPABILITY: i32 = -32021;
 /// MCP 2026-07-28: the requested protocol version is not served.
 pub const MCP_RPC_UNSUPPORTED_VERSION: i32 = -32022;
+/// MCP 2025-11-25: `resources/read` of an unknown URI (2026-07-28 answers
+/// `MCP_RPC_INVALID_PARAMS` instead, SEP-2164).
+pub const MCP_RPC_RESOURCE_NOT_FOUND: i32 = -32002;
 
 /// Tool annotation flag: `readOnlyHint` (the tool does not change its environment).
 pub const MCP_TOOL_READ_ONLY: u32 = 1;

@@ -177,7 +177,9 @@ pub fn short_message(code: i32) -> &'static str {
 }
 
 /// The HTTP status a binding should send with a response carrying `rpc_error`
-/// (0 = a result); `no_response` is a notification (202, empty body).
+/// (0 = a result); `no_response` is a notification (202, empty body). This is
+/// 2026-07-28's table; a legacy-era request is answered by
+/// [`http_status_legacy`].
 pub fn http_status(rpc_error: i32, no_response: bool) -> u16 {
     if no_response {
         return 202;
@@ -190,6 +192,22 @@ pub fn http_status(rpc_error: i32, no_response: bool) -> u16 {
         | MCP_RPC_MISSING_CAPABILITY
         | MCP_RPC_UNSUPPORTED_VERSION => 400,
         MCP_RPC_METHOD_NOT_FOUND => 404,
+        _ => 200,
+    }
+}
+
+/// The HTTP status for the answer to a request of the 2025-11-25 era: a
+/// JSON-RPC error to a request that was read travels with 200, as that
+/// revision's clients expect (the TypeScript SDK treats any other status as a
+/// transport failure and never reads the body; a 404 to a request with a
+/// session id means "session ended, initialize again"). Only an unparsable
+/// body keeps its 400; the missing or unknown session is judged by the
+/// transport and the envelope check (`Bad Request: Missing session ID`),
+/// which answer by the 2026-07-28 table.
+pub fn http_status_legacy(rpc_error: i32, no_response: bool) -> u16 {
+    match rpc_error {
+        _ if no_response => 202,
+        MCP_RPC_PARSE_ERROR => 400,
         _ => 200,
     }
 }

@@ -250,7 +250,18 @@ impl<'a> Server<'a> {
         // Room for a message built while handling (a validation error), kept
         // here so errors stay small as they travel back up.
         let mut scratch = MsgBuf::new();
-        match self.dispatch(&req, id, info, &mut w, &mut scratch, ex) {
+        // The era the answer is judged by (its HTTP status): the request's,
+        // until dispatch decides otherwise (server/discover is always modern).
+        let mut era = if cfg!(feature = "legacy") {
+            envelope::era_of(&req, info)
+        } else {
+            Era::Modern
+        };
+        let status = |era: Era, code: i32| match era {
+            Era::Legacy => rpc::http_status_legacy(code, false),
+            Era::Modern => rpc::http_status(code, false),
+        };
+        match self.dispatch(&req, id, info, &mut w, &mut scratch, ex, &mut era) {
             Ok(listen) if w.is_complete() => Ok(Outcome {
                 len: w.len(),
                 rpc_error: 0,
@@ -276,11 +287,16 @@ impl<'a> Server<'a> {
             }
             Err(Fail::Rpc(e)) => {
                 w.reset();
-                Ok(error_outcome(&mut w, Some(id), &e, scratch.as_str()))
+                let mut o = error_outcome(&mut w, Some(id), &e, scratch.as_str());
+                o.http_status = status(era, e.code);
+                Ok(o)
             }
         }
     }
 
+    // `era_out` reports the era the answer is judged by (its HTTP status),
+    // which is known only once the method is routed.
+    #[allow(clippy::too_many_arguments)]
     fn dispatch<'r>(
         &self,
         req: &rpc::Request<'r>,
@@ -289,6 +305,7 @@ impl<'a> Server<'a> {
         w: &mut Writer<'_>,
         scratch: &mut MsgBuf,
         ex: Exchange<'_>,
+        era_out: &mut Era,
     ) -> Result<bool, Fail<'r>> {
         if req
             .params
@@ -320,11 +337,13 @@ impl<'a> Server<'a> {
             // Only 2026-07-28 has listen streams.
             (Method::Listen, Era::Legacy) => return Err(not_found(req)),
             (Method::Discover, _) | (_, Era::Modern) => {
+                *era_out = Era::Modern;
                 envelope::check(req, info).map_err(Fail::Rpc)?;
                 Era::Modern
             }
             (_, Era::Legacy) => Era::Legacy,
         };
+        *era_out = era;
         // What a transport says about a legacy exchange (log delivery, the
         // server-to-client requests it can carry) never applies to a
         // 2026-07-28 request, wherever the callee reads it.
@@ -1366,6 +1385,62 @@ mod tests {
         assert_eq!(run(&deep).1.rpc_error, -32600);
         let many = format!("[{}]", vec!["1"; MCP_MAX_JSON_TOKENS].join(","));
         assert_eq!(run(&many).1.rpc_error, -32600);
+    }
+
+    /// 2025-11-25 clients (the TypeScript SDK) read a JSON-RPC error only when
+    /// it travels with HTTP 200; 2026-07-28 keeps its status table.
+    #[test]
+    fn http_status_follows_the_era() {
+        let legacy = |m: &str, p: &str| {
+            run(&format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"{m}","params":{{{p}}}}}"#
+            ))
+            .1
+        };
+        let cases = [
+            ("tools/call", r#""name":"nope""#, -32602, 400),
+            (
+                "tools/call",
+                r#""name":"vent","arguments":{"percent":"x"}"#,
+                -32602,
+                400,
+            ),
+            ("no/such/method", "", -32601, 404),
+            ("resources/read", r#""uri":"a://b""#, -32602, 400),
+        ];
+        for (m, p, code, modern_status) in cases {
+            let o = legacy(m, p);
+            let legacy_code = if m == "resources/read" { -32002 } else { code };
+            assert_eq!((o.rpc_error, o.http_status), (legacy_code, 200), "{m} {p}");
+            let extra = if p.is_empty() {
+                String::new()
+            } else {
+                format!(",{p}")
+            };
+            let (r, o) = run(&modern("4", m, &extra));
+            assert_eq!(
+                (o.rpc_error, o.http_status),
+                (code, modern_status),
+                "{m} {p}: {r}"
+            );
+        }
+        // Unparsable stays 400 whatever the era; a discover without its
+        // envelope is judged as 2026-07-28.
+        assert_eq!(run("{\"id\":1,").1.http_status, 400);
+        let o = legacy("server/discover", "");
+        assert_eq!((o.rpc_error, o.http_status), (-32602, 400));
+        // A legacy request without a session (the HTTP binding's flag) is
+        // refused by the envelope check with 400, as 2025-11-25 asks.
+        let info = RequestInfo {
+            flags: crate::ffi::MCP_CTX_LEGACY_NO_SESSION,
+            ..RequestInfo::default()
+        };
+        let (r, o) = run_with(
+            &info,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            4096,
+        );
+        assert_eq!((o.rpc_error, o.http_status), (-32600, 400), "{r}");
     }
 
     /// A request refused for a limit is answered with its own id wherever

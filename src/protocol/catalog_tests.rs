@@ -231,6 +231,16 @@ fn reads_text_blob_and_templates() {
     assert_eq!(d["result"]["contents"][0]["blob"], "AAEC");
 }
 
+/// 2025-11-25 answers an unknown resource with its own code, -32002.
+#[test]
+fn unknown_resources_in_the_legacy_era_are_32002() {
+    let s = server(0);
+    let r = legacy(&s, "resources/read", r#""uri":"nope://x""#);
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+    assert_eq!(r["error"]["message"], "Resource not found");
+    assert_eq!(r["error"]["data"]["uri"], "nope://x");
+}
+
 #[test]
 fn unknown_resources_are_invalid_params_with_the_uri() {
     let s = server(0);

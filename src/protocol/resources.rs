@@ -85,8 +85,13 @@ pub fn read<'r>(
         )))?;
     let not_found = || {
         let raw = doc.raw(tok);
+        // 2025-11-25 has its own code; 2026-07-28 (SEP-2164) made it -32602.
+        let code = match era {
+            Era::Legacy => MCP_RPC_RESOURCE_NOT_FOUND,
+            Era::Modern => MCP_RPC_INVALID_PARAMS,
+        };
         let e = RpcError {
-            code: MCP_RPC_INVALID_PARAMS,
+            code,
             message: Message::Static("Resource not found"),
             data: Data::None,
         };

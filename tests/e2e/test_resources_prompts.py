@@ -52,7 +52,8 @@ def test_sensor_map_resource(greenhouse_bin, mode, version):
         assert json.loads(one.contents[0].text) == sensor_map["sensors"][2]
         with pytest.raises(MCPError) as err:
             await c.read_resource("greenhouse://sensors/t9")
-        assert err.value.error.code == -32602
+        # Per era: 2025-11-25's own code, -32602 since 2026-07-28 (SEP-2164).
+        assert err.value.error.code == (-32002 if mode == "legacy" else -32602)
         assert err.value.error.message == "Resource not found"
 
     run(session, greenhouse_bin, mode)

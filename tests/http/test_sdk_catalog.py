@@ -39,7 +39,8 @@ def test_resources_prompt_and_completion_over_http(server, mode, version):
         assert json.loads(one.contents[0].text)["zone"] == "south bench"
         with pytest.raises(MCPError) as err:
             await c.read_resource("greenhouse://elsewhere")
-        assert err.value.error.code == -32602
+        # Per era: 2025-11-25's own code, -32602 since 2026-07-28 (SEP-2164).
+        assert err.value.error.code == (-32602 if version == MODERN else -32002)
         got = await c.get_prompt("vent_procedure", {"target_percent": "25"})
         assert got.messages[0].content.type == "resource"
         assert "Open the roof vent to 25%" in got.messages[1].content.text
