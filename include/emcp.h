@@ -13,7 +13,11 @@
  *
  * Threading: mcp_server_init and mcp_server_add_tool must complete before the
  * first mcp_server_handle; mcp_server_handle may then run on several threads
- * at once if the tool callbacks allow it.
+ * at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
+ * idempotency keys (mcp_dedup_t) are claimed atomically before a callback
+ * runs, by compare-and-swap; on a target without it (Cortex-M0/M0+) only
+ * with mcp_server_set_critical. Never call mcp_server_handle from an
+ * interrupt handler.
  */
 
 #ifndef EMCP_H
@@ -595,9 +599,14 @@ typedef struct mcp_call_t mcp_call_t;
 typedef struct mcp_result_t mcp_result_t;
 
 /**
- * Caller-owned duplicate table for tools with an idempotency key: one per
- * transport loop (never used by two `mcp_server_handle` calls at once),
- * initialised with `mcp_dedup_init`.
+ * Caller-owned duplicate table for tools with an idempotency key,
+ * initialised with `mcp_dedup_init`. Several `mcp_server_handle` calls may
+ * use one table at once (e.g. one table for every transport of a server, so
+ * a key repeated over another transport runs once too): lookups and claims
+ * take the table's lock word for a scan of `MCP_DEDUP_SLOTS` entries, never
+ * while a tool runs; a call that cannot get it within a bounded number of
+ * tries, or that finds every entry running, is answered busy (isError,
+ * retry) and its tool does not run.
  */
 typedef struct mcp_dedup_t {
   /**
@@ -698,9 +707,16 @@ typedef struct mcp_tool_t {
   /**
    * Minimum milliseconds between two runs of this tool on the request
    * clock (`now_ms`); a call within it gets an isError result saying when to
-   * retry, and the callback does not run. A run counts once its callback
-   * has answered, except with input_required (the retry is checked then).
-   * The transport must fill `now_ms` from a monotonic clock. 0 for no limit.
+   * retry, and the callback does not run. The run is claimed atomically
+   * before the callback (see `mcp_server_set_critical`), so of two calls
+   * at once on any threads one runs and the other is refused, and while a
+   * callback runs its claim holds the interval. The claim is given back
+   * when the run does not count: an input_required answer (the retry is
+   * checked then), a refused requestState, a missing client capability
+   * (-32021). A `now_ms` up to one interval before the last run is inside
+   * the interval too (a thread that read the clock earlier but claimed
+   * later). The transport must fill `now_ms` from a monotonic clock. 0 for
+   * no limit.
    */
   uint32_t min_interval_ms;
   /**
@@ -708,7 +724,10 @@ typedef struct mcp_tool_t {
    * NULL. A repeated key (same tool and principal, within
    * `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
    * callback does not run again — when the transport passes a duplicate
-   * table (`mcp_request_ctx_t.dedup`).
+   * table (`mcp_request_ctx_t.dedup`). The key is claimed in the table
+   * before the callback runs: a repeat arriving while the first call still
+   * runs gets an isError result saying it is in progress (retry), never a
+   * second run.
    */
   const char *idempotency_key;
 } mcp_tool_t;
@@ -1046,6 +1065,19 @@ typedef void (*mcp_audit_fn)(void *user, const struct mcp_audit_t *record);
  * The firmware's monotonic clock in milliseconds, for call durations.
  */
 typedef uint64_t (*mcp_clock_fn)(void *user);
+
+/**
+ * Enters the firmware's critical section and returns what
+ * `mcp_critical_exit_fn` needs to leave it (e.g. the saved interrupt mask:
+ * `__get_PRIMASK()` before `__disable_irq()`, or Zephyr's `irq_lock()`).
+ */
+typedef uint32_t (*mcp_critical_enter_fn)(void *user);
+
+/**
+ * Leaves the critical section that `mcp_critical_enter_fn` entered, given
+ * its return value.
+ */
+typedef void (*mcp_critical_exit_fn)(void *user, uint32_t state);
 
 
 
@@ -2318,6 +2350,44 @@ int mcp_server_set_audit(struct mcp_server_t *server,
                          mcp_audit_fn fn,
                          mcp_clock_fn clock,
                          void *user);
+
+/**
+ * Sets the critical section (`enter`, then `leave` with what `enter`
+ * returned) that makes the server's claims atomic on a target without
+ * compare-and-swap (`thumbv6m`: Cortex-M0/M0+). NULL for both removes it.
+ *
+ * What is atomic: before a tool's callback runs, `mcp_server_handle` claims
+ * the run against the tool's `min_interval_ms` (one 32-bit word per tool)
+ * and claims its idempotency key in the transport's `mcp_dedup_t` (under the
+ * table's own lock word), so two calls at once never both run it. On targets
+ * with compare-and-swap (`target_has_atomic = "32"`: Cortex-M3/M4/M7/M33,
+ * RISC-V with the A extension, every hosted target) those claims use it and
+ * this hook is stored but never called. On a target without it, each claim
+ * is a load, compare and store between `enter` and `leave` (a few
+ * instructions, never nested, on the thread that called
+ * `mcp_server_handle`); without this hook there the claims are plain loads
+ * and stores, which hold only when one thread at a time calls
+ * `mcp_server_handle` on the server (a single main loop). `enter` must
+ * exclude every other thread that may call `mcp_server_handle` (masking
+ * interrupts does on a single core).
+ *
+ * No emcp function may be called from an interrupt handler, with or without
+ * this hook (framers aside: see `mcp_framer_t`); the hook itself is called
+ * from the handling thread only.
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
+ *         and `leave` given.
+ *
+ * # Safety
+ * As for `mcp_server_set_policy`: set it before the first
+ * `mcp_server_handle`; `enter` and `leave` must be callable from every thread
+ * that calls `mcp_server_handle`.
+ */
+int mcp_server_set_critical(struct mcp_server_t *server,
+                            mcp_critical_enter_fn enter,
+                            mcp_critical_exit_fn leave,
+                            void *user);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -65,4 +65,5 @@ pub mod registry;
 pub mod rpc;
 pub mod schema;
 pub mod server;
+pub mod sync;
 pub mod uri_template;

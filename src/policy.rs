@@ -4,16 +4,16 @@
 //! Owns: the allow decision (a tool's principal list and the firmware's
 //! policy callback), per-tool minimum intervals on the caller's clock, and
 //! the audit record handed to the firmware.
-//! Must not: keep request data, or allocate. Rate state is 32-bit atomics
-//! (load/store only, so it also builds for Cortex-M0); calls to a
-//! rate-limited tool from several threads at once may both pass the check
-//! (a run is recorded when its callback returns).
-
+//! Must not: keep request data, or allocate. Rate state is one 32-bit word
+//! per tool, claimed with a compare-and-swap ([`crate::sync::cas`]) before
+//! the callback runs, so two threads calling a rate-limited tool at once
+//! never both run it inside its interval.
 use core::ffi::{c_char, c_void};
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::limits::MCP_MAX_TOOLS;
 use crate::registry::Tool;
+use crate::sync::{Critical, cas};
 
 /// Decides whether `principal` (absent: NULL and 0) may see and call the tool
 /// named by `tool` and `tool_len` (not NUL-terminated).
@@ -66,6 +66,9 @@ pub struct Hooks {
     pub policy: Option<(PolicyFn, *mut c_void)>,
     /// Where audit records go, and the clock for durations.
     pub audit: Option<(AuditFn, Option<ClockFn>, *mut c_void)>,
+    /// The firmware's critical section, for the claims on a target without
+    /// compare-and-swap ([`crate::sync`]).
+    pub critical: Option<Critical>,
 }
 
 /// True when `principal` is in the comma-separated `list` (spaces ignored).
@@ -102,10 +105,15 @@ impl Hooks {
     }
 }
 
-/// Per-tool rate state: when each tool last ran.
+/// A tool's rate word before its first run. A run at a clock reading of
+/// `NEVER` (mod 2^32) is recorded 1 ms later, so it cannot read as no run
+/// (the limit then holds 1 ms longer, never shorter).
+pub(crate) const NEVER: u32 = u32::MAX;
+
+/// Per-tool rate state: when each tool last ran (or was claimed to run).
 pub struct Rates {
+    /// The clock (mod 2^32) of each tool's last run, or [`NEVER`].
     pub(crate) last: [AtomicU32; MCP_MAX_TOOLS],
-    pub(crate) ran: [AtomicBool; MCP_MAX_TOOLS],
 }
 
 impl Default for Rates {
@@ -114,39 +122,108 @@ impl Default for Rates {
     }
 }
 
+/// A run claimed with [`Rates::claim`]: it holds the tool's interval until
+/// [`RateClaim::keep`] makes it count. Dropped without `keep`, it gives the
+/// interval back — the tool's word returns to what it was before, unless
+/// another call has claimed it since (then that claim stands).
+#[must_use]
+pub struct RateClaim<'a> {
+    word: &'a AtomicU32,
+    prev: u32,
+    mine: u32,
+    crit: Option<Critical>,
+}
+
+impl RateClaim<'_> {
+    /// The run counts: the interval runs from its clock.
+    pub fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for RateClaim<'_> {
+    fn drop(&mut self) {
+        let _ = cas(self.word, self.mine, self.prev, self.crit.as_ref());
+    }
+}
+
+/// Milliseconds until a tool last run at `last` may run again at `now`,
+/// with minimum interval `interval`, or `None` when it may run now. Compared
+/// modulo 2^32, so a wrapping 32-bit millisecond counter is harmless (an
+/// interval is at most `u32::MAX` ms). A clock reading up to one interval
+/// *before* the last run is inside the interval too: a thread that read the
+/// clock before another thread's call but claims after it must not run.
+fn wait_ms(last: u32, interval: u32, now: u64) -> Option<u32> {
+    if interval == 0 || last == NEVER {
+        return None;
+    }
+    let since = (now as u32).wrapping_sub(last);
+    if since < interval {
+        return Some(interval - since);
+    }
+    let before = last.wrapping_sub(now as u32);
+    if before < interval.min(u32::MAX - interval) {
+        return Some(interval.saturating_add(before));
+    }
+    None
+}
+
 impl Rates {
     /// No tool has run.
     pub const fn new() -> Self {
         Rates {
-            last: [const { AtomicU32::new(0) }; MCP_MAX_TOOLS],
-            ran: [const { AtomicBool::new(false) }; MCP_MAX_TOOLS],
+            last: [const { AtomicU32::new(NEVER) }; MCP_MAX_TOOLS],
         }
     }
 
     /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
-    /// run at `now_ms`, or `Err(ms until it may run)`. Nothing is recorded:
-    /// the caller calls [`Rates::record`] once the tool has run. The clock is
-    /// compared modulo 2^32 ms, so a wrapping 32-bit millisecond counter is
-    /// harmless (an interval is at most `u32::MAX` ms).
+    /// run at `now_ms`, or `Err(ms until it may run)`. A query only: nothing
+    /// is claimed (see [`Rates::claim`]).
     pub fn check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
-        let (Some(last), Some(ran)) = (self.last.get(index), self.ran.get(index)) else {
+        let Some(last) = self.last.get(index) else {
             return Ok(());
         };
-        if interval_ms == 0 || !ran.load(Ordering::Relaxed) {
-            return Ok(());
+        match wait_ms(last.load(Ordering::Acquire), interval_ms, now_ms) {
+            Some(ms) => Err(ms),
+            None => Ok(()),
         }
-        let since = (now_ms as u32).wrapping_sub(last.load(Ordering::Relaxed));
-        if since < interval_ms {
-            return Err(interval_ms - since);
-        }
-        Ok(())
     }
 
-    /// Records that tool `index` ran at `now_ms`.
-    pub fn record(&self, index: usize, now_ms: u64) {
-        if let (Some(last), Some(ran)) = (self.last.get(index), self.ran.get(index)) {
-            last.store(now_ms as u32, Ordering::Relaxed);
-            ran.store(true, Ordering::Relaxed);
+    /// Claims a run of tool `index` at `now_ms`, atomically: `Err(ms until it
+    /// may run)` when the interval has not passed, else `Ok` with the claim
+    /// (`None` without a limit, or beyond the table). Of two calls claiming
+    /// at once, one gets the claim and the other sees it and is refused. The
+    /// caller keeps the claim once the run counts, or drops it to give the
+    /// interval back.
+    pub fn claim(
+        &self,
+        index: usize,
+        interval_ms: u32,
+        now_ms: u64,
+        crit: Option<Critical>,
+    ) -> Result<Option<RateClaim<'_>>, u32> {
+        let Some(word) = self.last.get(index).filter(|_| interval_ms != 0) else {
+            return Ok(None);
+        };
+        let mine = match now_ms as u32 {
+            NEVER => NEVER.wrapping_add(1),
+            t => t,
+        };
+        loop {
+            let prev = word.load(Ordering::Acquire);
+            if let Some(ms) = wait_ms(prev, interval_ms, now_ms) {
+                return Err(ms);
+            }
+            // Lost to another claim: look again (it is now most likely
+            // inside the interval).
+            if cas(word, prev, mine, crit.as_ref()) {
+                return Ok(Some(RateClaim {
+                    word,
+                    prev,
+                    mine,
+                    crit,
+                }));
+            }
         }
     }
 }
@@ -156,11 +233,56 @@ mod tests {
     use super::*;
     use crate::registry::Handler;
 
-    /// `check` then, as the server does after a run, `record`.
+    /// A claim kept, as the server does for a run that counts.
     fn admit(r: &Rates, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
-        r.check(index, interval_ms, now_ms)?;
-        r.record(index, now_ms);
-        Ok(())
+        let checked = r.check(index, interval_ms, now_ms);
+        let claimed = r
+            .claim(index, interval_ms, now_ms, None)
+            .map(|c| c.map_or((), RateClaim::keep));
+        assert_eq!(checked, claimed, "a check says what a claim would do");
+        claimed
+    }
+
+    #[test]
+    fn a_claim_given_back_restores_the_word_unless_claimed_since() {
+        let r = Rates::new();
+        // The first run given back: no run recorded.
+        drop(r.claim(0, 1000, 5000, None).unwrap().unwrap());
+        assert_eq!(r.check(0, 1000, 5000), Ok(()));
+        // While a claim is held, a second call at the same clock is refused.
+        let held = r.claim(0, 1000, 5000, None).unwrap().unwrap();
+        assert_eq!(r.claim(0, 1000, 5000, None).err(), Some(1000));
+        drop(held);
+        admit(&r, 0, 1000, 5000).unwrap();
+        // A held claim outlived by a later one: giving it back changes nothing.
+        let slow = r.claim(0, 1000, 6000, None).unwrap().unwrap();
+        let next = r.claim(0, 1000, 7000, None).unwrap().unwrap();
+        drop(slow);
+        assert_eq!(r.check(0, 1000, 7500), Err(500), "the later claim stands");
+        drop(next);
+        assert_eq!(
+            r.check(0, 1000, 6500),
+            Err(500),
+            "the later claim gives back to the earlier one, whose own give-back \
+             found the word taken: the limit holds longer, never shorter"
+        );
+    }
+
+    #[test]
+    fn a_clock_read_before_the_last_run_is_inside_the_interval() {
+        let r = Rates::new();
+        admit(&r, 0, 1000, 5000).unwrap();
+        assert_eq!(r.check(0, 1000, 4990), Err(1010));
+        assert_eq!(r.check(0, 1000, 4001), Err(1999));
+        assert_eq!(r.check(0, 1000, 4000), Ok(()), "one interval before");
+        // At the reserved clock value the run is recorded 1 ms later.
+        admit(&r, 1, 1000, u64::from(NEVER)).unwrap();
+        assert_eq!(r.check(1, 1000, u64::from(NEVER) + 1000), Err(1));
+        assert_eq!(r.check(1, 1000, u64::from(NEVER) + 1001), Ok(()));
+        // The longest interval still lets a later call through.
+        admit(&r, 2, u32::MAX, 0).unwrap();
+        assert_eq!(r.check(2, u32::MAX, 1), Err(u32::MAX - 1));
+        assert_eq!(r.check(2, u32::MAX, u64::from(u32::MAX)), Ok(()));
     }
 
     #[test]
@@ -205,7 +327,10 @@ mod tests {
         assert_eq!(r.check(0, 2000, 100), Ok(()), "a check is not a run");
         // A full table: every tool slot ran at a different time.
         for i in 0..MCP_MAX_TOOLS {
-            r.record(i, 10_000 + i as u64 * 100);
+            r.claim(i, 5000, 10_000 + i as u64 * 100, None)
+                .unwrap()
+                .unwrap()
+                .keep();
         }
         for i in 0..MCP_MAX_TOOLS {
             let since = 10_000 + MCP_MAX_TOOLS as u64 * 100 - (10_000 + i as u64 * 100);

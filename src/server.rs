@@ -68,8 +68,9 @@ pub struct Outcome {
 /// Per-transport state one exchange may use (each optional).
 #[derive(Default)]
 pub struct Exchange<'x> {
-    /// Results of tools with an idempotency key, so no key runs twice.
-    pub dedup: Option<&'x mut Dedup>,
+    /// Results of tools with an idempotency key, so no key runs twice (the
+    /// table may be shared by exchanges running at once).
+    pub dedup: Option<&'x Dedup>,
     /// Storage for a stream this exchange may open with `subscriptions/listen`.
     pub listener: Option<&'x mut Listener>,
 }
@@ -162,6 +163,7 @@ impl<'a> Server<'a> {
             hooks: Hooks {
                 policy: None,
                 audit: None,
+                critical: None,
             },
         }
     }
@@ -1185,8 +1187,8 @@ mod tests {
             ..Tool::new("once", "{\"type\":\"object\"}", Handler::Rust(once))
         })
         .unwrap();
-        let mut d = crate::dedup::Dedup::new();
-        let mut go = |id: &str, args: &str| {
+        let d = crate::dedup::Dedup::new();
+        let go = |id: &str, args: &str| {
             let req = modern(
                 id,
                 "tools/call",
@@ -1197,7 +1199,7 @@ mod tests {
                 .handle_with(
                     &RequestInfo::default(),
                     Exchange {
-                        dedup: Some(&mut d),
+                        dedup: Some(&d),
                         ..Exchange::default()
                     },
                     req.as_bytes(),

@@ -42,7 +42,9 @@ pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
 pub use limit::mcp_build_limit;
-pub use policy::{mcp_audit_fn, mcp_clock_fn, mcp_policy_fn};
+pub use policy::{
+    mcp_audit_fn, mcp_clock_fn, mcp_critical_enter_fn, mcp_critical_exit_fn, mcp_policy_fn,
+};
 pub use types::*;
 
 /// What lives inside `mcp_server_t`.
@@ -92,19 +94,22 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
 }
 
 /// The table behind an initialised `mcp_dedup_t`, for one handle call.
-unsafe fn dedup_mut<'a>(d: *mut mcp_dedup_t) -> Option<&'a mut crate::dedup::Dedup> {
+/// Shared: several handle calls may use one table at once (every field of
+/// it is an atomic, see `crate::dedup`).
+unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> {
     if d.is_null() {
         return None;
     }
     let p = d.cast::<DedupSlot>();
     // SAFETY: the caller's storage holds a DedupSlot once initialised; the
-    // magic word is read through a raw pointer first, and the caller promises
-    // no other handle call uses the table at the same time.
+    // magic word is read through a raw pointer first (mcp_dedup_init, its
+    // only writer, must not run during a handle call), and the table is only
+    // ever shared, never borrowed mutably.
     unsafe {
         if core::ptr::addr_of!((*p).magic).read() != DEDUP_MAGIC {
             return None;
         }
-        Some(&mut (*p).table)
+        Some(&(*p).table)
     }
 }
 
@@ -390,7 +395,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
             n_props: _,
             n_kws: _,
         } = &s.tools.tables;
-        let crate::policy::Rates { last: _, ran: _ } = &s.tools.rates;
+        let crate::policy::Rates { last: _ } = &s.tools.rates;
         let crate::catalog::Catalog {
             resources: _,
             n_resources: _,
@@ -419,8 +424,9 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         at!((*t).n_kws).write(0);
         at!((*r).last_error).write(None);
         at!((*r).page_size).write(page_size);
-        fill(at!((*r).rates.last), || AtomicU32::new(0));
-        fill(at!((*r).rates.ran), || AtomicBool::new(false));
+        fill(at!((*r).rates.last), || {
+            AtomicU32::new(crate::policy::NEVER)
+        });
         fill(at!((*r).on.off), || AtomicBool::new(false));
         let c = at!((*s).catalog);
         fill(at!((*c).resources), || None);
@@ -434,6 +440,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         at!((*s).hooks).write(crate::policy::Hooks {
             policy: None,
             audit: None,
+            critical: None,
         });
         at!((*p).listeners).write(AtomicPtr::new(core::ptr::null_mut()));
         at!((*p).magic).write(MAGIC);
@@ -695,9 +702,9 @@ pub unsafe extern "C" fn mcp_server_handle(
         },
     };
     // SAFETY: ctx is NULL or valid; its dedup is NULL or an initialised
-    // table that only this call uses.
+    // table (shared with any other handle call using it).
     let dedup = match unsafe { ctx.as_ref() } {
-        Some(c) => unsafe { dedup_mut(c.dedup) },
+        Some(c) => unsafe { dedup_ref(c.dedup) },
         None => None,
     };
     let listener_ptr = match unsafe { ctx.as_ref() } {

@@ -79,6 +79,65 @@ pub unsafe extern "C" fn mcp_server_set_audit(
     0
 }
 
+/// Enters the firmware's critical section and returns what
+/// `mcp_critical_exit_fn` needs to leave it (e.g. the saved interrupt mask:
+/// `__get_PRIMASK()` before `__disable_irq()`, or Zephyr's `irq_lock()`).
+pub type mcp_critical_enter_fn = Option<extern "C" fn(user: *mut c_void) -> u32>;
+
+/// Leaves the critical section that `mcp_critical_enter_fn` entered, given
+/// its return value.
+pub type mcp_critical_exit_fn = Option<extern "C" fn(user: *mut c_void, state: u32)>;
+
+/// Sets the critical section (`enter`, then `leave` with what `enter`
+/// returned) that makes the server's claims atomic on a target without
+/// compare-and-swap (`thumbv6m`: Cortex-M0/M0+). NULL for both removes it.
+///
+/// What is atomic: before a tool's callback runs, `mcp_server_handle` claims
+/// the run against the tool's `min_interval_ms` (one 32-bit word per tool)
+/// and claims its idempotency key in the transport's `mcp_dedup_t` (under the
+/// table's own lock word), so two calls at once never both run it. On targets
+/// with compare-and-swap (`target_has_atomic = "32"`: Cortex-M3/M4/M7/M33,
+/// RISC-V with the A extension, every hosted target) those claims use it and
+/// this hook is stored but never called. On a target without it, each claim
+/// is a load, compare and store between `enter` and `leave` (a few
+/// instructions, never nested, on the thread that called
+/// `mcp_server_handle`); without this hook there the claims are plain loads
+/// and stores, which hold only when one thread at a time calls
+/// `mcp_server_handle` on the server (a single main loop). `enter` must
+/// exclude every other thread that may call `mcp_server_handle` (masking
+/// interrupts does on a single core).
+///
+/// No emcp function may be called from an interrupt handler, with or without
+/// this hook (framers aside: see `mcp_framer_t`); the hook itself is called
+/// from the handling thread only.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
+///         and `leave` given.
+///
+/// # Safety
+/// As for `mcp_server_set_policy`: set it before the first
+/// `mcp_server_handle`; `enter` and `leave` must be callable from every thread
+/// that calls `mcp_server_handle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_critical(
+    server: *mut mcp_server_t,
+    enter: mcp_critical_enter_fn,
+    leave: mcp_critical_exit_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    let Some(s) = (unsafe { server_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    s.hooks.critical = match (enter, leave) {
+        (Some(enter), Some(exit)) => Some(crate::sync::Critical { enter, exit, user }),
+        (None, None) => None,
+        _ => return -MCP_EINVAL,
+    };
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use core::ffi::{c_char, c_void};
@@ -145,8 +204,8 @@ mod tests {
         })
         .unwrap();
         s.hooks = Hooks {
-            policy: None,
             audit: Some((record, Some(clock), core::ptr::null_mut())),
+            ..Hooks::default()
         };
         s
     }

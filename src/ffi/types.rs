@@ -198,21 +198,36 @@ pub struct mcp_tool_t {
     pub principals: *const c_char,
     /// Minimum milliseconds between two runs of this tool on the request
     /// clock (`now_ms`); a call within it gets an isError result saying when to
-    /// retry, and the callback does not run. A run counts once its callback
-    /// has answered, except with input_required (the retry is checked then).
-    /// The transport must fill `now_ms` from a monotonic clock. 0 for no limit.
+    /// retry, and the callback does not run. The run is claimed atomically
+    /// before the callback (see `mcp_server_set_critical`), so of two calls
+    /// at once on any threads one runs and the other is refused, and while a
+    /// callback runs its claim holds the interval. The claim is given back
+    /// when the run does not count: an input_required answer (the retry is
+    /// checked then), a refused requestState, a missing client capability
+    /// (-32021). A `now_ms` up to one interval before the last run is inside
+    /// the interval too (a thread that read the clock earlier but claimed
+    /// later). The transport must fill `now_ms` from a monotonic clock. 0 for
+    /// no limit.
     pub min_interval_ms: u32,
     /// Name of an argument carrying an idempotency key (string or number), or
     /// NULL. A repeated key (same tool and principal, within
     /// `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
     /// callback does not run again — when the transport passes a duplicate
-    /// table (`mcp_request_ctx_t.dedup`).
+    /// table (`mcp_request_ctx_t.dedup`). The key is claimed in the table
+    /// before the callback runs: a repeat arriving while the first call still
+    /// runs gets an isError result saying it is in progress (retry), never a
+    /// second run.
     pub idempotency_key: *const c_char,
 }
 
-/// Caller-owned duplicate table for tools with an idempotency key: one per
-/// transport loop (never used by two `mcp_server_handle` calls at once),
-/// initialised with `mcp_dedup_init`.
+/// Caller-owned duplicate table for tools with an idempotency key,
+/// initialised with `mcp_dedup_init`. Several `mcp_server_handle` calls may
+/// use one table at once (e.g. one table for every transport of a server, so
+/// a key repeated over another transport runs once too): lookups and claims
+/// take the table's lock word for a scan of `MCP_DEDUP_SLOTS` entries, never
+/// while a tool runs; a call that cannot get it within a bounded number of
+/// tries, or that finds every entry running, is answered busy (isError,
+/// retry) and its tool does not run.
 #[repr(C)]
 pub struct mcp_dedup_t {
     /// Opaque storage; 8-byte aligned through its element type.

@@ -5,7 +5,7 @@ use super::Era;
 use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
-use crate::dedup::{Dedup, Seen};
+use crate::dedup::{Dedup, Seen, Ticket};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
@@ -88,7 +88,7 @@ pub fn call<'r>(
     info: &RequestInfo<'_>,
     era: Era,
     msg: &mut MsgBuf,
-    dedup: Option<&mut Dedup>,
+    dedup: Option<&Dedup>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -169,35 +169,40 @@ pub fn call<'r>(
     let tag = index * 2 + usize::from(era == Era::Modern);
     let principal = info.principal.unwrap_or(&[]);
     let dedup = dedup.filter(|_| cfg!(feature = "policy"));
-    if let (Some(k), Some(d)) = (key, dedup.as_deref()) {
-        match d.seen(tag, principal, k, info.now_ms) {
-            Seen::New => {}
-            Seen::Result(members) => {
+    let crit = s.hooks.critical;
+    // The key is claimed before the tool runs, so a repeat arriving on
+    // another thread meanwhile is answered without running it; the claim
+    // ends below with the result to keep, or with none.
+    let ticket = match (key, dedup) {
+        (Some(k), Some(d)) => match claim_key(w, era, d, tag, principal, k, info.now_ms, crit) {
+            Ok(Some(t)) => Some((d, t)),
+            answered => {
                 audit(MCP_AUDIT_DUPLICATE);
-                w.raw_members(members)?;
-                return Ok(());
+                return answered.map(|_| ());
             }
-            Seen::Gone => {
-                audit(MCP_AUDIT_DUPLICATE);
-                return refusal(
-                    w,
-                    era,
-                    "duplicate request: the original result was too large to keep; the tool did not run again",
-                );
-            }
-        }
-    }
+        },
+        _ => None,
+    };
+    // The run is claimed before the callback too, atomically, so two calls
+    // at once cannot both pass the interval. Dropping the claim gives the
+    // interval back (the run did not count).
     let admitted = if cfg!(feature = "policy") {
         s.tools
             .rates
-            .check(index, tool.min_interval_ms, info.now_ms)
+            .claim(index, tool.min_interval_ms, info.now_ms, crit)
     } else {
-        Ok(())
+        Ok(None)
     };
-    if let Err(wait_ms) = admitted {
-        audit(MCP_AUDIT_RATE_LIMITED);
-        return rate_limited(w, era, wait_ms);
-    }
+    let rate_claim = match admitted {
+        Ok(c) => c,
+        Err(wait_ms) => {
+            if let Some((d, t)) = ticket {
+                d.finish(t, None);
+            }
+            audit(MCP_AUDIT_RATE_LIMITED);
+            return rate_limited(w, era, wait_ms);
+        }
+    };
     let members_start = w.len();
     let mut outcome = MCP_AUDIT_OK;
     let mut counts = false;
@@ -214,20 +219,19 @@ pub fn call<'r>(
         &mut counts,
     );
     // A run counts against the rate limit once its callback has answered;
-    // one that asked for input continues in its retry, which is checked then.
-    if counts && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED) {
-        s.tools.rates.record(index, info.now_ms);
+    // one that asked for input continues in its retry, which is checked then
+    // (as is a call refused before its callback ran: a bad requestState).
+    let counted = counts && !(result.is_ok() && outcome == MCP_AUDIT_INPUT_REQUIRED);
+    match rate_claim {
+        Some(c) if counted => c.keep(),
+        not_counted => drop(not_counted),
     }
-    if let (Ok(()), Some(k), Some(d)) = (&result, key, dedup) {
-        if matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) {
-            d.record(
-                tag,
-                principal,
-                k,
-                info.now_ms,
-                w.as_bytes().get(members_start..).unwrap_or(&[]),
-            );
-        }
+    if let Some((d, t)) = ticket {
+        let done = result.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR);
+        d.finish(
+            t,
+            done.then(|| w.as_bytes().get(members_start..).unwrap_or(&[])),
+        );
     }
     audit(match &result {
         Ok(()) => outcome,
@@ -258,6 +262,43 @@ fn idempotency_key<'r>(
         )));
     }
     Ok(Some(key))
+}
+
+/// Claims idempotency key `key` in the duplicate table: `Some(ticket)` when
+/// the tool may run, or `None` when the call was answered here (the original
+/// result, or a refusal: result too large to keep, first call still running,
+/// table busy). Its replay buffer lives only on this path.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn claim_key<'r>(
+    w: &mut Writer<'_>,
+    era: Era,
+    d: &Dedup,
+    tag: usize,
+    principal: &[u8],
+    key: &[u8],
+    now_ms: u64,
+    crit: Option<crate::sync::Critical>,
+) -> Result<Option<Ticket>, Fail<'r>> {
+    let mut replay = [0u8; MCP_DEDUP_RESULT_MAX];
+    let text = match d.claim(tag, principal, key, now_ms, crit.as_ref(), &mut replay) {
+        Seen::New(t) => return Ok(Some(t)),
+        Seen::Result(n) => {
+            w.raw_members(replay.get(..n).unwrap_or(&[]))?;
+            return Ok(None);
+        }
+        Seen::Gone => {
+            "duplicate request: the original result was too large to keep; the tool did not run again"
+        }
+        Seen::InProgress => {
+            "duplicate request: the original call is still in progress; retry later (the tool did not run again)"
+        }
+        Seen::Busy => {
+            "duplicate check busy: other calls are in progress; retry (the tool did not run)"
+        }
+    };
+    refusal(w, era, text)?;
+    Ok(None)
 }
 
 /// The isError result for a call refused by its rate limit.

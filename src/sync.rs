@@ -1,0 +1,108 @@
+//! The one read-modify-write the core needs: compare-and-swap of a 32-bit
+//! word, for the rate-limit claim and the duplicate table's lock.
+//!
+//! Owns: that compare-and-swap on every target. Where the target has it
+//! (`target_has_atomic = "32"`: Cortex-M3 and up, RISC-V with the A
+//! extension, every hosted target) it is the hardware's; where it has only
+//! atomic loads and stores (`thumbv6m`, Cortex-M0/M0+) it is a load, compare
+//! and store inside the firmware's critical section
+//! (`mcp_server_set_critical`), or without one a plain load and store, which
+//! is atomic only when one thread at a time calls `mcp_server_handle`.
+//! Must not: wait. A caller that loses a swap decides what to do (retry
+//! against the new value, or answer busy); nothing here spins.
+
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+/// Enters the firmware's critical section; returns what `exit` restores
+/// (e.g. the interrupt mask).
+pub type EnterFn = extern "C" fn(user: *mut c_void) -> u32;
+
+/// Leaves the critical section `enter` opened, with its return value.
+pub type ExitFn = extern "C" fn(user: *mut c_void, state: u32);
+
+/// The firmware's critical section, for targets without compare-and-swap.
+#[derive(Clone, Copy)]
+pub struct Critical {
+    /// Opens it.
+    pub enter: EnterFn,
+    /// Closes it.
+    pub exit: ExitFn,
+    /// Passed to both.
+    pub user: *mut c_void,
+}
+
+/// Replaces `word` with `new` if it holds `old`, atomically with respect to
+/// every other [`cas`] and store on it; true when it did. `crit` is used only
+/// on a target without compare-and-swap.
+pub fn cas(word: &AtomicU32, old: u32, new: u32, crit: Option<&Critical>) -> bool {
+    #[cfg(target_has_atomic = "32")]
+    {
+        let _ = crit;
+        word.compare_exchange(old, new, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+    #[cfg(not(target_has_atomic = "32"))]
+    {
+        cas_by_load_store(word, old, new, crit)
+    }
+}
+
+/// [`cas`] on a target with only atomic loads and stores: inside the
+/// critical section when there is one.
+#[cfg_attr(target_has_atomic = "32", allow(dead_code))]
+fn cas_by_load_store(word: &AtomicU32, old: u32, new: u32, crit: Option<&Critical>) -> bool {
+    let state = crit.map(|c| (c.enter)(c.user));
+    let swapped = word.load(Ordering::Acquire) == old;
+    if swapped {
+        word.store(new, Ordering::Release);
+    }
+    if let (Some(c), Some(s)) = (crit, state) {
+        (c.exit)(c.user, s);
+    }
+    swapped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swaps_only_from_the_expected_value() {
+        let w = AtomicU32::new(5);
+        assert!(!cas(&w, 4, 9, None));
+        assert_eq!(w.load(Ordering::Relaxed), 5);
+        assert!(cas(&w, 5, 9, None));
+        assert_eq!(w.load(Ordering::Relaxed), 9);
+    }
+
+    static DEPTH: AtomicU32 = AtomicU32::new(0);
+
+    extern "C" fn enter(user: *mut c_void) -> u32 {
+        assert_eq!(DEPTH.fetch_add(1, Ordering::SeqCst), 0, "never nested");
+        user as usize as u32
+    }
+
+    extern "C" fn exit(user: *mut c_void, state: u32) {
+        assert_eq!(state, user as usize as u32, "exit gets what enter returned");
+        DEPTH.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn without_cas_the_swap_is_inside_the_critical_section() {
+        let c = Critical {
+            enter,
+            exit,
+            user: 0x5a as *mut c_void,
+        };
+        let w = AtomicU32::new(1);
+        assert!(!cas_by_load_store(&w, 2, 3, Some(&c)));
+        assert!(cas_by_load_store(&w, 1, 3, Some(&c)));
+        assert_eq!(w.load(Ordering::Relaxed), 3);
+        assert_eq!(DEPTH.load(Ordering::SeqCst), 0);
+        assert!(
+            cas_by_load_store(&w, 3, 4, None),
+            "no hook: plain load and store"
+        );
+    }
+}
