@@ -10,7 +10,7 @@ mode=${1:-test}
 
 . scripts/lib/apt.sh
 if [ "$mode" = test ]; then
-  apt_ensure cmake libclang-dev   # libclang: bindgen reads include/emcp.h back in tests/abi
+  apt_ensure cmake libclang-dev clang   # libclang: bindgen reads include/emcp.h back in tests/abi; clang: header checks, TSan
 else
   apt_ensure cmake
 fi
