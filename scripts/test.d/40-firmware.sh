@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
-# Firmware: cross builds of the no_std core for thumbv6m-none-eabi,
-# thumbv7em-none-eabihf and riscv32imac-unknown-none-elf with Debian's
-# rustc-web and -Zbuild-std=core, in both profiles (full: the default
-# features; minimal: --no-default-features --features minimal), then the QEMU
-# firmware tests (examples-c/firmware): Cortex-M4F on mps2-an386, Cortex-M0
-# on mps2-an385 and RV32IMAC on QEMU's RISC-V virt machine, each profile, each
-# feeding a scripted request stream through the framer in 1-, 7- and 64-byte
-# chunks and checking every response.
+# Firmware: the QEMU firmware (examples-c/firmware) built through CMake with
+# the toolchain files cmake/toolchain/arm-none-eabi.cmake and
+# riscv-none-elf.cmake, exactly as README.md and docs/firmware.md §2-3 show:
+# Cortex-M4F (thumbv7em-none-eabihf) for mps2-an386, Cortex-M0
+# (thumbv6m-none-eabi) for mps2-an385 and RV32IMAC
+# (riscv32imac-unknown-none-elf) for QEMU's RISC-V virt machine, each in both
+# profiles (full: the default features; minimal: -DEMCP_PROFILE=minimal, i.e.
+# --no-default-features --features minimal). The core is built by the
+# build-std route of the CMake build (EMCP_RUST_ROUTE=build-std: Debian's
+# rustc-web with rust-web-src, -Zbuild-std=core, RUSTC=/usr/bin/rustc and
+# -Cpanic=immediate-abort). Then each firmware runs under QEMU, feeding a
+# scripted request stream through the framer in 1-, 7- and 64-byte chunks and
+# checking every response. First, the configure-time route check itself
+# (tests/cmake/test_rust_route.cmake).
 #
-# Outputs under build/firmware (EMCP_FIRMWARE_DIR): cargo-<target>/ (cargo's
-# build directory, shared by both profiles so `core` is built once),
-# lib/<profile>/<target>/libemcp.a, fw-<core>[-minimal].elf/.map and
-# qemu-<core>[-minimal].log (core: m4f, m0, rv32imac). scripts/size-report
-# reuses them.
+# Outputs under build/firmware (EMCP_FIRMWARE_DIR): <name>/ (the CMake build
+# directory: fw-<name>.elf and .map, emcp/libemcp.a), cargo-<core>/ (cargo's
+# build directory, shared by both profiles of a core so `core` is built once),
+# build-<core>.log and qemu-<name>.log (name: m4f, m0, rv32imac, and each with
+# -minimal). scripts/size-report reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/apt.sh
-apt_ensure make rustc-web cargo-web rust-web-src gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm \
+apt_ensure cmake make rustc-web cargo-web rust-web-src gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm \
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 
 OUT="${EMCP_FIRMWARE_DIR:-build/firmware}"
 mkdir -p "$OUT"
-OUT="$(cd "$OUT" && pwd)"
 passed=0
 failed=0
 result() { # result STATUS NAME [LOG]
@@ -33,51 +38,59 @@ result() { # result STATUS NAME [LOG]
   fi
 }
 
-# Debian's toolchain (not rustup's): its std source is where -Zbuild-std looks.
-# -Cpanic=immediate-abort (unstable; rustc >= 1.91) compiles every panic in
-# core and emcp to a trap instruction, so no panic message formatting
-# (core::fmt) is linked: about 4.5 KB less flash on thumbv7em. The core is
-# written not to panic; should one happen, the MCU faults (HardFault) instead
-# of calling emcp's panic handler (which calls abort()). docs/firmware.md §2.
-FIRMWARE_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort"
-profile_flags() { # profile_flags PROFILE
-  if [ "$1" = minimal ]; then echo "--no-default-features --features minimal"; fi
-}
-xbuild() { # xbuild TARGET: both profiles, one after the other in one build directory
-  local p
+rc=0; cmake -P tests/cmake/test_rust_route.cmake >"$OUT/cmake-route.log" 2>&1 || rc=$?
+grep -c '^-- PASS' "$OUT/cmake-route.log" | sed 's/^/    cases passed: /'
+result "$rc" "configure-time Rust route check (cmake -P tests/cmake/test_rust_route.cmake)" "$OUT/cmake-route.log"
+
+# core     toolchain file  CPU                        rust target                  QEMU machine
+boards=("m4f      arm-none-eabi  -DEMCP_ARM_CPU=cortex-m4    thumbv7em-none-eabihf        mps2-an386"
+        "m0       arm-none-eabi  -DEMCP_ARM_CPU=cortex-m0    thumbv6m-none-eabi           mps2-an385"
+        "rv32imac riscv-none-elf -DEMCP_RISCV_ARCH=rv32imac  riscv32imac-unknown-none-elf virt")
+
+# The -Cpanic=immediate-abort of the build-std route (EMCP_RUST_PANIC_IMMEDIATE_ABORT,
+# default ON; unstable, rustc >= 1.91) compiles every panic in core and emcp
+# to a trap instruction, so no panic message formatting (core::fmt) is linked:
+# about 4.5 KB less flash on thumbv7em. The core is written not to panic;
+# should one happen, the MCU faults (HardFault) instead of calling emcp's panic
+# handler (which calls abort()). docs/firmware.md §2.
+run() { echo "+ $*"; "$@"; }
+fwbuild() { # fwbuild CORE TOOLCHAIN CPU-OPTION: both profiles, one after the other, one cargo directory
+  local p dir prof rc=0
   for p in full minimal; do
-    # shellcheck disable=SC2046
-    PATH=/usr/bin:/bin RUSTC_BOOTSTRAP=1 RUSTFLAGS="$FIRMWARE_RUSTFLAGS" \
-      cargo build --release -Zbuild-std=core \
-      --target "$1" --target-dir "$OUT/cargo-$1" $(profile_flags "$p") || return 1
-    mkdir -p "$OUT/lib/$p/$1"
-    cp "$OUT/cargo-$1/$1/release/libemcp.a" "$OUT/lib/$p/$1/libemcp.a"
+    dir="$OUT/$1"; prof=()
+    if [ "$p" = minimal ]; then dir="$OUT/$1-minimal"; prof=(-DEMCP_PROFILE=minimal); fi
+    rm -f "$dir/emcp/libemcp.a" "$dir"/fw-*.elf
+    run cmake -S examples-c/firmware -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain/$2.cmake" "$3" \
+      "${prof[@]}" -DEMCP_RUST_ROUTE=build-std -DEMCP_CARGO_TARGET_DIR="$OUT/cargo-$1" &&
+      run cmake --build "$dir" || rc=1
   done
+  return $rc
 }
 
-# The three targets build side by side: each spends most of its time compiling core.
-targets=(thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf)
+# The three cores build side by side: each spends most of its time compiling core.
 declare -A pid
-for t in "${targets[@]}"; do
-  rm -f "$OUT"/lib/*/"$t"/libemcp.a
-  xbuild "$t" >"$OUT/build-$t.log" 2>&1 &
-  pid[$t]=$!
+for b in "${boards[@]}"; do
+  read -r core toolchain cpu target machine <<<"$b"
+  fwbuild "$core" "$toolchain" "$cpu" >"$OUT/build-$core.log" 2>&1 &
+  pid[$core]=$!
 done
-for t in "${targets[@]}"; do
-  rc=0; wait "${pid[$t]}" || rc=$?
+for b in "${boards[@]}"; do
+  read -r core toolchain cpu target machine <<<"$b"
+  wait "${pid[$core]}" || true
+  grep -m1 -o 'emcp: Rust target .*: route [a-z-]* ([^)]*)' "$OUT/build-$core.log" | sed 's/^/    /' || true
   for p in full minimal; do
-    lib="$OUT/lib/$p/$t/libemcp.a"
-    prc=$rc; [ -s "$lib" ] || prc=1
-    result "$prc" "cross build of libemcp.a ($p profile) for $t" "$OUT/build-$t.log"
+    name="$core"; [ "$p" = full ] || name="$core-$p"
+    rc=0; [ -s "$OUT/$name/emcp/libemcp.a" ] || rc=1
+    result "$rc" "cross build of libemcp.a ($p profile) for $target" "$OUT/build-$core.log"
+    rc=0; [ -s "$OUT/$name/fw-$name.elf" ] || rc=1
+    cpuname="Cortex-${core^^}"; [ "$core" != rv32imac ] || cpuname=RV32IMAC
+    result "$rc" "firmware build for $cpuname ($target, $p profile): $OUT/$name/fw-$name.elf" "$OUT/build-$core.log"
   done
 done
 
-# core      rust target                  QEMU machine
-boards=("m4f      thumbv7em-none-eabihf        mps2-an386"
-        "m0       thumbv6m-none-eabi           mps2-an385"
-        "rv32imac riscv32imac-unknown-none-elf virt")
+# QEMU runs.
 for b in "${boards[@]}"; do
-  read -r core target machine <<<"$b"
+  read -r core toolchain cpu target machine <<<"$b"
   if [ "$core" = rv32imac ]; then
     # No OpenSBI: the firmware starts at 0x80000000 in machine mode. RISC-V
     # semihosting (picolibc) writes to the semihosting console, which is
@@ -89,16 +102,10 @@ for b in "${boards[@]}"; do
           -semihosting-config enable=on,target=native)
   fi
   for p in full minimal; do
-    lib="$OUT/lib/$p/$target/libemcp.a"
     name="$core"; [ "$p" = full ] || name="$core-$p"
+    [ -s "$OUT/$name/fw-$name.elf" ] || continue
     rc=0
-    make -s -C examples-c/firmware CORE="$core" PROFILE="$p" EMCP_LIB="$lib" BUILD="$OUT" \
-      >"$OUT/make-$name.log" 2>&1 || rc=$?
-    cpu="Cortex-${core^^}"; [ "$core" != rv32imac ] || cpu=RV32IMAC
-    result "$rc" "firmware build for $cpu ($target, $p profile)" "$OUT/make-$name.log"
-    [ "$rc" -eq 0 ] || continue
-    rc=0
-    timeout 120 "${qemu[@]}" -kernel "$OUT/fw-$name.elf" \
+    timeout 120 "${qemu[@]}" -kernel "$OUT/$name/fw-$name.elf" \
       >"$OUT/qemu-$name.log" 2>"$OUT/qemu-$name.stderr" || rc=$?
     grep -E '^(PASS|FAIL|  )' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
     grep -E '^stack\.' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
