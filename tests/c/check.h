@@ -455,11 +455,18 @@ static inline long tj_unescape(const char *s, size_t n, char *out, size_t cap)
         case 'r': cp = '\r'; break;
         case 't': cp = '\t'; break;
         case 'u':
-            tj_hex4(s, n, &p, &cp);
+            /* tj_string validated the escapes; checking again keeps cp and lo
+             * set on every path the compiler can see (-Wmaybe-uninitialized
+             * under -O2/-Os). */
+            if (tj_hex4(s, n, &p, &cp)) {
+                return -1;
+            }
             if (cp >= 0xd800 && cp <= 0xdbff) {
                 unsigned lo;
                 p += 2;
-                tj_hex4(s, n, &p, &lo);
+                if (tj_hex4(s, n, &p, &lo)) {
+                    return -1;
+                }
                 cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
             }
             break;
