@@ -11,9 +11,13 @@
  * errno-style value (-MCP_E*) on failure. The MCP_E* values equal the Linux
  * errno numbers but are defined here, so no libc errno.h is needed.
  *
- * Threading: mcp_server_init and mcp_server_add_tool must complete before the
- * first mcp_server_handle; mcp_server_handle may then run on several threads
- * at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
+ * Threading: mcp_server_init comes first. Registration (mcp_server_add_tool,
+ * _add_resource, _add_prompt, the set_* hooks) may happen after start-up,
+ * within the fixed tables, but never while an mcp_server_handle call on the
+ * same server is running: a firmware that serves from several threads
+ * registers before it starts them. mcp_server_enable, _notify_list_changed
+ * and _resource_updated are safe at any time. mcp_server_handle may run on
+ * several threads at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
  * idempotency keys (mcp_dedup_t) are claimed atomically before a callback
  * runs, by compare-and-swap; on a target without it (Cortex-M0/M0+) only
  * with mcp_server_set_critical. Never call mcp_server_handle from an
