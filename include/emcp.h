@@ -424,7 +424,8 @@
 #define MCP_DEDUP_SLOTS 8
 
 /**
- * Longest idempotency key, in bytes; a call with a longer one is refused (-32602).
+ * Longest idempotency key, in bytes; a call with a longer one is refused as
+ * invalid arguments (an isError result, keyword `maxLength`; SEP-1303).
  */
 #define MCP_DEDUP_KEY_MAX 64
 
@@ -1128,8 +1129,20 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * @retval 0 Success.
  * The input schema (and output schema, if any) is compiled here into the
  * server's constraint tables; every `tools/call` is validated against it
- * before `fn` runs, and invalid arguments are answered with -32602 naming the
- * argument and the rule. On a schema error, `mcp_server_schema_error` says
+ * before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
+ * not a JSON-RPC error, so the host shows it to the model, which can correct
+ * the call: `fn` does not run, the result (HTTP 200, in both eras) has
+ * `isError: true` and one text block naming the argument and the rule, whose
+ * own `_meta` carries them machine-readably:
+ * `{"content":[{"type":"text","text":"percent: 120 is above maximum 100",
+ * "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}],
+ * "isError":true}` (2026-07-28 adds `"resultType":"complete"`; out-of-range
+ * numbers are keyword `type`). An idempotency key longer than
+ * `MCP_DEDUP_KEY_MAX` is answered the same way (keyword `maxLength`). The
+ * audit outcome is `MCP_AUDIT_INVALID_ARGUMENTS`. An unknown tool and
+ * malformed params (`name` not a string, `arguments` not an object) stay
+ * -32602, and an `Mcp-Param-*` header that does not match its argument
+ * stays -32020. On a schema error, `mcp_server_schema_error` says
  * which keyword or value was refused, by its path in the schema.
  *
  * A schema must agree with itself: every `default`, `const` and `enum`

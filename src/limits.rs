@@ -205,7 +205,8 @@ pub const MCP_AUDIT_FAILED: u32 = 7;
 
 /// Entries of a duplicate table (`mcp_dedup_t`); the oldest is evicted first.
 pub const MCP_DEDUP_SLOTS: usize = 8;
-/// Longest idempotency key, in bytes; a call with a longer one is refused (-32602).
+/// Longest idempotency key, in bytes; a call with a longer one is refused as
+/// invalid arguments (an isError result, keyword `maxLength`; SEP-1303).
 pub const MCP_DEDUP_KEY_MAX: usize = 64;
 /// Largest result kept for replay, in bytes; a repeat of a call whose result
 /// was larger gets an isError refusal instead (the tool still never runs twice).

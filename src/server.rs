@@ -752,29 +752,50 @@ mod tests {
     #[test]
     fn arguments_are_validated_before_the_callback() {
         let before = CALLS.with(|c| c.load(Ordering::SeqCst));
-        for (args, msg) in [
-            (r#"{"percent":120}"#, "percent: 120 is above maximum 100"),
+        // SEP-1303: a tool execution error (isError) whose text the model
+        // reads, the path and keyword in the block's `_meta`; HTTP 200.
+        for (args, msg, kw) in [
+            (
+                r#"{"percent":120}"#,
+                "percent: 120 is above maximum 100",
+                "maximum",
+            ),
             (
                 r#"{"percent":"60"}"#,
                 "percent: expected integer, got string",
+                "type",
             ),
             (
                 r#"{"percent":60.5}"#,
                 "percent: expected integer, got number",
+                "type",
             ),
-            (r#"{}"#, "percent: required"),
+            (r#"{}"#, "percent: required", "required"),
+            (
+                r#"{"percent":1e400}"#,
+                "percent: 1e400 is out of range",
+                "type",
+            ),
         ] {
             let (r, o) = run(&modern(
                 "1",
                 "tools/call",
                 &format!(r#","name":"vent","arguments":{args}"#),
             ));
-            assert_eq!((o.rpc_error, o.http_status), (-32602, 400), "{args}");
-            assert!(r.contains(&format!(r#""message":"{msg}""#)), "{r}");
+            assert_eq!((o.rpc_error, o.http_status), (0, 200), "{args}");
+            let block = format!(
+                r#""content":[{{"type":"text","text":"{msg}","_meta":{{"emcp/invalidArgument":{{"path":"percent","keyword":"{kw}"}}}}}}],"isError":true,"resultType":"complete""#
+            );
+            assert!(r.contains(&block), "{r}");
+            assert_eq!(r.matches(r#""_meta":{"#).count(), 2, "one stamp: {r}");
         }
-        let (r, _) =
+        let (r, o) =
             run(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vent"}}"#);
-        assert!(r.contains(r#""message":"percent: required""#), "{r}");
+        assert_eq!((o.rpc_error, o.http_status), (0, 200), "{r}");
+        assert!(
+            r.contains(r#""result":{"content":[{"type":"text","text":"percent: required","_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"required"}}}],"isError":true}"#),
+            "{r}"
+        );
         assert_eq!(
             CALLS.with(|c| c.load(Ordering::SeqCst)),
             before,
@@ -1230,7 +1251,12 @@ mod tests {
         );
         assert_eq!(ONCE_RUNS.with(|c| c.load(Ordering::SeqCst)), runs + 4);
         let long = go("7", &format!(r#"{{"req":"{}"}}"#, "k".repeat(65)));
-        assert!(long.contains("-32602"), "{long}");
+        assert!(
+            long.contains(r#""text":"req: idempotency key is longer than MCP_DEDUP_KEY_MAX 64","_meta":{"emcp/invalidArgument":{"path":"req","keyword":"maxLength"}}"#)
+                && long.contains(r#""isError":true"#),
+            "{long}"
+        );
+        assert_eq!(ONCE_RUNS.with(|c| c.load(Ordering::SeqCst)), runs + 4);
     }
 
     #[test]
@@ -1401,12 +1427,14 @@ mod tests {
         };
         let cases = [
             ("tools/call", r#""name":"nope""#, -32602, 400),
+            // Bad arguments are a tool error (SEP-1303), 200 in both eras.
             (
                 "tools/call",
                 r#""name":"vent","arguments":{"percent":"x"}"#,
-                -32602,
-                400,
+                0,
+                200,
             ),
+            ("tools/call", r#""name":"vent","arguments":[]"#, -32602, 400),
             ("no/such/method", "", -32601, 404),
             ("resources/read", r#""uri":"a://b""#, -32602, 400),
         ];

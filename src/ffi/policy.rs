@@ -280,7 +280,12 @@ mod tests {
             1_002_000,
             r#","name":"set","arguments":{"p":11}"#,
         );
-        assert_eq!(bad["error"]["code"], -32602);
+        // SEP-1303: a tool error the model reads, still audited as such.
+        assert_eq!(bad["result"]["isError"], true);
+        assert_eq!(
+            bad["result"]["content"][0]["text"],
+            "p: 11 is above maximum 10"
+        );
         let later = handle(
             &s,
             b"operator",

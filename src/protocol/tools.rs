@@ -144,12 +144,10 @@ pub fn call<'r>(
         args,
         msg,
     ) {
+        // SEP-1303: a tool execution error the model reads and corrects,
+        // not a JSON-RPC error hosts keep from it. The callback does not run.
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
-        return Err(Fail::Rpc(RpcError {
-            code: MCP_RPC_INVALID_PARAMS,
-            message: Message::Built(""),
-            data: crate::rpc::Data::None,
-        }));
+        return invalid_arguments(w, era, msg);
     }
     // A repeated idempotency key gets the original answer; the tool never
     // runs twice (checked before the rate limit: a retry is not a new call).
@@ -157,12 +155,12 @@ pub fn call<'r>(
     let key = match tool
         .idempotency_key
         .filter(|_| cfg!(feature = "policy"))
-        .map(|k| idempotency_key(&doc, args, k))
+        .map(|k| idempotency_key(&doc, args, k, msg))
     {
         Some(Ok(k)) => k,
-        Some(Err(e)) => {
+        Some(Err(())) => {
             audit(MCP_AUDIT_INVALID_ARGUMENTS);
-            return Err(e);
+            return invalid_arguments(w, era, msg);
         }
         None => None,
     };
@@ -243,11 +241,14 @@ pub fn call<'r>(
 
 /// The key bytes of the idempotency-key argument `name` (string or number),
 /// or `None` when the call does not carry one.
+/// A key too long to keep is an argument the model can fix, so it is
+/// refused like a schema violation (`msg` says why, keyword `maxLength`).
 fn idempotency_key<'r>(
     doc: &Doc<'r>,
     args: Option<usize>,
     name: &str,
-) -> Result<Option<&'r [u8]>, Fail<'r>> {
+    msg: &mut MsgBuf,
+) -> Result<Option<&'r [u8]>, ()> {
     let Some(v) = args.and_then(|a| doc.get(a, name)) else {
         return Ok(None);
     };
@@ -256,10 +257,11 @@ fn idempotency_key<'r>(
         _ => doc.raw(v),
     };
     if key.len() > MCP_DEDUP_KEY_MAX {
-        return Err(Fail::Rpc(RpcError::new(
-            MCP_RPC_INVALID_PARAMS,
-            "idempotency key is longer than MCP_DEDUP_KEY_MAX",
-        )));
+        msg.push(name);
+        msg.mark_path("maxLength");
+        msg.push(": idempotency key is longer than MCP_DEDUP_KEY_MAX ");
+        msg.push_uint(MCP_DEDUP_KEY_MAX as u64);
+        return Err(());
     }
     Ok(Some(key))
 }
@@ -310,13 +312,43 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
     refusal(w, era, text.as_str())
 }
 
+/// The isError result for arguments that break the tool's inputSchema
+/// (SEP-1303): the message as text, and in the block's own `_meta` the
+/// argument's path and the keyword broken, e.g.
+/// `{"type":"text","text":"percent: 120 is above maximum 100",
+/// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}`.
+/// (Not structuredContent: clients check that against the outputSchema.)
+fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
+    refusal_with(w, era, msg.as_str(), msg.path_keyword())
+}
+
 /// An isError result with one text block; the tool did not run.
 fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
+    refusal_with(w, era, text, None)
+}
+
+/// [`refusal`], the block carrying the invalid argument's path and keyword.
+fn refusal_with<'r>(
+    w: &mut Writer<'_>,
+    era: Era,
+    text: &str,
+    invalid: Option<(&str, &str)>,
+) -> Result<(), Fail<'r>> {
     w.key("content")?;
     w.begin_array()?;
     w.begin_object()?;
     w.kv_str("type", "text")?;
     w.kv_str("text", text)?;
+    if let Some((path, keyword)) = invalid {
+        w.key("_meta")?;
+        w.begin_object()?;
+        w.key("emcp/invalidArgument")?;
+        w.begin_object()?;
+        w.kv_str("path", path)?;
+        w.kv_str("keyword", keyword)?;
+        w.end_object()?;
+        w.end_object()?;
+    }
     w.end_object()?;
     w.end_array()?;
     w.key("isError")?;

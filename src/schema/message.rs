@@ -9,6 +9,10 @@ pub struct MsgBuf {
     buf: [u8; MCP_MAX_ERROR_MESSAGE],
     len: usize,
     cut: bool,
+    /// Where the path of a `<path>: <rule>` argument message ends (0: none).
+    path_end: u16,
+    /// The JSON Schema keyword the argument broke ("" when not one).
+    keyword: &'static str,
 }
 
 impl core::fmt::Debug for MsgBuf {
@@ -30,6 +34,8 @@ impl MsgBuf {
             buf: [0; MCP_MAX_ERROR_MESSAGE],
             len: 0,
             cut: false,
+            path_end: 0,
+            keyword: "",
         }
     }
 
@@ -93,6 +99,22 @@ impl MsgBuf {
             }
         }
         self.push_bytes(tmp.get(i..).unwrap_or(&[]));
+    }
+
+    /// Marks the end of the argument path written so far and names the
+    /// keyword broken, for the machine-readable detail of a tool error.
+    pub(crate) fn mark_path(&mut self, keyword: &'static str) {
+        self.path_end = u16::try_from(self.len).unwrap_or(u16::MAX);
+        self.keyword = keyword;
+    }
+
+    /// The argument path marked by [`MsgBuf::mark_path`] (may be cut short)
+    /// and the keyword; `None` when no path was marked.
+    pub(crate) fn path_keyword(&self) -> Option<(&str, &'static str)> {
+        let end = usize::from(self.path_end).min(self.len);
+        // `path_end` was the length once, so it ends on a character boundary.
+        let path = core::str::from_utf8(self.buf.get(..end).unwrap_or(&[])).unwrap_or("");
+        (!self.keyword.is_empty()).then_some((path, self.keyword))
     }
 
     /// The message so far.

@@ -209,6 +209,30 @@ fn str_inner(raw: &[u8]) -> &[u8] {
     raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[])
 }
 
+/// The JSON Schema keyword a violation breaks (a value out of the f64 or
+/// 64-bit range is a `type` violation: it is not a usable number).
+fn keyword(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Value(t) | Rule::Plain(t) => match t {
+            " is below minimum " => "minimum",
+            " is above maximum " => "maximum",
+            " is not above exclusiveMinimum " => "exclusiveMinimum",
+            " is not below exclusiveMaximum " => "exclusiveMaximum",
+            " is not a multiple of " => "multipleOf",
+            " is shorter than minLength " => "minLength",
+            " is longer than maxLength " => "maxLength",
+            " has fewer items than minItems " => "minItems",
+            " has more items than maxItems " => "maxItems",
+            " must equal " => "const",
+            " is not allowed (additionalProperties is false)" => "additionalProperties",
+            _ => "type",
+        },
+        Rule::Type(_) => "type",
+        Rule::Required => "required",
+        Rule::Enum => "enum",
+    }
+}
+
 impl<'a, 'r> V<'a, 'r> {
     fn fail(&mut self, inst: usize, rule: Rule, bound: Span) -> bool {
         self.fail = Fail { inst, rule, bound };
@@ -227,10 +251,12 @@ impl<'a, 'r> V<'a, 'r> {
                 m.push(".");
             }
             m.push_bytes(bound);
+            m.mark_path("required");
             m.push(": required");
             return;
         }
         write_path(doc, args.unwrap_or(inst), inst, m);
+        m.mark_path(keyword(rule));
         m.push(": ");
         match rule {
             Rule::Value(text) => {
@@ -522,6 +548,54 @@ mod tests {
         } else {
             Err(m.as_str().to_string())
         }
+    }
+
+    /// The path and keyword a violation marks (for a tool error's `_meta`).
+    fn detail(args: &str) -> (String, &'static str) {
+        let mut t = Tables::new();
+        let root = compile(SCHEMA, &mut t).unwrap();
+        let mut toks = [Token::EMPTY; 64];
+        let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
+        let doc = Doc::new(args.as_bytes(), &toks[..n]);
+        let mut m = MsgBuf::new();
+        assert!(!validate(&t, SCHEMA, root, &doc, Some(0), &mut m), "{args}");
+        let (path, kw) = m.path_keyword().unwrap();
+        (path.to_string(), kw)
+    }
+
+    #[test]
+    fn marks_the_path_and_the_keyword() {
+        for (args, path, kw) in [
+            (r#"{"percent":120}"#, "percent", "maximum"),
+            (r#"{"percent":-1}"#, "percent", "minimum"),
+            (r#"{"percent":"60"}"#, "percent", "type"),
+            (r#"{}"#, "percent", "required"),
+            (r#"{"percent":1,"sensor_id":"t9"}"#, "sensor_id", "enum"),
+            (r#"{"percent":18446744073709551616}"#, "percent", "type"),
+            (r#"{"percent":1,"big":1e400}"#, "big", "type"),
+            (r#"{"percent":1,"ratio":0}"#, "ratio", "exclusiveMinimum"),
+            (r#"{"percent":1,"ratio":1}"#, "ratio", "exclusiveMaximum"),
+            (r#"{"percent":1,"step":7}"#, "step", "multipleOf"),
+            (r#"{"percent":1,"name":"é"}"#, "name", "minLength"),
+            (r#"{"percent":1,"name":"abcd"}"#, "name", "maxLength"),
+            (r#"{"percent":1,"mode":"manual"}"#, "mode", "const"),
+            (r#"{"percent":1,"list":[]}"#, "list", "minItems"),
+            (
+                r#"{"percent":1,"list":[{"x":true},{"x":true},{"x":true}]}"#,
+                "list",
+                "maxItems",
+            ),
+            (r#"{"percent":1,"list":[{"x":1}]}"#, "list[0].x", "type"),
+            (r#"{"percent":1,"list":[{}]}"#, "list[0].x", "required"),
+            (
+                r#"{"percent":1,"extra":1}"#,
+                "extra",
+                "additionalProperties",
+            ),
+        ] {
+            assert_eq!(detail(args), (path.to_string(), kw), "{args}");
+        }
+        assert_eq!(MsgBuf::new().path_keyword(), None);
     }
 
     #[test]

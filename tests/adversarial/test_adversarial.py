@@ -17,7 +17,8 @@ Each case writes down the answer it expects. The rules they pin:
   longer is -32600 with id null.
 - A notification (no id) is never answered and never executed: no audit line.
 - A tools/call of a registered tool has exactly one audit line, from the
-  core's audit hook; a refused one (outcome invalid_arguments) never ran the
+  core's audit hook; a refused one (outcome invalid_arguments: an isError
+  result naming the argument, SEP-1303) never ran the
   tool, and the actuator's log (`vent: A% -> B%`) shows no movement.
   set_vent runs at most once every 2 s, so a case that must run it again
   uses a fresh gateway.
@@ -46,6 +47,19 @@ def err(resp: dict, code: int, id=None, message: str | None = None) -> dict:
     if message is not None:
         assert resp["error"]["message"] == message, resp
     return resp["error"]
+
+
+def tool_error(resp: dict, id=1, message: str | None = None) -> str:
+    """SEP-1303: arguments that break the schema are an isError result (the
+    model reads the text), not a JSON-RPC error; returns the text."""
+    r = ok(resp, id)
+    assert r["isError"] is True and "structuredContent" not in r, resp
+    [block] = r["content"]
+    assert block["type"] == "text", resp
+    if message is not None:
+        assert block["text"] == message, resp
+    assert block["_meta"]["emcp/invalidArgument"]["path"] == block["text"].split(": ", 1)[0], resp
+    return block["text"]
 
 
 def ok(resp: dict, id=1) -> dict:
@@ -154,7 +168,7 @@ def test_nul_bytes(gh):
     assert ok(gh.request(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\\u0000"}}')) == {}
     e = err(gh.request(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"set_vent\\u0000","arguments":{"percent":1}}}'), -32602, 2)
     assert e["message"].startswith("Unknown tool"), e
-    e = err(gh.request(vent('{"percent\\u0000":1}', 3)), -32602, 3)
+    tool_error(gh.request(vent('{"percent\\u0000":1}', 3)), 3)
     # The unknown name has no audit line; the refused arguments have one, as sent.
     assert gh.audits(1) == [audit('{"percent\\u0000":1}', "invalid_arguments")]
     assert gh.vent_moves() == []
@@ -165,17 +179,17 @@ def test_nul_bytes(gh):
 
 
 def test_numbers_for_an_integer_argument(gh, fresh):
-    e = err(gh.request(vent('{"percent":1e400}')), -32602, 1)
-    assert e["message"] == "percent: 1e400 is out of range", e
-    e = err(gh.request(vent('{"percent":18446744073709551616}', 2)), -32602, 2)
-    assert e["message"] == "percent: 18446744073709551616 is beyond the 64-bit integer range", e
-    e = err(gh.request(vent('{"percent":-1e400}', 3)), -32602, 3)
-    e = err(gh.request(vent('{"percent":1e-400}', 4)), -32602, 4)
-    e = err(gh.request(vent('{"percent":50.5}', 5)), -32602, 5)
-    assert e["message"] == "percent: expected integer, got number", e
-    e = err(gh.request(vent('{"percent":101}', 6)), -32602, 6)
-    assert e["message"] == "percent: 101 is above maximum 100", e
-    e = err(gh.request(vent('{"percent":-1}', 7)), -32602, 7)
+    tool_error(gh.request(vent('{"percent":1e400}')), 1, "percent: 1e400 is out of range")
+    tool_error(
+        gh.request(vent('{"percent":18446744073709551616}', 2)),
+        2,
+        "percent: 18446744073709551616 is beyond the 64-bit integer range",
+    )
+    tool_error(gh.request(vent('{"percent":-1e400}', 3)), 3)
+    tool_error(gh.request(vent('{"percent":1e-400}', 4)), 4)
+    tool_error(gh.request(vent('{"percent":50.5}', 5)), 5, "percent: expected integer, got number")
+    tool_error(gh.request(vent('{"percent":101}', 6)), 6, "percent: 101 is above maximum 100")
+    tool_error(gh.request(vent('{"percent":-1}', 7)), 7)
     refused = ["1e400", "18446744073709551616", "-1e400", "1e-400", "50.5", "101", "-1"]
     assert gh.audits(len(refused)) == [audit('{"percent":%s}' % t, "invalid_arguments") for t in refused]
     assert gh.ran() == [] and gh.vent_moves() == [], "a refused call reached the callback"
@@ -194,10 +208,8 @@ def test_numbers_for_an_integer_argument(gh, fresh):
 
 def test_duplicate_keys(gh, fresh):
     # Every occurrence inside arguments is validated.
-    e = err(gh.request(vent('{"percent":50,"percent":500}')), -32602, 1)
-    assert "500" in e["message"], e
-    e = err(gh.request(vent('{"percent":500,"percent":50}', 2)), -32602, 2)
-    assert "500" in e["message"], e
+    assert "500" in tool_error(gh.request(vent('{"percent":50,"percent":500}')), 1)
+    assert "500" in tool_error(gh.request(vent('{"percent":500,"percent":50}', 2)), 2)
     assert gh.ran(2) == [] and gh.vent_moves() == []
     # Both valid: the callback reads the first.
     r = ok(gh.request(vent('{"percent":10,"percent":20}', 3)), 3)

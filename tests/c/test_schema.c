@@ -6,7 +6,9 @@
  *   case (-MCP_EINVAL) and full tables (-MCP_ENOSPC), each with the exact
  *   mcp_server_schema_error text; a refused schema leaves the tables as they were;
  * - every supported keyword: a valid call (the callback runs) and an invalid
- *   one (-32602, HTTP 400, the exact message, the callback does not run);
+ *   one (SEP-1303: an isError result whose text is the exact message and whose
+ *   text block's _meta names the path and keyword, HTTP 200, the callback
+ *   does not run);
  * - `default` seen through mcp_arg_int/number/bool/string/type/count when the
  *   argument is absent;
  * - outputSchema: a mismatching structuredContent is -32603 with the message;
@@ -343,10 +345,10 @@ static void test_accepted_schemas(void)
         {"{\"a\":6}", MCP_RPC_INTERNAL_ERROR, "Tool declares an outputSchema but returned no structuredContent"},
         {"{\"a\":null,\"b\":\"y\",\"c\":[{\"d\":true}],\"e\":[],\"f\":0.5,\"g\":true,\"h\":null}",
          MCP_RPC_INTERNAL_ERROR, "Tool declares an outputSchema but returned no structuredContent"},
-        {"{\"a\":3}", MCP_RPC_INVALID_PARAMS, "a: 3 is not a multiple of 2"},
-        {"{\"a\":12}", MCP_RPC_INVALID_PARAMS, "a: 12 is above maximum 10"},
-        {"{\"a\":2,\"c\":[{\"d\":false}]}", MCP_RPC_INVALID_PARAMS, "c[0].d: false must equal true"},
-        {"{\"a\":2,\"z\":1}", MCP_RPC_INVALID_PARAMS, "z: is not allowed (additionalProperties is false)"},
+        {"{\"a\":3}", 0, "a: 3 is not a multiple of 2"},
+        {"{\"a\":12}", 0, "a: 12 is above maximum 10"},
+        {"{\"a\":2,\"c\":[{\"d\":false}]}", 0, "c[0].d: false must equal true"},
+        {"{\"a\":2,\"z\":1}", 0, "z: is not allowed (additionalProperties is false)"},
     };
     for (size_t i = 0; i < sizeof calls_all / sizeof calls_all[0]; i++) {
         char req[512];
@@ -356,9 +358,17 @@ static void test_accepted_schemas(void)
         calls = 0;
         HANDLE(&s, NULL, req);
         char want[400];
-        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
-                 calls_all[i].code, calls_all[i].message);
-        bool ok = strcmp(R.text, want) == 0 && calls == (calls_all[i].code == MCP_RPC_INVALID_PARAMS ? 0 : 1);
+        if (calls_all[i].code == 0) { /* SEP-1303: a tool error, the message as its text */
+            snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"%s\"",
+                     calls_all[i].message);
+        } else {
+            snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
+                     calls_all[i].code, calls_all[i].message);
+        }
+        bool ok = (calls_all[i].code == 0 ? strncmp(R.text, want, strlen(want)) == 0 && R.info.rpc_error == 0 &&
+                                                strstr(R.text, "\"isError\":true") != NULL
+                                          : strcmp(R.text, want) == 0) &&
+                  calls == (calls_all[i].code == 0 ? 0 : 1);
         if (!check_record(ok, __FILE__, __LINE__, "annotations are not enforced, constraints are"))
             fprintf(stderr, "    arguments %s\n    calls %d\n    actual   %s\n    expected %s\n", calls_all[i].args,
                     calls, R.text, want);
@@ -411,11 +421,11 @@ static void test_full_tables(void)
     calls = 0;
     HANDLE(&s, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":{\"p3\":\"x\"}}}");
-    CHECK_AT("error>code", "-32602");
-    CHECK_TEXT_AT("error>message", "p3: expected integer, got string", strlen("p3: expected integer, got string"));
+    CHECK_AT("result>isError", "true");
+    CHECK_TEXT_AT("result>content>0>text", "p3: expected integer, got string", strlen("p3: expected integer, got string"));
     HANDLE(&s, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":1}}}");
-    CHECK_TEXT_AT("error>message", "x: expected string, got integer", strlen("x: expected string, got integer"));
+    CHECK_TEXT_AT("result>content>0>text", "x: expected string, got integer", strlen("x: expected string, got integer"));
     HANDLE(&s, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":\"1\"}}}");
     CHECK_AT("result>isError", "false");
@@ -468,8 +478,9 @@ static void test_full_tables(void)
     HANDLE(&s, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"n15\",\"arguments\":"
            "{\"p14\":[[1,2],[3,\"4\"]]}}}");
-    CHECK_TEXT_AT("error>message", "p14[1][1]: expected integer, got string",
+    CHECK_TEXT_AT("result>content>0>text", "p14[1][1]: expected integer, got string",
                   strlen("p14[1][1]: expected integer, got string"));
+    CHECK_AT("result>content>0>_meta>emcp/invalidArgument>path", "\"p14[1][1]\"");
     CHECK_INT(calls, 0);
 }
 
@@ -606,7 +617,8 @@ static void send_call(const char *tool, const char *extra, bool modern_era)
 
 /* The arguments are valid: the callback ran once and the result is its. */
 #define VALID(args) valid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args)
-#define INVALID(args, msg) invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args, (msg), false)
+#define INVALID(args, msg) invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args, (msg), false, NULL)
+#define INVALID_KW(args, msg, kw) invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":" args, (msg), false, (kw))
 
 static void valid_at(const char *file, int line, const char *tool, const char *extra)
 {
@@ -617,29 +629,49 @@ static void valid_at(const char *file, int line, const char *tool, const char *e
         fprintf(stderr, "    params%s\n    calls %d, response %s\n", extra, calls, R.text);
 }
 
-static void invalid_at(const char *file, int line, const char *tool, const char *extra, const char *msg,
-                       bool modern_era)
+/* JSON-escapes `msg` into `esc` the way the core writes it (quotes and backslashes). */
+static void json_esc(char *esc, size_t cap, const char *msg)
 {
-    send_call(tool, extra, modern_era);
-    char want[1024];
-    /* The message JSON-escaped the way the core writes it (quotes and backslashes). */
-    char esc[512];
     size_t o = 0;
-    for (const char *p = msg; *p && o + 2 < sizeof esc; p++) {
+    for (const char *p = msg; *p && o + 2 < cap; p++) {
         if (*p == '"' || *p == '\\') {
             esc[o++] = '\\';
         }
         esc[o++] = *p;
     }
     esc[o] = '\0';
-    snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":\"v\",\"error\":{\"code\":-32602,\"message\":\"%s\"}}",
-             esc);
-    bool ok = calls == 0 && R.rc == (int)strlen(want) && strcmp(R.text, want) == 0 &&
-              R.info.rpc_error == MCP_RPC_INVALID_PARAMS &&
-              R.info.http_status == (modern_era ? 400 : 200); /* 2025-11-25: errors travel with 200 */
-    if (!check_record(ok, file, line, "invalid arguments: -32602 with the message, callback not run"))
-        fprintf(stderr, "    params%s\n    calls %d, http %d\n    actual   %s\n    expected %s\n", extra, calls,
-                R.info.http_status, R.text, want);
+}
+
+/* SEP-1303: invalid arguments are a tool execution error the model reads, a
+ * result with isError and the message as its text; the text block's `_meta`
+ * names the argument's path (the message up to its first ": ") and, when `kw`
+ * is given, the keyword. HTTP 200 in both eras; the callback does not run. */
+static void invalid_at(const char *file, int line, const char *tool, const char *extra, const char *msg,
+                       bool modern_era, const char *kw)
+{
+    send_call(tool, extra, modern_era);
+    char esc[512], path[256], want[1024];
+    json_esc(esc, sizeof esc, msg);
+    const char *colon = strstr(msg, ": ");
+    snprintf(path, sizeof path, "%.*s", colon ? (int)(colon - msg) : 0, msg);
+    char path_esc[512];
+    json_esc(path_esc, sizeof path_esc, path);
+    int n = snprintf(want, sizeof want,
+                     "{\"jsonrpc\":\"2.0\",\"id\":\"v\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"%s\","
+                     "\"_meta\":{\"emcp/invalidArgument\":{\"path\":\"%s\",\"keyword\":\"",
+                     esc, path_esc);
+    size_t prefix = (size_t)n;
+    if (kw) {
+        snprintf(want + n, sizeof want - (size_t)n, "%s\"}}}],\"isError\":true%s", kw,
+                 modern_era ? ",\"resultType\":\"complete\",\"_meta\":{" : "}}");
+        prefix = strlen(want);
+    }
+    bool ok = calls == 0 && R.rc > 0 && strncmp(R.text, want, prefix) == 0 && R.info.rpc_error == 0 &&
+              R.info.http_status == 200 && strstr(R.text, "\"isError\":true") != NULL &&
+              (modern_era || !kw || strcmp(R.text, want) == 0);
+    if (!check_record(ok, file, line, "invalid arguments: an isError result with the message, callback not run"))
+        fprintf(stderr, "    params%s\n    calls %d, http %d\n    actual   %s\n    expected %s%s\n", extra, calls,
+                R.info.http_status, R.text, want, kw ? "" : "...");
 }
 
 static void test_keywords(void)
@@ -688,12 +720,12 @@ static void test_keywords(void)
     /* required */
     INVALID("{}", "percent: required");
     INVALID("{\"sensor_id\":\"t1\"}", "percent: required");
-    invalid_at(__FILE__, __LINE__, "v", "", "percent: required", false); /* no arguments at all */
-    INVALID("{\"percent\":1,\"obj\":{}}", "obj.a: required");
-    INVALID("{\"percent\":1,\"list\":[{}]}", "list[0].x: required");
+    invalid_at(__FILE__, __LINE__, "v", "", "percent: required", false, "required"); /* no arguments at all */
+    INVALID_KW("{\"percent\":1,\"obj\":{}}", "obj.a: required", "required");
+    INVALID_KW("{\"percent\":1,\"list\":[{}]}", "list[0].x: required", "required");
 
     /* additionalProperties: false at the root; nested objects stay open. */
-    INVALID("{\"percent\":1,\"x\":1}", "x: is not allowed (additionalProperties is false)");
+    INVALID_KW("{\"percent\":1,\"x\":1}", "x: is not allowed (additionalProperties is false)", "additionalProperties");
     INVALID("{\"percent\":1,\"Percent\":1}", "Percent: is not allowed (additionalProperties is false)");
     INVALID("{\"x\":1}", "percent: required");
     VALID("{\"percent\":1,\"obj\":{\"a\":1,\"b\":\"extra\"}}");
@@ -702,14 +734,14 @@ static void test_keywords(void)
 
     /* properties: nested values are checked */
     INVALID("{\"percent\":1,\"obj\":{\"a\":\"x\"}}", "obj.a: expected integer, got string");
-    INVALID("{\"percent\":1,\"list\":[{\"x\":1}]}", "list[0].x: expected boolean, got integer");
+    INVALID_KW("{\"percent\":1,\"list\":[{\"x\":1}]}", "list[0].x: expected boolean, got integer", "type");
     INVALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":5}]}", "list[1].x: expected boolean, got integer");
     INVALID("{\"percent\":1,\"list\":[7]}", "list[0]: expected object, got integer");
 
     /* enum */
     VALID("{\"percent\":1,\"sensor_id\":\"soil1\"}");
     VALID("{\"percent\":1,\"sensor_id\":\"t\\u0031\"}");
-    INVALID("{\"percent\":1,\"sensor_id\":\"t9\"}", "sensor_id: \"t9\" is not one of t1, t2, rh1, soil1");
+    INVALID_KW("{\"percent\":1,\"sensor_id\":\"t9\"}", "sensor_id: \"t9\" is not one of t1, t2, rh1, soil1", "enum");
     INVALID("{\"percent\":1,\"sensor_id\":\"T1\"}", "sensor_id: \"T1\" is not one of t1, t2, rh1, soil1");
     INVALID("{\"percent\":1,\"sensor_id\":\"t1 \"}", "sensor_id: \"t1 \" is not one of t1, t2, rh1, soil1");
     VALID("{\"percent\":1,\"codes\":1}");
@@ -726,14 +758,14 @@ static void test_keywords(void)
 
     /* const */
     VALID("{\"percent\":1,\"mode\":\"auto\"}");
-    INVALID("{\"percent\":1,\"mode\":\"manual\"}", "mode: \"manual\" must equal \"auto\"");
+    INVALID_KW("{\"percent\":1,\"mode\":\"manual\"}", "mode: \"manual\" must equal \"auto\"", "const");
     INVALID("{\"percent\":1,\"mode\":1}", "mode: 1 must equal \"auto\"");
 
     /* minimum, maximum */
     VALID("{\"percent\":0}");
     VALID("{\"percent\":100}");
-    INVALID("{\"percent\":-1}", "percent: -1 is below minimum 0");
-    INVALID("{\"percent\":120}", "percent: 120 is above maximum 100");
+    INVALID_KW("{\"percent\":-1}", "percent: -1 is below minimum 0", "minimum");
+    INVALID_KW("{\"percent\":120}", "percent: 120 is above maximum 100", "maximum");
     INVALID("{\"percent\":101}", "percent: 101 is above maximum 100");
     INVALID("{\"percent\":1e3}", "percent: 1e3 is above maximum 100");
     INVALID("{\"percent\":9223372036854775807}", "percent: 9223372036854775807 is above maximum 100");
@@ -742,11 +774,11 @@ static void test_keywords(void)
     /* exclusiveMinimum, exclusiveMaximum, multipleOf (number) */
     VALID("{\"percent\":1,\"ratio\":0.25}");
     VALID("{\"percent\":1,\"ratio\":0.75}");
-    INVALID("{\"percent\":1,\"ratio\":0}", "ratio: 0 is not above exclusiveMinimum 0");
+    INVALID_KW("{\"percent\":1,\"ratio\":0}", "ratio: 0 is not above exclusiveMinimum 0", "exclusiveMinimum");
     INVALID("{\"percent\":1,\"ratio\":-0.5}", "ratio: -0.5 is not above exclusiveMinimum 0");
-    INVALID("{\"percent\":1,\"ratio\":1}", "ratio: 1 is not below exclusiveMaximum 1");
+    INVALID_KW("{\"percent\":1,\"ratio\":1}", "ratio: 1 is not below exclusiveMaximum 1", "exclusiveMaximum");
     INVALID("{\"percent\":1,\"ratio\":1.0}", "ratio: 1.0 is not below exclusiveMaximum 1");
-    INVALID("{\"percent\":1,\"ratio\":0.3}", "ratio: 0.3 is not a multiple of 0.25");
+    INVALID_KW("{\"percent\":1,\"ratio\":0.3}", "ratio: 0.3 is not a multiple of 0.25", "multipleOf");
     /* multipleOf (integer) */
     VALID("{\"percent\":1,\"step\":0}");
     VALID("{\"percent\":1,\"step\":-15}");
@@ -760,14 +792,14 @@ static void test_keywords(void)
     VALID("{\"percent\":1,\"name\":\"\\u00e9\\u00e9\"}");                                 /* escaped */
     VALID("{\"percent\":1,\"name\":\"\\ud83d\\ude00\xf0\x9f\x98\x80\"}");                 /* 2 emoji, one escaped */
     INVALID("{\"percent\":1,\"name\":\"\xc3\xa9\"}", "name: \"\xc3\xa9\" is shorter than minLength 2");
-    INVALID("{\"percent\":1,\"name\":\"\"}", "name: \"\" is shorter than minLength 2");
-    INVALID("{\"percent\":1,\"name\":\"abcd\"}", "name: \"abcd\" is longer than maxLength 3");
+    INVALID_KW("{\"percent\":1,\"name\":\"\"}", "name: \"\" is shorter than minLength 2", "minLength");
+    INVALID_KW("{\"percent\":1,\"name\":\"abcd\"}", "name: \"abcd\" is longer than maxLength 3", "maxLength");
     INVALID("{\"percent\":1,\"name\":\"a\\nbc\"}", "name: \"a\\nbc\" is longer than maxLength 3");
 
     /* items, minItems, maxItems */
     VALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":false}]}");
-    INVALID("{\"percent\":1,\"list\":[]}", "list: has fewer items than minItems 1");
-    INVALID("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":true},{\"x\":true}]}", "list: has more items than maxItems 2");
+    INVALID_KW("{\"percent\":1,\"list\":[]}", "list: has fewer items than minItems 1", "minItems");
+    INVALID_KW("{\"percent\":1,\"list\":[{\"x\":true},{\"x\":true},{\"x\":true}]}", "list: has more items than maxItems 2", "maxItems");
 
     /* Numbers that do not fit: refused, never wrapped or rounded into range. */
     VALID("{\"percent\":1,\"big\":9223372036854775807}");
@@ -775,9 +807,9 @@ static void test_keywords(void)
     INVALID("{\"percent\":1,\"big\":9223372036854775808}", "big: 9223372036854775808 is beyond the 64-bit integer range");
     INVALID("{\"percent\":1,\"big\":-9223372036854775809}",
             "big: -9223372036854775809 is beyond the 64-bit integer range");
-    INVALID("{\"percent\":18446744073709551616}", "percent: 18446744073709551616 is beyond the 64-bit integer range");
+    INVALID_KW("{\"percent\":18446744073709551616}", "percent: 18446744073709551616 is beyond the 64-bit integer range", "type");
     INVALID("{\"percent\":18446744073709551717}", "percent: 18446744073709551717 is beyond the 64-bit integer range");
-    INVALID("{\"percent\":1e400}", "percent: 1e400 is out of range");
+    INVALID_KW("{\"percent\":1e400}", "percent: 1e400 is out of range", "type");
     INVALID("{\"percent\":1,\"num\":1e400}", "num: 1e400 is out of range");
     INVALID("{\"percent\":1,\"num\":-1e400}", "num: -1e400 is out of range");
     INVALID("{\"percent\":1,\"any\":1e400}", "any: 1e400 is out of range");
@@ -797,8 +829,9 @@ static void test_keywords(void)
     INVALID("{\"sensor_id\":\"t9\",\"percent\":500}", "sensor_id: \"t9\" is not one of t1, t2, rh1, soil1");
 
     /* The modern era validates the same way; the envelope is not an argument. */
-    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{\"percent\":120}", "percent: 120 is above maximum 100", true);
-    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{}", "percent: required", true);
+    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{\"percent\":120}", "percent: 120 is above maximum 100", true,
+               "maximum");
+    invalid_at(__FILE__, __LINE__, "v", ",\"arguments\":{}", "percent: required", true, "required");
     send_call("v", ",\"arguments\":{\"percent\":1}", true);
     CHECK_INT(calls, 1);
     CHECK_AT("result>resultType", "\"complete\"");
@@ -830,7 +863,7 @@ static void test_open_objects(void)
     HANDLE(&s, NULL,
            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"open\",\"arguments\":"
            "{\"a\":1.5,\"extra\":1}}}");
-    CHECK_TEXT_AT("error>message", "a: expected integer, got number", strlen("a: expected integer, got number"));
+    CHECK_TEXT_AT("result>content>0>text", "a: expected integer, got number", strlen("a: expected integer, got number"));
     CHECK_INT(calls, 1);
     /* {"type":"object"} alone accepts any arguments object (accessors then check types). */
     HANDLE(&s, NULL,
@@ -1079,14 +1112,23 @@ static void test_nested(void)
         size_t vl = 0;
         char got[256];
         long n = -1;
-        if (tj_lookup(R.text, R.len, "error>message", &v, &vl) == 0) {
+        if (tj_lookup(R.text, R.len, "result>content>0>text", &v, &vl) == 0) {
             n = tj_unescape(v, vl, got, sizeof got - 1);
         }
         got[n < 0 ? 0 : n] = '\0';
-        /* A 2025-11-25 request: its errors travel with HTTP 200. */
-        bool ok = calls == 0 && R.info.rpc_error == MCP_RPC_INVALID_PARAMS && R.info.http_status == 200 &&
-                  strcmp(got, bad[i].msg) == 0;
-        if (!check_record(ok, __FILE__, __LINE__, "nested violation: -32602 with the path, callback not run"))
+        /* The path in the block's _meta is the message's, up to its ": ". */
+        char path[256], want_path[300];
+        const char *colon = strstr(bad[i].msg, ": ");
+        snprintf(path, sizeof path, "%.*s", colon ? (int)(colon - bad[i].msg) : 0, bad[i].msg);
+        snprintf(want_path, sizeof want_path, "\"%s\"", path);
+        const char *pv = NULL;
+        size_t pl = 0;
+        bool path_ok = tj_lookup(R.text, R.len, "result>content>0>_meta>emcp/invalidArgument>path", &pv, &pl) == 0 &&
+                       pl == strlen(want_path) && memcmp(pv, want_path, pl) == 0;
+        /* SEP-1303: a tool error (isError, HTTP 200), not -32602. */
+        bool ok = calls == 0 && R.info.rpc_error == 0 && R.info.http_status == 200 && strcmp(got, bad[i].msg) == 0 &&
+                  strstr(R.text, "\"isError\":true") != NULL && path_ok;
+        if (!check_record(ok, __FILE__, __LINE__, "nested violation: an isError result with the path, callback not run"))
             fprintf(stderr, "    arguments %s\n    actual   %s\n    expected %s\n", bad[i].args, R.text, bad[i].msg);
     }
 }

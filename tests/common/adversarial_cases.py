@@ -8,9 +8,14 @@ it travels differs, and each transport's test maps `Expect.kind`:
 | kind        | meaning                                | HTTP          | CoAP        | MQTT                          |
 |-------------|----------------------------------------|---------------|-------------|-------------------------------|
 | "ok"        | a result with `id`                     | 200           | 2.05        | reply                         |
+| "tool_error"| an isError result (`message`), id      | 200           | 2.05        | reply                         |
 | "error"     | JSON-RPC error `code` (`message`), id  | 400           | 4.00        | reply                         |
 | "none"      | a notification: no answer, never run   | 202, no body  | 2.04        | no reply                      |
 | "too_large" | over the transport's body limit        | 413           | 4.13        | -32600 "Request exceeds EMCP_MQTT_PAYLOAD_MAX" |
+
+"tool_error" is how arguments that break the tool's inputSchema are answered
+(SEP-1303): a result with isError true whose one text block is the message,
+the tool not run; it travels like any result.
 
 `runs` says whether the greenhouse tool executes (one audit line with
 `tool=set_vent` and `outcome=ok`); no other case may leave such a line (a
@@ -42,7 +47,7 @@ TOKENS = (-32600, "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (128)")
 
 @dataclass
 class Expect:
-    kind: str  # "ok" | "error" | "none" | "too_large"
+    kind: str  # "ok" | "tool_error" | "error" | "none" | "too_large"
     id: object = None
     code: int | None = None
     message: str | None = None
@@ -107,20 +112,20 @@ def cases() -> list[Case]:
     add(Case("escaped-nul-in-tool-name", call(b'{"percent":5}', id_=b"2", tool=b'"set_vent\\u0000"'),
              Expect("error", 2, -32602, message_prefix="Unknown tool"), tool="set_vent\x00"))
     add(Case("escaped-nul-in-argument-name", call(b'{"percent\\u0000":5}', id_=b"3"),
-             Expect("error", 3, -32602)))
+             Expect("tool_error", 3)))
 
     # -- numbers for the integer argument (set_vent percent: integer 0..100)
     add(Case("percent-1e400", call(b'{"percent":1e400}', b"4"),
-             Expect("error", 4, -32602, "percent: 1e400 is out of range")))
+             Expect("tool_error", 4, message="percent: 1e400 is out of range")))
     add(Case("percent-2^64", call(b'{"percent":18446744073709551616}', b"5"),
-             Expect("error", 5, -32602, "percent: 18446744073709551616 is beyond the 64-bit integer range")))
-    add(Case("percent--1e400", call(b'{"percent":-1e400}', b"6"), Expect("error", 6, -32602)))
+             Expect("tool_error", 5, message="percent: 18446744073709551616 is beyond the 64-bit integer range")))
+    add(Case("percent--1e400", call(b'{"percent":-1e400}', b"6"), Expect("tool_error", 6)))
     add(Case("percent-minus-zero", call(b'{"percent":-0}', b"7"), Expect("ok", 7, percent=0), runs=True))
     add(Case("percent-8e1", call(b'{"percent":8e1}', b"8"), Expect("ok", 8, percent=80), runs=True))
 
     # -- keys
     add(Case("duplicate-argument-second-invalid", call(b'{"percent":50,"percent":500}', b"9"),
-             Expect("error", 9, -32602)))
+             Expect("tool_error", 9, message="percent: 500 is above maximum 100")))
     add(Case("duplicate-argument-both-valid", call(b'{"percent":10,"percent":20}', b"10"),
              Expect("ok", 10, percent=10), runs=True))
     add(Case("duplicate-id-first-wins", call(b'{"percent":11}', b'11,"id":12'), Expect("ok", 11, percent=11), runs=True))
@@ -151,7 +156,7 @@ def cases() -> list[Case]:
 
 
 def check_json_answer(case: Case, msg: dict) -> None:
-    """Asserts that a JSON-RPC answer is the one `case` expects ("ok" or "error")."""
+    """Asserts that a JSON-RPC answer is the one `case` expects ("ok", "tool_error" or "error")."""
     e = case.expect
     assert msg.get("jsonrpc") == "2.0", msg
     assert msg["id"] == e.id, (case.name, msg)
@@ -159,6 +164,16 @@ def check_json_answer(case: Case, msg: dict) -> None:
         assert "result" in msg and "error" not in msg, (case.name, msg)
         r = msg["result"]
         assert r["isError"] is False and r["structuredContent"]["percent"] == e.percent, (case.name, r)
+    elif e.kind == "tool_error":
+        assert "result" in msg and "error" not in msg, (case.name, msg)
+        r = msg["result"]
+        assert r["isError"] is True and "structuredContent" not in r, (case.name, r)
+        [block] = r["content"]
+        assert block["type"] == "text", (case.name, r)
+        if e.message is not None:
+            assert block["text"] == e.message, (case.name, r)
+        detail = block["_meta"]["emcp/invalidArgument"]
+        assert detail["path"] == block["text"].split(": ", 1)[0], (case.name, r)
     else:
         assert e.kind == "error", case.name
         assert "error" in msg and "result" not in msg, (case.name, msg)

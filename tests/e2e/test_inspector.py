@@ -292,29 +292,18 @@ def test_unknown_tool(inspector, era):
     ],
 )
 def test_out_of_contract_arguments(inspector, era, tool, arg, sent, message):
-    """The server answers -32602 naming the argument and the rule; the tool
-    never runs (audited as invalid_arguments); the inspector reports the
-    message and exits 1."""
+    """SEP-1303: the server answers with an isError result whose text names
+    the argument and the rule (so the model can correct the call), not a
+    JSON-RPC error; the tool never runs (audited as invalid_arguments); the
+    inspector reports the result and exits 5, as for any isError result."""
     run = inspector(era, "--method", "tools/call", "--tool-name", tool, "--tool-arg", arg)
-    assert_era_handshake(run, era)
+    result = call_result(run, era, 5)
+    assert_era(run, era)
     call = next(m for m in run.sent() if m.get("method") == "tools/call")
     assert call["params"]["arguments"] == sent, call
     answer = run.answer_to(call)
-    assert "result" not in answer, answer
-    assert answer["error"]["code"] == -32602, answer
-    assert answer["error"]["message"] == message, answer
-    assert run.rc == 1, f"exit {run.rc}\n{run.stdout}\n{run.stderr}"
-    reported = [
-        json.loads(line)
-        for line in (run.stdout + "\n" + run.stderr).splitlines()
-        if line.startswith("{") and '"error"' in line
-    ]
-    assert any(r["error"]["message"] == message for r in reported), (run.stdout, run.stderr)
+    assert "error" not in answer, answer
+    assert result["isError"] is True and "structuredContent" not in result, result
+    assert text_of(result) == message, result
+    assert result["content"][0]["_meta"]["emcp/invalidArgument"]["path"] == message.split(": ", 1)[0], result
     assert audits(run.stderr) == [("local", tool, sent, "invalid_arguments", "-")], run.stderr
-
-
-def assert_era_handshake(run: Run, era: str) -> None:
-    """The handshake part of assert_era (an error answer has no resultType to check)."""
-    methods = [m.get("method") for m in run.sent()]
-    assert methods, f"nothing was sent to the server (stderr: {run.stderr})"
-    assert methods[0] == ("initialize" if ERA_VERSION[era] == LEGACY else "server/discover"), methods

@@ -2,11 +2,14 @@
 callbacks run.
 
 The core validates every tools/call's arguments against the tool's inputSchema
-and answers a violation with JSON-RPC -32602 and a message naming the argument
-and the rule; the tool callback never runs. Checked with raw lines in both eras and with the official Python SDK
-client (mcp 2.3.0) in mode="auto" (2026-07-28) and mode="legacy"
-(2025-11-25), where `Client.call_tool` raises `mcp.MCPError` carrying the
-JSON-RPC error's code and message.
+and answers a violation as a tool execution error (SEP-1303), not a JSON-RPC
+error: a result with isError true and one text block whose text names the
+argument and the rule, the path and keyword in the block's own `_meta`
+(`emcp/invalidArgument`), so the model reads it and can correct the call; the
+tool callback never runs. Checked with raw lines in both eras and with the
+official Python SDK client (mcp 2.3.0) in mode="auto" (2026-07-28) and
+mode="legacy" (2025-11-25), where `Client.call_tool` returns the result with
+`is_error` set (no exception).
 
 The audit trail is the greenhouse's stderr: one line per tools/call of a
 registered tool, from the core's audit hook, `audit: principal=local
@@ -23,16 +26,15 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import MCPError, StdioServerParameters
+from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
 from e2e_support import LEGACY, MODERN, TOOL_NAMES, audit, audit_entry, audit_fields, call, legacy, modern
 
-INVALID_PARAMS = -32602
 TIMEOUT_S = 30
 
-# The issue's required cases: (tool, arguments, message of the -32602 error).
+# The issue's required cases: (tool, arguments, text of the isError result).
 REQUIRED_CASES = [
     ("set_vent", {"percent": 120}, "percent: 120 is above maximum 100"),
     ("set_vent", {"percent": "60"}, "percent: expected integer, got string"),
@@ -86,11 +88,20 @@ VALID_CASES = [
 ]
 
 
-def refused(resp: dict[str, Any], id: Any, message: str) -> None:
+def refused(resp: dict[str, Any], id: Any, message: str, keyword: str | None = None) -> None:
+    """SEP-1303: an isError result the model reads; not a JSON-RPC error."""
     assert resp.get("id") == id, resp
-    assert "result" not in resp, f"an out-of-contract call was answered with a result: {resp}"
-    assert resp["error"]["code"] == INVALID_PARAMS, resp
-    assert resp["error"]["message"] == message, resp
+    assert "error" not in resp, f"an out-of-contract call was answered with a JSON-RPC error: {resp}"
+    r = resp["result"]
+    assert r["isError"] is True, resp
+    assert "structuredContent" not in r, resp
+    [block] = r["content"]
+    assert block["type"] == "text" and block["text"] == message, resp
+    # The path is the message's up to its first ": ".
+    detail = block["_meta"]["emcp/invalidArgument"]
+    assert detail["path"] == message.split(": ", 1)[0], resp
+    assert isinstance(detail["keyword"], str) and detail["keyword"], resp
+    assert keyword is None or detail["keyword"] == keyword, resp
 
 
 # ---------------------------------------------------------------------------
@@ -128,8 +139,9 @@ def test_raw_required_cases_interleaved_with_valid_calls(spawn, era):
     unused at the end) and the audit log holds every call, in order."""
     s = spawn()
     expected_audit = []
+    keywords = ["maximum", "type", "type", "required", "enum"]
     for i, (tool, args, message) in enumerate(REQUIRED_CASES):
-        refused(s.request(call(tool, args, f"bad-{i}", era)), f"bad-{i}", message)
+        refused(s.request(call(tool, args, f"bad-{i}", era)), f"bad-{i}", message, keywords[i])
         expected_audit.append(audit(tool, args, "invalid_arguments"))
         ok = s.request(call("read_sensor", {"sensor_id": "t2"}, f"good-{i}", era))
         assert ok["result"]["structuredContent"]["value"] == 34.1, ok
@@ -153,7 +165,7 @@ def test_raw_numbers_beyond_a_double(spawn, args, message):
     if message is None:
         assert resp["result"]["structuredContent"] == {"ok": True, "percent": 60}, resp
     else:
-        refused(resp, 1, message)
+        refused(resp, 1, message, "maximum" if "maximum" in message else "type")
     s.finish()
     # The audit line shows the arguments exactly as sent.
     outcome = "ok" if message is None else "invalid_arguments"
@@ -226,7 +238,7 @@ def audit_calls(errlog: Path) -> list[tuple[str, Any, str]]:
 
 
 @pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
-def test_sdk_out_of_contract_calls_raise_invalid_params(greenhouse_bin, tmp_path, mode, version):
+def test_sdk_out_of_contract_calls_are_tool_errors(greenhouse_bin, tmp_path, mode, version):
     errlog = tmp_path / "stderr.log"
     seen: list[tuple[str, int, str]] = []
 
@@ -235,12 +247,12 @@ def test_sdk_out_of_contract_calls_raise_invalid_params(greenhouse_bin, tmp_path
         listed = await c.list_tools()
         assert all(t.input_schema.get("additionalProperties") is False for t in listed.tools)
         for tool, args, message in REQUIRED_CASES + EXTRA_CASES:
-            with pytest.raises(MCPError) as exc:
-                await c.call_tool(tool, args)
-            print(f"  tools/call {tool} {json.dumps(args)} -> {exc.value.code} {exc.value.message}")
-            seen.append((tool, exc.value.code, exc.value.message))
-            assert exc.value.code == INVALID_PARAMS, (tool, args, exc.value.error)
-            assert exc.value.message == message, (tool, args, exc.value.error)
+            r = await c.call_tool(tool, args)
+            text = r.content[0].text
+            print(f"  tools/call {tool} {json.dumps(args)} -> isError {r.is_error} {text}")
+            seen.append((tool, r.is_error, text))
+            assert r.is_error is True and r.structured_content is None, (tool, args, r)
+            assert text == message, (tool, args, r)
         # Valid calls still run.
         r = await c.call_tool("set_vent", {"percent": 60})
         assert r.is_error is False and r.structured_content == {"ok": True, "percent": 60}
@@ -259,14 +271,14 @@ def test_sdk_out_of_contract_calls_raise_invalid_params(greenhouse_bin, tmp_path
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_sdk_session_survives_refusals(greenhouse_bin, tmp_path, mode):
-    """A refused call is an error response, not a broken connection."""
+    """A refused call is a tool error result, not a broken connection."""
     errlog = tmp_path / "stderr.log"
 
     async def session(c: Client) -> None:
         for i in range(3):
-            with pytest.raises(MCPError) as exc:
-                await c.call_tool("set_vent", {"percent": 120 + i})
-            assert exc.value.message == f"percent: {120 + i} is above maximum 100"
+            r = await c.call_tool("set_vent", {"percent": 120 + i})
+            assert r.is_error is True
+            assert r.content[0].text == f"percent: {120 + i} is above maximum 100"
             r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
             assert r.structured_content["value"] == 21.5
         # The refusals never ran set_vent, so its 2 s rate limit is unused.

@@ -144,9 +144,12 @@ def test_two_principals_policy_rate_limit_idempotency_and_audit(gateway):
                           principal="operator"))
     assert vent_moves(srv) == [(0, 40)]
 
-    # Out of contract: refused before the rate limit or the tool.
+    # Out of contract: refused before the rate limit or the tool, as a tool
+    # error the model reads (SEP-1303), not a JSON-RPC error.
     r = operator.call("set_vent", {"percent": 140})
-    assert r.status == 400 and r.json()["error"]["code"] == -32602
+    assert r.status == 200 and "error" not in r.json(), r.body
+    assert r.json()["result"]["isError"] is True, r.body
+    assert r.json()["result"]["content"][0]["text"] == "percent: 140 is above maximum 100", r.body
     expected.append(audit("set_vent", {"percent": 140}, "invalid_arguments", principal="operator"))
 
     # After the interval the operator can move it again.

@@ -134,9 +134,11 @@ def main() -> int:
     text = (sensor.get("content") or [{}])[0].get("text", "")
     check(text.startswith("62 %"), f"read_sensor text {text!r}")
 
-    err = body("set_vent_120", "4.00").get("error", {})
-    check(err.get("code") == -32602 and err.get("message") == "percent: 120 is above maximum 100",
-          f"set_vent 120 refused: {err}")
+    # SEP-1303: out-of-contract arguments are a tool error (isError) the model reads.
+    refused = body("set_vent_120", "2.05").get("result", {})
+    check(refused.get("isError") is True
+          and (refused.get("content") or [{}])[0].get("text") == "percent: 120 is above maximum 100",
+          f"set_vent 120 refused: {refused}")
 
     vent = body("set_vent_30", "2.05").get("result", {})
     check(vent.get("structuredContent") == {"ok": True, "percent": 30}, f"set_vent 30: {vent.get('structuredContent')}")

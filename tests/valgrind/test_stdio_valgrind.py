@@ -56,13 +56,13 @@ SESSION: list[tuple[bytes, tuple | None]] = [
     (modern("tools/list", 2), ("ok", 2)),
     (call("read_sensor", {"sensor_id": "t1"}, 3), ("ok", 3)),
     (call("read_sensor", {"sensor_id": "soil1"}, 4), ("ok", 4)),          # tool error (isError)
-    (call("read_sensor", {"sensor_id": "t9"}, 5), ("err", 5, -32602)),    # not in the enum
+    (call("read_sensor", {"sensor_id": "t9"}, 5), ("ok", 5)),             # not in the enum (isError, SEP-1303)
     # set_vent runs at most once every 2 s; asking for input does not count.
     (call("set_vent", {"percent": 90}, 8, {"elicitation": {}}), ("ok", 8)),  # input_required
     (call("set_vent", {"percent": 90}, 9), ("err", 9, -32021)),           # cannot confirm
     (b'{"jsonrpc":"2.0","id":21,"met\\u0068od":"tools/call","params":{"name":"set_vent","arguments":{"percent":-0}}}', ("ok", 21)),
     (call("set_vent", {"percent": 40}, 6), ("ok", 6)),                    # rate limited (isError)
-    (call("set_vent", {"percent": 101}, 7), ("err", 7, -32602)),
+    (call("set_vent", {"percent": 101}, 7), ("ok", 7)),                   # above maximum (isError)
     (call("nope", {}, 10), ("err", 10, -32602)),
     (modern("nope/x", 11), ("err", 11, -32601)),
     (j({"jsonrpc": "2.0", "id": 12, "method": "initialize",
@@ -85,7 +85,7 @@ SESSION: list[tuple[bytes, tuple | None]] = [
     (b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"b" * (1 << 20) + b'"}}',
      ("err", None, -32600)),                                              # 1 MB line
     (b'{"jsonrpc":"2.0","id":"\\u0041","method":"ping"}', ("ok", "A")),
-    (b'{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":18446744073709551616}}}', ("err", 22, -32602)),
+    (b'{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":18446744073709551616}}}', ("ok", 22)),
 ]
 # The last line has no newline: EOF ends it and it is still answered.
 LAST = (b'{"jsonrpc":"2.0","id":23,"method":"ping"}', ("ok", 23))
@@ -135,6 +135,12 @@ def test_greenhouse_stdio_session_is_valgrind_clean(tmp_path):
     assert by_id[4]["result"]["isError"] is True
     assert by_id[8]["result"]["resultType"] == "input_required"
     assert by_id[21]["result"]["structuredContent"]["percent"] == 0
+    # Arguments that break the schema: an isError result naming the argument.
+    for i, text in ((5, 'sensor_id: "t9" is not one of t1, t2, rh1, soil1'),
+                    (7, "percent: 101 is above maximum 100"),
+                    (22, "percent: 18446744073709551616 is beyond the 64-bit integer range")):
+        assert by_id[i]["result"]["isError"] is True, by_id[i]
+        assert by_id[i]["result"]["content"][0]["text"] == text, by_id[i]
     for i in (6, 13):  # within 2 s of id 21's run: refused by the rate limit, not run
         assert by_id[i]["result"]["isError"] is True, by_id[i]
         assert by_id[i]["result"]["content"][0]["text"].startswith("rate limited: retry in "), by_id[i]

@@ -141,9 +141,11 @@ pub fn run(data: &[u8]) {
             String::from_utf8_lossy(&out[..o.len])
         );
         if !ok {
-            assert_eq!(o.rpc_error, emcp::limits::MCP_RPC_INVALID_PARAMS);
+            // SEP-1303: a tool error (isError) whose text is the message.
+            assert_eq!(o.rpc_error, 0);
             let r: serde_json::Value = serde_json::from_slice(&out[..o.len]).expect("json");
-            let msg = r["error"]["message"].as_str().unwrap_or_default();
+            assert_eq!(r["result"]["isError"], true, "{r}");
+            let msg = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
             assert!(
                 msg.ends_with(m1.as_str()),
                 "message {msg:?} vs {:?}",
