@@ -160,3 +160,120 @@ impl Server<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::{Call, RequestInfo, ToolResult};
+    use crate::limits::MCP_RPC_INTERNAL_ERROR;
+    use crate::registry::{Handler, Tool};
+    use crate::server::ServerInfo;
+    use core::ffi::c_int;
+    use std::cell::Cell;
+
+    thread_local! {
+        static RUNS: Cell<usize> = const { Cell::new(0) };
+        static SPACE: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Writes one text block of exactly 200 bytes (`{"type":"text","text":"…"}`).
+    fn block200(_: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+        RUNS.with(|c| c.set(c.get() + 1));
+        SPACE.with(|c| c.set(r.space()));
+        let text = "x".repeat(200 - r#"{"type":"text","text":""}"#.len());
+        if r.text(&text).is_ok() { 0 } else { -105 }
+    }
+
+    const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn server() -> Server<'static> {
+        let mut s = Server::new(ServerInfo {
+            name: "sizing \"test\"",
+            version: "1.0",
+            title: Some("T"),
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: false,
+        });
+        s.add_tool(Tool {
+            max_result_len: 200,
+            ..Tool::new("t", r#"{"type":"object"}"#, Handler::Rust(block200))
+        })
+        .unwrap();
+        s
+    }
+
+    fn call(s: &Server<'_>, req: &str, cap: usize) -> (String, i32) {
+        let mut out = vec![0u8; cap];
+        let o = s
+            .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+            .unwrap();
+        (String::from_utf8(out[..o.len].to_vec()).unwrap(), o.rpc_error)
+    }
+
+    /// The check is exact: a result of exactly the declared size fits a
+    /// buffer of the needed size; one byte less and the tool does not run.
+    #[test]
+    fn call_needs_envelope_and_declared_bytes_exactly() {
+        let s = server();
+        let id = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN - 2));
+        for req in [
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#.to_string(),
+        ] {
+            let (full, e) = call(&s, &req, 4096);
+            assert_eq!(e, 0, "{full}");
+            let n = full.len();
+            RUNS.with(|c| c.set(0));
+            let (r, e) = call(&s, &req, n);
+            assert_eq!((e, r.len()), (0, n), "{r}");
+            assert_eq!(SPACE.with(Cell::get), 200);
+            let (r, e) = call(&s, &req, n - 1);
+            assert_eq!(e, MCP_RPC_INTERNAL_ERROR, "{r}");
+            assert_eq!(RUNS.with(Cell::get), 1, "the refused call did not run");
+            if req.contains("\"id\":7") {
+                assert_eq!(
+                    r,
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":7,"error":{{"code":-32603,"message":"Response buffer of {} bytes cannot hold this tool's result (needs {n}): the tool did not run"}}}}"#,
+                        n - 1
+                    )
+                );
+            }
+        }
+        // The long-id modern call is the largest answer of the server.
+        let sizes = s.response_sizes();
+        let (full, _) = call(
+            &s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#),
+            4096,
+        );
+        assert_eq!(sizes.tools_call, full.len());
+    }
+
+    /// Discover and initialize are measured exactly (the longest id; the
+    /// list-changed capability a listen transport adds is counted).
+    #[test]
+    fn measured_sizes_match_answers() {
+        let s = server();
+        let sizes = s.response_sizes();
+        let id = "1".repeat(MCP_MAX_ID_LEN);
+        let (r, _) = call(
+            &s,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{ENV}}}}}"#),
+            4096,
+        );
+        // Without a listen transport `"listChanged":false` replaces `true`.
+        assert_eq!(sizes.discover, r.len() - 1);
+        let (r, _) = call(
+            &s,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+            ),
+            4096,
+        );
+        assert!(sizes.initialize >= r.len() && sizes.initialize <= r.len() + 32, "{r}");
+        assert!(sizes.min_response_cap() >= sizes.tools_list);
+        assert_eq!(Server::new(s.info).response_sizes().tools_call, 0);
+    }
+}
