@@ -208,7 +208,10 @@ mod tests {
         let o = s
             .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
             .unwrap();
-        (String::from_utf8(out[..o.len].to_vec()).unwrap(), o.rpc_error)
+        (
+            String::from_utf8(out[..o.len].to_vec()).unwrap(),
+            o.rpc_error,
+        )
     }
 
     /// The check is exact: a result of exactly the declared size fits a
@@ -218,7 +221,9 @@ mod tests {
         let s = server();
         let id = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN - 2));
         for req in [
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#
+            ),
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#.to_string(),
         ] {
             let (full, e) = call(&s, &req, 4096);
@@ -245,7 +250,9 @@ mod tests {
         let sizes = s.response_sizes();
         let (full, _) = call(
             &s,
-            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#),
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#
+            ),
             4096,
         );
         assert_eq!(sizes.tools_call, full.len());
@@ -260,7 +267,9 @@ mod tests {
         let id = "1".repeat(MCP_MAX_ID_LEN);
         let (r, _) = call(
             &s,
-            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{ENV}}}}}"#),
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{ENV}}}}}"#
+            ),
             4096,
         );
         // Without a listen transport `"listChanged":false` replaces `true`.
@@ -272,7 +281,10 @@ mod tests {
             ),
             4096,
         );
-        assert!(sizes.initialize >= r.len() && sizes.initialize <= r.len() + 32, "{r}");
+        assert!(
+            sizes.initialize >= r.len() && sizes.initialize <= r.len() + 32,
+            "{r}"
+        );
         assert!(sizes.min_response_cap() >= sizes.tools_list);
         assert_eq!(Server::new(s.info).response_sizes().tools_call, 0);
     }
