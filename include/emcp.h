@@ -419,6 +419,12 @@
 #define MCP_AUDIT_FAILED 7
 
 /**
+ * Audit outcome: the response buffer cannot hold the tool's result
+ * (`mcp_tool_t.max_result_len` and the envelope); the tool did not run.
+ */
+#define MCP_AUDIT_NO_SPACE 8
+
+/**
  * Entries of a duplicate table (`mcp_dedup_t`); the oldest is evicted first.
  */
 #define MCP_DEDUP_SLOTS 8
@@ -735,6 +741,18 @@ typedef struct mcp_tool_t {
    * second run.
    */
   const char *idempotency_key;
+  /**
+   * The most bytes the callback writes into its result: every content
+   * block as written (`{"type":"text","text":"..."}`, escapes included,
+   * with the commas between blocks) plus `,"structuredContent":{...}`.
+   * Before the callback runs (after the argument, policy checks), a call
+   * whose response buffer cannot hold this and the result's envelope
+   * (for the request's id and era) is answered with -32603 and the
+   * callback does NOT run (see `mcp_server_handle`). The envelope is
+   * checked for every tool; 0 declares nothing more. A callback can ask
+   * `mcp_result_space` before it acts.
+   */
+  size_t max_result_len;
 } mcp_tool_t;
 
 /**
@@ -1084,6 +1102,82 @@ typedef uint32_t (*mcp_critical_enter_fn)(void *user);
  */
 typedef void (*mcp_critical_exit_fn)(void *user, uint32_t state);
 
+/**
+ * How much of one fixed table is used.
+ */
+typedef struct mcp_usage_pair_t {
+  /**
+   * Entries registered.
+   */
+  size_t used;
+  /**
+   * The table's size in this build (its `MCP_MAX_*` limit).
+   */
+  size_t capacity;
+} mcp_usage_pair_t;
+
+/**
+ * What a server's registrations use, from `mcp_server_usage`: the fixed
+ * tables (to set `EMCP_LIMITS`) and the largest answer of each method in
+ * bytes, for an id of `MCP_MAX_ID_LEN` bytes (0: nothing registered to
+ * size, or not in this build).
+ */
+typedef struct mcp_usage_t {
+  /**
+   * Tools (`MCP_MAX_TOOLS`).
+   */
+  struct mcp_usage_pair_t tools;
+  /**
+   * Compiled schema nodes (`MCP_MAX_SCHEMA_NODES`).
+   */
+  struct mcp_usage_pair_t schema_nodes;
+  /**
+   * Schema properties (`MCP_MAX_SCHEMA_PROPS`).
+   */
+  struct mcp_usage_pair_t schema_props;
+  /**
+   * Schema keywords (`MCP_MAX_SCHEMA_KEYWORDS`).
+   */
+  struct mcp_usage_pair_t schema_keywords;
+  /**
+   * Resources and templates (`MCP_MAX_RESOURCES`).
+   */
+  struct mcp_usage_pair_t resources;
+  /**
+   * Prompts (`MCP_MAX_PROMPTS`).
+   */
+  struct mcp_usage_pair_t prompts;
+  /**
+   * `server/discover`.
+   */
+  size_t discover;
+  /**
+   * A `tools/list` page holding the largest tool.
+   */
+  size_t tools_list;
+  /**
+   * The largest `tools/call` result (envelope and `max_result_len`).
+   */
+  size_t tools_call;
+  /**
+   * `initialize`.
+   */
+  size_t initialize;
+  /**
+   * A `resources/list` (or templates) page holding the largest entry.
+   */
+  size_t resources_list;
+  /**
+   * A `prompts/list` page holding the largest prompt.
+   */
+  size_t prompts_list;
+  /**
+   * `mcp_server_min_response_cap`: the largest of these, at least
+   * `MCP_MIN_RESPONSE_CAP`.
+   */
+  size_t min_response_cap;
+} mcp_usage_t;
+
 
 
 #ifdef __cplusplus
@@ -1210,13 +1304,27 @@ int mcp_server_schema_error(const struct mcp_server_t *server, char *buf, size_t
  * @param request      The message bytes (one JSON text, no framing).
  * @param request_len  Its length.
  * @param response     Where the response is written (not NUL-terminated).
- * @param response_cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+ * @param response_cap At least `MCP_MIN_RESPONSE_CAP` bytes; at least
+ *                     `mcp_server_min_response_cap(server)` to answer
+ *                     every registered tool, resource and prompt.
  * @param info         Receives the error code and HTTP status, or NULL.
  * @return The response length in bytes; 0 when no response is due (a
  *         notification).
  * @retval -MCP_EINVAL   NULL pointer or uninitialised server.
  * @retval -MCP_ENOBUFS  `response_cap` is below `MCP_MIN_RESPONSE_CAP`;
  *                       nothing was run.
+ *
+ * A tool never runs when its answer cannot be delivered: once the call has
+ * passed its argument and policy checks, and before any rate-limit or
+ * idempotency claim, a `response_cap` smaller than the result's envelope
+ * (for this request's id and era) plus the tool's `max_result_len` is
+ * answered with -32603 `Response buffer of N bytes cannot hold this tool's
+ * result (needs M): the tool did not run` (with a long id at a small buffer
+ * the short form `Internal error`), audited as `MCP_AUDIT_NO_SPACE`. That is
+ * a firmware configuration fault, not one to retry: size the buffer with
+ * `mcp_server_min_response_cap` (or `mcp_server_usage`) after the last
+ * registration. A callback learns its remaining room from
+ * `mcp_result_space`.
  *
  * # Safety
  * Pointers must be valid for the given lengths; `ctx` and the spans in it
@@ -2405,6 +2513,53 @@ int mcp_server_set_critical(struct mcp_server_t *server,
                             mcp_critical_enter_fn enter,
                             mcp_critical_exit_fn leave,
                             void *user);
+
+/**
+ * Bytes still free for result content in the response buffer: what the
+ * callback may still write (content blocks, structuredContent) with room
+ * kept for what the core writes after it (`isError`, the serverInfo stamp,
+ * closing brackets). Check it before acting when the result's size is not
+ * known in advance; a write that does not fit fails with `-MCP_ENOBUFS`
+ * and the call is then answered with -32603. In prompt, resource and
+ * completion callbacks: the bytes left in the buffer.
+ *
+ * @return The free bytes; 0 for NULL.
+ *
+ * # Safety
+ * `r` must be NULL or the result handle of the running callback.
+ */
+size_t mcp_result_space(const struct mcp_result_t *r);
+
+/**
+ * The smallest `response_cap` that answers `server/discover`, `tools/list`
+ * (a page holding the largest tool), `initialize`, `resources/list`,
+ * `prompts/list` and `tools/call` of every tool (its envelope and declared
+ * `max_result_len`) for every request id (up to `MCP_MAX_ID_LEN` bytes) in
+ * either era; at least `MCP_MIN_RESPONSE_CAP`. Measured from what is
+ * registered now, by the code that writes the answers: call it after the
+ * last registration (on a host, to size the firmware's buffer).
+ *
+ * @return The size in bytes; 0 for NULL or an uninitialised server.
+ *
+ * # Safety
+ * `server` must be NULL or point to an `mcp_server_t`; no registration may
+ * run at the same time.
+ */
+size_t mcp_server_min_response_cap(const struct mcp_server_t *server);
+
+/**
+ * Reports what the registrations use (see `mcp_usage_t`). Run it once on a
+ * host after the firmware's registrations to learn the `EMCP_LIMITS` and
+ * response buffer the firmware needs.
+ *
+ * @retval 0 `*out` is filled.
+ * @retval -MCP_EINVAL NULL pointer or uninitialised server.
+ *
+ * # Safety
+ * `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
+ * writable; no registration may run at the same time.
+ */
+int mcp_server_usage(const struct mcp_server_t *server, struct mcp_usage_t *out);
 
 #ifdef __cplusplus
 }  // extern "C"

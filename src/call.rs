@@ -594,6 +594,9 @@ pub struct ResultOpts {
     pub state_enabled: bool,
     /// The kind of result.
     pub mode: Mode,
+    /// Bytes the core writes after the callback's (closing brackets,
+    /// `isError`, the serverInfo stamp), kept out of [`ToolResult::space`].
+    pub reserve: usize,
 }
 
 /// Client capabilities an input request can need.
@@ -654,6 +657,21 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             assistant: false,
             values: 0,
         }
+    }
+
+    /// Bytes still free for the callback's result content: the buffer less
+    /// what is written and what the core writes after the callback.
+    pub fn space(&self) -> usize {
+        // Inside structuredContent, one closing byte per container opened
+        // there (the content array's `]`, already written, pays for the
+        // structuredContent object's own).
+        let open = match self.phase {
+            Phase::Structured => self.w.depth().saturating_sub(self.structured_depth),
+            _ => 0,
+        };
+        self.w
+            .capacity()
+            .saturating_sub(self.w.len() + self.opts.reserve + open)
     }
 
     /// The kind of result being written.

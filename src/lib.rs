@@ -65,5 +65,6 @@ pub mod registry;
 pub mod rpc;
 pub mod schema;
 pub mod server;
+pub mod sizing;
 pub mod sync;
 pub mod uri_template;

@@ -202,6 +202,9 @@ pub const MCP_AUDIT_INPUT_REQUIRED: u32 = 6;
 /// Audit outcome: the tool ran but the call failed (callback error, result
 /// too large, outputSchema mismatch, missing client capability).
 pub const MCP_AUDIT_FAILED: u32 = 7;
+/// Audit outcome: the response buffer cannot hold the tool's result
+/// (`mcp_tool_t.max_result_len` and the envelope); the tool did not run.
+pub const MCP_AUDIT_NO_SPACE: u32 = 8;
 
 /// Entries of a duplicate table (`mcp_dedup_t`); the oldest is evicted first.
 pub const MCP_DEDUP_SLOTS: usize = 8;

@@ -92,6 +92,11 @@ pub struct Tool<'a> {
     pub min_interval_ms: u32,
     /// Name of the argument carrying an idempotency key, if the tool has one.
     pub idempotency_key: Option<&'a str>,
+    /// Most bytes the callback writes into its result (content blocks and
+    /// structuredContent); a call is refused unrun when the response buffer
+    /// cannot hold them with the result's envelope. 0: undeclared (only the
+    /// envelope is checked).
+    pub max_result_len: usize,
     /// What runs when the tool is called.
     pub handler: Handler,
     /// Root of the compiled `input_schema` (set by registration).
@@ -114,6 +119,7 @@ impl<'a> Tool<'a> {
             principals: None,
             min_interval_ms: 0,
             idempotency_key: None,
+            max_result_len: 0,
             handler,
             input_root: NONE,
             output_root: NONE,

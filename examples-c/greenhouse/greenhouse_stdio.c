@@ -2,6 +2,7 @@
  * greenhouse-stdio: the greenhouse gateway as an MCP server on stdin/stdout.
  *
  *   greenhouse-stdio [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...
+ *   greenhouse-stdio --print-usage
  *
  * stdout carries only MCP messages; logs and audit lines go to stderr. The
  * server exits 0 when the client closes stdin.
@@ -18,6 +19,43 @@
 
 static mcp_server_t server;
 
+/* The fixed tables and response sizes the greenhouse needs (README, "Sizing"). */
+static void print_usage(const mcp_server_t *s)
+{
+    mcp_usage_t u;
+    if (mcp_server_usage(s, &u) != 0) {
+        return;
+    }
+    const struct {
+        const char *name;
+        mcp_usage_pair_t p;
+    } tables[] = {
+        {"tools (MCP_MAX_TOOLS)", u.tools},
+        {"schema nodes (MCP_MAX_SCHEMA_NODES)", u.schema_nodes},
+        {"schema props (MCP_MAX_SCHEMA_PROPS)", u.schema_props},
+        {"schema keywords (MCP_MAX_SCHEMA_KEYWORDS)", u.schema_keywords},
+        {"resources (MCP_MAX_RESOURCES)", u.resources},
+        {"prompts (MCP_MAX_PROMPTS)", u.prompts},
+    };
+    const struct {
+        const char *name;
+        size_t n;
+    } sizes[] = {
+        {"server/discover", u.discover},   {"tools/list", u.tools_list},
+        {"tools/call", u.tools_call},      {"initialize", u.initialize},
+        {"resources/list", u.resources_list}, {"prompts/list", u.prompts_list},
+    };
+    fprintf(stderr, "table                                      used / capacity\n");
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        fprintf(stderr, "%-42s %4zu / %zu\n", tables[i].name, tables[i].p.used, tables[i].p.capacity);
+    }
+    fprintf(stderr, "largest answer (id of MCP_MAX_ID_LEN bytes)     bytes\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        fprintf(stderr, "%-42s %10zu\n", sizes[i].name, sizes[i].n);
+    }
+    fprintf(stderr, "%-42s %10zu\n", "mcp_server_min_response_cap", u.min_response_cap);
+}
+
 static void usage(const char *prog)
 {
     fprintf(stderr,
@@ -25,6 +63,7 @@ static void usage(const char *prog)
             "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line);\n"
             "  the principal of every request is \"local\".\n"
             "  --wind-lock          start with the wind lock on (set_vent above 0 is refused)\n"
+            "  --print-usage        print what the registrations use (mcp_server_usage) to stderr and exit\n"
             GREENHOUSE_POLICY_USAGE,
             prog);
 }
@@ -33,6 +72,7 @@ int main(int argc, char **argv)
 {
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-stdio";
     bool wind_lock = false;
+    bool print = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--wind-lock") == 0) {
             wind_lock = true;
@@ -42,6 +82,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: --policy %s: %s\n", prog, argv[i], why);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--print-usage") == 0) {
+            print = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(prog);
             return 0;
@@ -62,6 +104,10 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
+    }
+    if (print) {
+        print_usage(&server);
+        return 0;
     }
     fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
 

@@ -25,6 +25,7 @@ pub mod framer;
 pub mod input;
 pub mod limit;
 pub mod policy;
+pub mod sizing;
 pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
@@ -42,6 +43,7 @@ pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
 pub use limit::mcp_build_limit;
+pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
 pub use policy::{
     mcp_audit_fn, mcp_clock_fn, mcp_critical_enter_fn, mcp_critical_exit_fn, mcp_policy_fn,
 };
@@ -557,6 +559,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         principals,
         min_interval_ms: t.min_interval_ms,
         idempotency_key,
+        max_result_len: t.max_result_len,
         ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other
@@ -634,13 +637,27 @@ pub unsafe extern "C" fn mcp_server_schema_error(
 /// @param request      The message bytes (one JSON text, no framing).
 /// @param request_len  Its length.
 /// @param response     Where the response is written (not NUL-terminated).
-/// @param response_cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+/// @param response_cap At least `MCP_MIN_RESPONSE_CAP` bytes; at least
+///                     `mcp_server_min_response_cap(server)` to answer
+///                     every registered tool, resource and prompt.
 /// @param info         Receives the error code and HTTP status, or NULL.
 /// @return The response length in bytes; 0 when no response is due (a
 ///         notification).
 /// @retval -MCP_EINVAL   NULL pointer or uninitialised server.
 /// @retval -MCP_ENOBUFS  `response_cap` is below `MCP_MIN_RESPONSE_CAP`;
 ///                       nothing was run.
+///
+/// A tool never runs when its answer cannot be delivered: once the call has
+/// passed its argument and policy checks, and before any rate-limit or
+/// idempotency claim, a `response_cap` smaller than the result's envelope
+/// (for this request's id and era) plus the tool's `max_result_len` is
+/// answered with -32603 `Response buffer of N bytes cannot hold this tool's
+/// result (needs M): the tool did not run` (with a long id at a small buffer
+/// the short form `Internal error`), audited as `MCP_AUDIT_NO_SPACE`. That is
+/// a firmware configuration fault, not one to retry: size the buffer with
+/// `mcp_server_min_response_cap` (or `mcp_server_usage`) after the last
+/// registration. A callback learns its remaining room from
+/// `mcp_result_space`.
 ///
 /// # Safety
 /// Pointers must be valid for the given lengths; `ctx` and the spans in it

@@ -218,6 +218,16 @@ pub struct mcp_tool_t {
     /// runs gets an isError result saying it is in progress (retry), never a
     /// second run.
     pub idempotency_key: *const c_char,
+    /// The most bytes the callback writes into its result: every content
+    /// block as written (`{"type":"text","text":"..."}`, escapes included,
+    /// with the commas between blocks) plus `,"structuredContent":{...}`.
+    /// Before the callback runs (after the argument, policy checks), a call
+    /// whose response buffer cannot hold this and the result's envelope
+    /// (for the request's id and era) is answered with -32603 and the
+    /// callback does NOT run (see `mcp_server_handle`). The envelope is
+    /// checked for every tool; 0 declares nothing more. A callback can ask
+    /// `mcp_result_space` before it acts.
+    pub max_result_len: usize,
 }
 
 /// Caller-owned duplicate table for tools with an idempotency key,

@@ -50,6 +50,8 @@ pub struct Writer<'b> {
     need_comma: bool,
     after_key: bool,
     done: bool,
+    /// Counts bytes instead of storing them (see [`Writer::measure`]).
+    measure: bool,
     error: Option<WriteError>,
 }
 
@@ -64,7 +66,18 @@ impl<'b> Writer<'b> {
             need_comma: false,
             after_key: false,
             done: false,
+            measure: false,
             error: None,
+        }
+    }
+
+    /// A writer that stores nothing and only counts: [`Writer::len`] is the
+    /// length the same calls would write into a buffer large enough. For
+    /// sizing responses (nothing that reads the capacity may run on it).
+    pub fn measure() -> Writer<'static> {
+        Writer {
+            measure: true,
+            ..Writer::new(&mut [])
         }
     }
 
@@ -150,6 +163,17 @@ impl<'b> Writer<'b> {
         Err(e)
     }
 
+    /// A write that ends at `end` does not fit: an overflow, or only counted
+    /// by a measuring writer.
+    #[cold]
+    fn overflow(&mut self, end: usize) -> Result<(), WriteError> {
+        if self.measure {
+            self.len = end;
+            return Ok(());
+        }
+        self.fail(WriteError::Overflow)
+    }
+
     fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         self.status()?;
         let end = self.len + bytes.len();
@@ -159,7 +183,7 @@ impl<'b> Writer<'b> {
                 self.len = end;
                 Ok(())
             }
-            None => self.fail(WriteError::Overflow),
+            None => self.overflow(end),
         }
     }
 
@@ -490,7 +514,7 @@ impl<'b> Writer<'b> {
                 self.len = end;
                 Ok(())
             }
-            None => self.fail(WriteError::Overflow),
+            None => self.overflow(end),
         }
     }
 

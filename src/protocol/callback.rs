@@ -68,6 +68,7 @@ pub fn run<'r>(
         caps: if asks { mrtr::declared_caps(req) } else { 0 },
         state_enabled: asks && s.state_mac.enabled(),
         mode: place.mode,
+        reserve: 0,
     };
     let object = |key| {
         req.param(key)

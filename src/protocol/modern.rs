@@ -104,6 +104,13 @@ pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), Writ
     w.end_object()
 }
 
+/// The length of what [`result_meta`] writes.
+pub fn result_meta_len(s: &ServerInfo<'_>) -> usize {
+    let mut m = Writer::measure();
+    let _ = m.begin_object().and_then(|()| result_meta(&mut m, s));
+    m.len().saturating_sub(1)
+}
+
 /// The result `_meta` stamp that identifies the server.
 /// It is on every 2026-07-28 result, so it is written from constant pieces
 /// (the same bytes [`implementation`] inside `_meta` would produce).

@@ -95,7 +95,7 @@ fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
 /// Bytes a list page must leave free after its last entry: `nextCursor`, the
 /// cache hints, the serverInfo stamp and the closing brackets (strings
 /// counted twice for escaping).
-fn tail_reserve(s: &Server<'_>) -> usize {
+pub(crate) fn tail_reserve(s: &Server<'_>) -> usize {
     let i = &s.info;
     160 + 2 * (i.name.len() + i.version.len() + i.title.map_or(0, str::len))
 }

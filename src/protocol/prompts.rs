@@ -34,7 +34,7 @@ pub fn list<'r>(
     Ok(())
 }
 
-fn entry(w: &mut Writer<'_>, p: &Prompt<'_>) -> Result<(), WriteError> {
+pub(crate) fn entry(w: &mut Writer<'_>, p: &Prompt<'_>) -> Result<(), WriteError> {
     w.begin_object()?;
     w.kv_str("name", p.name)?;
     if let Some(v) = p.title {

@@ -41,7 +41,11 @@ pub fn list<'r>(
     Ok(())
 }
 
-fn entry(w: &mut Writer<'_>, r: &Resource<'_>, template: bool) -> Result<(), WriteError> {
+pub(crate) fn entry(
+    w: &mut Writer<'_>,
+    r: &Resource<'_>,
+    template: bool,
+) -> Result<(), WriteError> {
     w.begin_object()?;
     w.kv_str(if template { "uriTemplate" } else { "uri" }, r.uri)?;
     w.kv_str("name", r.name)?;

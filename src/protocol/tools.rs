@@ -39,7 +39,7 @@ pub fn list<'r>(
     Ok(())
 }
 
-fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
+pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
     w.begin_object()?;
     w.kv_str("name", t.name)?;
     if let Some(v) = t.title {
@@ -149,6 +149,14 @@ pub fn call<'r>(
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
         return invalid_arguments(w, era, msg);
     }
+    // A tool never runs when its answer cannot be delivered (an actuator
+    // would move and the client hear that it failed, and retry). Checked
+    // before any claim is taken, so there is nothing to give back.
+    let needed = w.len() + call_tail(s, era) + tool.max_result_len;
+    if needed > w.capacity() {
+        audit(MCP_AUDIT_NO_SPACE);
+        return Err(no_space(w.capacity(), needed, msg));
+    }
     // A repeated idempotency key gets the original answer; the tool never
     // runs twice (checked before the rate limit: a retry is not a new call).
     // (Without the `policy` feature registration refuses keys and intervals.)
@@ -237,6 +245,35 @@ pub fn call<'r>(
         Err(_) => MCP_AUDIT_FAILED,
     });
     result
+}
+
+/// Bytes a `tools/call` result adds around what its callback writes, once
+/// `{"jsonrpc":"2.0","id":<id>,"result":{` is written: `"content":[`, `]`,
+/// `,"isError":false` and, at 2026-07-28, `,"resultType":"complete"` and
+/// the serverInfo stamp; then `}}`.
+pub(crate) fn call_tail(s: &Server<'_>, era: Era) -> usize {
+    let modern = match era {
+        Era::Modern => {
+            1 + super::RESULT_COMPLETE.len() + 1 + super::modern::result_meta_len(&s.info)
+        }
+        Era::Legacy => 0,
+    };
+    br#""content":[],"isError":false}}"#.len() + modern
+}
+
+/// The -32603 answer to a call whose result cannot fit the response buffer.
+#[inline(never)]
+fn no_space<'r>(cap: usize, needed: usize, msg: &mut MsgBuf) -> Fail<'r> {
+    *msg = MsgBuf::new();
+    msg.push_uint(cap as u64);
+    msg.push(" bytes cannot hold this tool's result (needs ");
+    msg.push_uint(needed as u64);
+    msg.push("): the tool did not run");
+    Fail::Rpc(RpcError {
+        code: MCP_RPC_INTERNAL_ERROR,
+        message: Message::Built("Response buffer of "),
+        data: crate::rpc::Data::None,
+    })
 }
 
 /// The key bytes of the idempotency-key argument `name` (string or number),
@@ -431,6 +468,8 @@ fn execute<'r>(
         },
         state_enabled: cfg!(feature = "mrtr") && s.state_mac.enabled(),
         mode: crate::call::Mode::Tool,
+        // What follows the callback's writes: `"content":[` is written below.
+        reserve: call_tail(s, era) - br#""content":["#.len(),
     };
     w.key("content")?;
     w.begin_array()?;

@@ -1,0 +1,21 @@
+# Checks that the README's "Sizing" block is the output of
+# `greenhouse-stdio --print-usage` (run as: cmake -DPROG=... -DREADME=... -P).
+execute_process(COMMAND "${PROG}" --print-usage
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROG} --print-usage exited ${rc}: ${err}")
+endif()
+file(READ "${README}" readme)
+set(marker "<!-- greenhouse-stdio --print-usage -->\n```text\n")
+string(FIND "${readme}" "${marker}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "README.md has no block after '<!-- greenhouse-stdio --print-usage -->'")
+endif()
+string(LENGTH "${marker}" mlen)
+math(EXPR at "${at} + ${mlen}")
+string(SUBSTRING "${readme}" ${at} -1 rest)
+string(FIND "${rest}" "```" end)
+string(SUBSTRING "${rest}" 0 ${end} block)
+if(NOT block STREQUAL err)
+  message(FATAL_ERROR "README.md's --print-usage block differs from the output; update it to:\n${err}")
+endif()
