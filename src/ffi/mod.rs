@@ -43,10 +43,10 @@ pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
 pub use limit::mcp_build_limit;
-pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
 pub use policy::{
     mcp_audit_fn, mcp_clock_fn, mcp_critical_enter_fn, mcp_critical_exit_fn, mcp_policy_fn,
 };
+pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
 pub use types::*;
 
 /// What lives inside `mcp_server_t`.
