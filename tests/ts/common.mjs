@@ -10,14 +10,15 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ERA, argumentErrorForm, expectMcpError, modelVisible, opts, textOf } from './support.mjs';
 
 const READINGS = { t1: [21.5, 'C'], t2: [34.1, 'C'], rh1: [62, '%'] };
+// Types and required members only: tools/list must fit one page of the test
+// firmware's 1280-byte response buffer (examples-c/firmware/main.c FW_TX_MAX).
 const READ_SENSOR_OUTPUT_SCHEMA = {
   type: 'object',
   required: ['value', 'unit', 'age_s'],
-  additionalProperties: false,
   properties: {
     value: { type: 'number' },
-    unit: { type: 'string', enum: ['C', '%'] },
-    age_s: { type: 'integer', minimum: 0 },
+    unit: { type: 'string' },
+    age_s: { type: 'integer' },
   },
 };
 
