@@ -85,6 +85,17 @@ static int result_refused(mcp_result_t *r, bool *is_error, const char *msg)
     return rc;
 }
 
+/* read_sensor's refusal: isError and the message as text, no
+ * structuredContent. read_sensor declares an outputSchema, and a client may
+ * hold even an isError result's structuredContent to it (the TypeScript SDK
+ * 1.32.2 does, and would turn {"ok":false} into an error of its own, hiding
+ * the message from the model). */
+static int result_refused_text(mcp_result_t *r, bool *is_error, const char *msg)
+{
+    *is_error = true;
+    return mcp_result_error(r, msg, strlen(msg));
+}
+
 /* Appends a formatted text block. */
 static int result_text(mcp_result_t *r, const char *text, int n, size_t cap)
 {
@@ -108,7 +119,7 @@ static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     size_t id_len = 0;
     int rc = mcp_arg_string(call, "sensor_id", id, sizeof id, &id_len);
     if (rc == -MCP_ENOENT || rc == -MCP_EDOM || rc == -MCP_ENOBUFS) {
-        return result_refused(r, is_error, "unknown sensor_id");
+        return result_refused_text(r, is_error, "unknown sensor_id");
     }
     if (rc != 0) {
         return rc;
@@ -123,10 +134,10 @@ static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
         }
     }
     if (s == NULL) {
-        return result_refused(r, is_error, "unknown sensor_id");
+        return result_refused_text(r, is_error, "unknown sensor_id");
     }
     if (!s->has_reading) {
-        return result_refused(r, is_error, "no reading yet");
+        return result_refused_text(r, is_error, "no reading yet");
     }
 
     uint64_t taken = atomic_load(&readings_taken_ms);
@@ -280,6 +291,13 @@ static const struct greenhouse_tool tools[] = {
              .input_schema = "{\"type\":\"object\",\"required\":[\"sensor_id\"],"
                              "\"additionalProperties\":false,\"properties\":{\"sensor_id\":"
                              "{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]}}}",
+             /* What read_sensor's structuredContent holds on success (the core
+              * checks every result against it; refusals carry none). Kept to
+              * types and required members: tools/list must still fit one page
+              * of the test firmware's 1280-byte response buffer (FW_TX_MAX). */
+             .output_schema = "{\"type\":\"object\",\"required\":[\"value\",\"unit\",\"age_s\"],"
+                              "\"properties\":{\"value\":{\"type\":\"number\"},"
+                              "\"unit\":{\"type\":\"string\"},\"age_s\":{\"type\":\"integer\"}}}",
              .annotations = MCP_TOOL_READ_ONLY},
      .body = read_sensor},
     {.def = {.name = "set_vent",

@@ -113,6 +113,44 @@ def test_tools(greenhouse_bin, mode, version):
     run(session, greenhouse_bin, mode)
 
 
+READ_SENSOR_OUTPUT_SCHEMA = {
+    "type": "object",
+    "required": ["value", "unit", "age_s"],
+    "properties": {
+        "value": {"type": "number"},
+        "unit": {"type": "string"},
+        "age_s": {"type": "integer"},
+    },
+}
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_output_schema(greenhouse_bin, mode, version):
+    """read_sensor declares an outputSchema (issue 18 item 5); the SDK's call_tool
+    validates every non-error result against it (ClientSession.validate_tool_result)."""
+
+    async def session(c: Client) -> None:
+        listed = await c.list_tools()
+        read_sensor, set_vent = listed.tools
+        assert read_sensor.output_schema == READ_SENSOR_OUTPUT_SCHEMA
+        assert set_vent.output_schema is None
+        for sensor, (value, unit) in READINGS.items():
+            r = await c.call_tool("read_sensor", {"sensor_id": sensor})  # raises if it does not match
+            assert r.is_error is False and r.structured_content["value"] == value
+        # A refusal carries no structuredContent (isError results are not validated).
+        r = await c.call_tool("read_sensor", {"sensor_id": "soil1"})
+        assert r.is_error is True and r.structured_content is None and text_of(r) == "no reading yet"
+        # The validation is real: the SDK's own check (the one call_tool runs)
+        # refuses a reading that does not match the schema the server declared.
+        r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
+        await c.session.validate_tool_result("read_sensor", r)
+        bad = r.model_copy(update={"structured_content": {**r.structured_content, "age_s": "0"}})
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool read_sensor"):
+            await c.session.validate_tool_result("read_sensor", bad)
+
+    run(session, greenhouse_bin, mode)
+
+
 @pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
 def test_wind_lock(greenhouse_bin, mode, version):
     async def session(c: Client) -> None:
