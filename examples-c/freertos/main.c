@@ -12,7 +12,7 @@
  *                                                Streamable HTTP at /mcp
  *
  * With --http (built when http_parser is installed) the task serves the
- * portable HTTP binding (examples-c/http) instead: each pass is one
+ * portable HTTP binding (bindings/http) instead: each pass is one
  * emcp_http_poll() with a zero timeout, then a one-tick sleep when nothing
  * happened, so other tasks run and the binding never blocks the scheduler.
  * SIGTERM or SIGINT ends it with status 0.

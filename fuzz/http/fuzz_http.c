@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the Streamable HTTP binding's request handling
- * (examples-c/http/emcp_http.c): arbitrary bytes, in arbitrary chunks, as the
+ * (bindings/http/emcp_http.c): arbitrary bytes, in arbitrary chunks, as the
  * input of one client connection, with a real emcp server behind the binding.
  *
  * Built by CMake with EMCP_FUZZ=ON and clang (-fsanitize=fuzzer,address,

@@ -24,8 +24,8 @@ fi
 # Re-configure so the HTTP targets exist now that http_parser is installed.
 cmake -S . -B build -DEMCP_SANITIZE=ON >/dev/null
 cmake --build build -j"$(nproc)"
-for b in build/examples-c/greenhouse/greenhouse-http build/examples-c/conformance/conformance-server \
-         build/examples-c/http/emcp-http-selftest; do
+for b in build/examples-c/greenhouse/greenhouse-http build/tests/fixtures/conformance-server \
+         build/tests/fixtures/emcp-http-selftest; do
   [ -x "$b" ] || { echo "10-http: $b was not built" >&2; exit 1; }
 done
 
@@ -44,9 +44,10 @@ nm "$gh_mbedtls" | grep ' U mbedtls_ssl_read$' >/dev/null || { echo "10-http: $g
 (cd tests/http && GREENHOUSE_HTTP="$gh_mbedtls" timeout 300 python3 -m pytest -v -p no:cacheprovider test_https.py)
 
 echo "10-http: official MCP conformance suite"
-cmake -S . -B build/conformance -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=OFF -DEMCP_LIMITS="MAX_TOOLS=28" >/dev/null
+# (EMCP_BUILD_TESTS=ON: conformance-server is a test fixture, tests/fixtures; only it is built.)
+cmake -S . -B build/conformance -DEMCP_SANITIZE=ON -DEMCP_BUILD_TESTS=ON -DEMCP_LIMITS="MAX_TOOLS=28" >/dev/null
 cmake --build build/conformance -j"$(nproc)" --target conformance-server
-timeout 900 python3 tests/http/conformance.py --server build/conformance/examples-c/conformance/conformance-server
+timeout 900 python3 tests/http/conformance.py --server build/conformance/tests/fixtures/conformance-server
 
 # The benchmark: figures printed, not asserted, on a build without sanitizers.
 echo "10-http: benchmark (printed, not asserted)"

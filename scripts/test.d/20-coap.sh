@@ -15,8 +15,8 @@ cmake -S . -B build -DEMCP_SANITIZE=ON
 cmake --build build -j"$(nproc)"
 
 bin=build/examples-c/greenhouse/greenhouse-coap
-fixture=build/examples-c/coap/emcp-coap-fixture
-tiny=build/examples-c/coap/emcp-coap-fixture-tiny
+fixture=build/tests/fixtures/emcp-coap-fixture
+tiny=build/tests/fixtures/emcp-coap-fixture-tiny
 for b in "$bin" "$fixture" "$tiny"; do
   if [ ! -x "$b" ]; then
     echo "20-coap: $b was not built (is libcoap-3-openssl visible to pkg-config?)" >&2

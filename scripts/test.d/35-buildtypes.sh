@@ -25,8 +25,8 @@ done
 expected=(
   examples-c/greenhouse/greenhouse-stdio examples-c/greenhouse/greenhouse-http
   examples-c/greenhouse/greenhouse-coap examples-c/greenhouse/greenhouse-mqtt
-  examples-c/http/emcp-http-selftest examples-c/conformance/conformance-server
-  examples-c/coap/emcp-coap-fixture examples-c/coap/emcp-coap-fixture-tiny
+  tests/fixtures/emcp-http-selftest tests/fixtures/conformance-server
+  tests/fixtures/emcp-coap-fixture tests/fixtures/emcp-coap-fixture-tiny
   tests/c/test_server tests/c/test_schema tests/c/test_limits
 )
 

@@ -16,7 +16,7 @@ SECONDS_HTTP="${FUZZ_HTTP_SECONDS:-45}"
 CC=clang cmake -S . -B build/fuzz-http -DEMCP_FUZZ=ON -DEMCP_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 cmake --build build/fuzz-http -j"$(nproc)" --target emcp-http-fuzz || exit 1
-BIN=build/fuzz-http/examples-c/http/emcp-http-fuzz
+BIN=build/fuzz-http/fuzz/http/emcp-http-fuzz
 [ -x "$BIN" ] || { echo "55-fuzz-http: $BIN was not built" >&2; exit 1; }
 
 failed=0

@@ -76,7 +76,7 @@ else
   skip "FreeRTOS example: FREERTOS_KERNEL_PATH is not set (a FreeRTOS-Kernel V11 checkout)"
 fi
 if [ -n "${COREMQTT_PATH:-}" ]; then
-  # The coreMQTT v5 shim (examples-c/mqtt/emcp_mqtt_core.c) in greenhouse-coremqtt (plain host,
+  # The coreMQTT v5 shim (bindings/mqtt/emcp_mqtt_core.c) in greenhouse-coremqtt (plain host,
   # POSIX sockets), built with ASan/UBSan and driven by the client-side checks of tests/mqtt
   # against a real mosquitto broker each test starts: the same tests as greenhouse-mqtt.
   apt_ensure mosquitto

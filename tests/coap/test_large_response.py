@@ -21,8 +21,8 @@ from aiocoap import POST, Context, Message
 
 from coap_support import REPO, block_numbers, call, coap_client, dumps, free_udp_port
 
-DEFAULT_FIXTURE = REPO / "build" / "examples-c" / "coap" / "emcp-coap-fixture"
-DEFAULT_FIXTURE_TINY = REPO / "build" / "examples-c" / "coap" / "emcp-coap-fixture-tiny"
+DEFAULT_FIXTURE = REPO / "build" / "tests" / "fixtures" / "emcp-coap-fixture"
+DEFAULT_FIXTURE_TINY = REPO / "build" / "tests" / "fixtures" / "emcp-coap-fixture-tiny"
 RESPONSE_MAX = 8192  # EMCP_COAP_RESPONSE_MAX as built
 RESPONSE_SLOTS = 8  # EMCP_COAP_RESPONSE_SLOTS as built
 

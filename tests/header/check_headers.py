@@ -57,7 +57,7 @@ ALLOWED = {
 # list of variants, each variant a list of extra flags. Others: one variant.
 VARIANTS = {
     "emcp_http.h": [[], ["-DEMCP_HTTP_WITH_MBEDTLS=1"]],
-    "emcp_http_mbedtls.h": [["-DEMCP_HTTP_WITH_MBEDTLS=1"]],
+    "emcp_http_tls.h": [[], ["-DEMCP_HTTP_WITH_MBEDTLS=1"]],
 }
 
 KEYWORDS = set("""

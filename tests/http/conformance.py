@@ -73,7 +73,7 @@ def counts(out_dir: Path) -> tuple[int, int, int, int]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", default=os.environ.get(
-        "CONFORMANCE_SERVER", str(ROOT / "build/examples-c/conformance/conformance-server")))
+        "CONFORMANCE_SERVER", str(ROOT / "build/tests/fixtures/conformance-server")))
     args = ap.parse_args()
     if not NODE.exists():
         print(f"missing {NODE}: run npm ci in tests/http", file=sys.stderr)

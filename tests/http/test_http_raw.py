@@ -35,7 +35,7 @@ def rpc_error(resp) -> int:
 
 def test_binding_selftest():
     """SipHash-2-4 known answers, session ids, constant-time compare, bearer hook."""
-    path = binary("emcp-http-selftest", "EMCP_HTTP_SELFTEST", "build/examples-c/http/emcp-http-selftest")
+    path = binary("emcp-http-selftest", "EMCP_HTTP_SELFTEST", "build/tests/fixtures/emcp-http-selftest")
     r = subprocess.run([path], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
 

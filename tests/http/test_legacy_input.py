@@ -26,7 +26,7 @@ SSE_ACCEPT = "application/json, text/event-stream"
 @pytest.fixture
 def start_conformance():
     try:
-        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/examples-c/conformance/conformance-server")
+        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/tests/fixtures/conformance-server")
     except FileNotFoundError as e:
         pytest.fail(str(e), pytrace=False)
     started: list[HttpServer] = []
@@ -352,7 +352,7 @@ def test_python_sdk_sampling_elicitation_and_logs(legacy_server, mode, version):
 
 def test_shutdown_ends_a_waiting_call():
     srv = HttpServer(binary("conformance-server", "CONFORMANCE_SERVER",
-                            "build/examples-c/conformance/conformance-server"), "--legacy-fixtures")
+                            "build/tests/fixtures/conformance-server"), "--legacy-fixtures")
     try:
         session, _ = initialize(srv.port, {"sampling": {}})
         s = Stream(srv.port, session, call("test_sampling", {"prompt": "p"}))

@@ -15,13 +15,13 @@ import pytest
 
 from http_support import Conn, HttpServer, binary, call_body, modern_body, modern_headers
 
-# EMCP_HTTP_MAX_LISTENERS in examples-c/http/emcp_http.h (the default build).
+# EMCP_HTTP_MAX_LISTENERS in bindings/http/emcp_http.h (the default build).
 MAX_LISTENERS = 4
 
 
 def conformance_server(*args: str) -> HttpServer:
     try:
-        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/examples-c/conformance/conformance-server")
+        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/tests/fixtures/conformance-server")
     except FileNotFoundError as e:
         pytest.fail(str(e), pytrace=False)
     return HttpServer(path, "--stateless-fixtures", *args)

@@ -14,7 +14,7 @@ from http_support import ENVELOPE, Conn, HttpServer, binary, modern_headers
 @pytest.fixture
 def conformance_server():
     try:
-        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/examples-c/conformance/conformance-server")
+        path = binary("conformance-server", "CONFORMANCE_SERVER", "build/tests/fixtures/conformance-server")
     except FileNotFoundError as e:
         pytest.fail(str(e), pytrace=False)
     s = HttpServer(path)

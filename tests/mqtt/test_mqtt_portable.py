@@ -25,7 +25,7 @@ def test_portable_part_unit_checks(tmp_path):
     if cc is None:
         pytest.fail("no C compiler", pytrace=False)
     b = build_dir()
-    mqtt_lib = b / "examples-c" / "mqtt" / "libemcp_mqtt.a"
+    mqtt_lib = b / "bindings" / "mqtt" / "libemcp_mqtt.a"
     core = b / "cargo" / "release" / "libemcp.a"
     for lib in (mqtt_lib, core):
         if not lib.exists():
@@ -34,7 +34,7 @@ def test_portable_part_unit_checks(tmp_path):
     flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-fsanitize=address,undefined",
              "-fno-sanitize-recover=all", "-D_POSIX_C_SOURCE=200809L"]
     subprocess.run(
-        [cc, *flags, "-I", str(REPO / "include"), "-I", str(REPO / "examples-c" / "mqtt"),
+        [cc, *flags, "-I", str(REPO / "include"), "-I", str(REPO / "bindings" / "mqtt"),
          str(Path(__file__).with_name("portable_test.c")), str(mqtt_lib), str(core), "-o", str(exe)],
         check=True, timeout=120,
     )

@@ -48,7 +48,7 @@ int emcp_console_start(const mcp_server_t *server);
 
 /**
  * Serves @p server over MCP Streamable HTTP on Zephyr's BSD sockets: the
- * portable binding (examples-c/http/emcp_http.c) on
+ * portable binding (bindings/http/emcp_http.c) on
  * CONFIG_EMCP_HTTP_BIND_ADDR:CONFIG_EMCP_HTTP_PORT at path "/mcp", polled by
  * its own thread. With CONFIG_EMCP_HTTP_TOKEN set, requests need
  * "Authorization: Bearer <token>" and carry the principal "http"; without,
@@ -75,7 +75,7 @@ int emcp_http_set_credentials(const uint8_t *cert, size_t cert_len, const uint8_
 
 /**
  * Serves @p server over CoAP: the portable libcoap binding
- * (examples-c/coap/emcp_coap.c, docs/bindings/coap.md) on libcoap's Zephyr
+ * (bindings/coap/emcp_coap.c, docs/bindings/coap.md) on libcoap's Zephyr
  * module, POSTs to coap://CONFIG_EMCP_COAP_BIND_ADDR:CONFIG_EMCP_COAP_PORT/mcp,
  * polled by its own thread. Plain CoAP (requests carry no principal), or
  * coaps:// with the pre-shared key CONFIG_EMCP_COAP_PSK_IDENTITY / _KEY

@@ -1,6 +1,6 @@
 /*
  * MCP over CoAP on Zephyr: the portable libcoap binding
- * (examples-c/coap/emcp_coap.c) on libcoap's own Zephyr module
+ * (bindings/coap/emcp_coap.c) on libcoap's own Zephyr module
  * (CONFIG_LIBCOAP, ZEPHYR_EXTRA_MODULES="<emcp>;<libcoap>"), driven by one
  * thread. Plain coap:// on CONFIG_EMCP_COAP_BIND_ADDR:CONFIG_EMCP_COAP_PORT
  * (requests carry no principal), or coaps:// with the pre-shared key of

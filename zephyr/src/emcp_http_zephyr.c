@@ -1,6 +1,6 @@
 /*
  * MCP Streamable HTTP on Zephyr: the portable BSD-sockets binding
- * (examples-c/http/emcp_http.c, compiled here against Zephyr's socket API
+ * (bindings/http/emcp_http.c, compiled here against Zephyr's socket API
  * and http_parser) polled by one thread. See emcp_zephyr.h and docs/zephyr.md.
  */
 #include "emcp_zephyr.h"

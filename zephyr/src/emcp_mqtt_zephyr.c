@@ -1,6 +1,6 @@
 /*
  * MCP over MQTT 5 on Zephyr's MQTT library: the portable part
- * (examples-c/mqtt/emcp_mqtt.c) behind Zephyr's mqtt_client, with the
+ * (bindings/mqtt/emcp_mqtt.c) behind Zephyr's mqtt_client, with the
  * Response Topic, Correlation Data and Content Type of
  * mqtt_publish_param.prop (CONFIG_MQTT_VERSION_5_0).
  *

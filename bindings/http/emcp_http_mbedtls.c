@@ -1,5 +1,5 @@
 /*
- * Mbed TLS under the Streamable HTTP binding (see emcp_http_mbedtls.h): the
+ * The Mbed TLS engine of the Streamable HTTP binding (emcp_http_tls.h): the
  * TLS library of most microcontroller firmware (Zephyr's module, lwIP and
  * FreeRTOS ports), and Debian's libmbedtls for the host build that the
  * HTTPS tests run against. Works with Mbed TLS 2.28 and 3.x.
@@ -10,9 +10,11 @@
  * handshake's temporary use comes and goes inside Mbed TLS. Size the TLS
  * heap for EMCP_HTTP_MAX_CONNS slots plus one handshake (docs/zephyr.md).
  */
-#if EMCP_HTTP_WITH_MBEDTLS
+#if !EMCP_HTTP_WITH_MBEDTLS
+#error "emcp_http_mbedtls.c needs EMCP_HTTP_WITH_MBEDTLS=1 (emcp_http_t's layout depends on it)"
+#endif
 
-#include "emcp_http_mbedtls.h"
+#include "emcp_http_tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -101,8 +103,8 @@ static int parse_credentials(struct emcp_http_mbedtls *m, const emcp_http_config
     return MBEDTLS_ERR_PK_FILE_IO_ERROR;
 }
 
-int emcp_http_mbedtls_open(struct emcp_http_mbedtls *m, const emcp_http_config_t *cfg,
-                           void (*log)(void *, const char *), void *log_user)
+static int engine_open(struct emcp_http_mbedtls *m, const emcp_http_config_t *cfg,
+                       void (*log)(void *, const char *), void *log_user)
 {
     mbedtls_ssl_config_init(&m->conf);
     mbedtls_ctr_drbg_init(&m->drbg);
@@ -150,7 +152,7 @@ int emcp_http_mbedtls_open(struct emcp_http_mbedtls *m, const emcp_http_config_t
     return 0;
 }
 
-void emcp_http_mbedtls_close(struct emcp_http_mbedtls *m)
+static void engine_close(struct emcp_http_mbedtls *m)
 {
     if (!m->ready) {
         return;
@@ -165,8 +167,25 @@ void emcp_http_mbedtls_close(struct emcp_http_mbedtls *m)
     m->ready = false;
 }
 
-void *emcp_http_mbedtls_attach(struct emcp_http_mbedtls *m, size_t slot, const int *fd)
+int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
 {
+    int rc = engine_open(&h->mbedtls, cfg, cfg->log, cfg->log_user);
+    if (rc != 0) {
+        engine_close(&h->mbedtls);
+        return rc;
+    }
+    h->tls_ctx = &h->mbedtls;
+    return 0;
+}
+
+void emcp_http_tls_close(emcp_http_t *h)
+{
+    engine_close(&h->mbedtls);
+}
+
+void *emcp_http_tls_attach(emcp_http_t *h, size_t slot, const int *fd)
+{
+    struct emcp_http_mbedtls *m = &h->mbedtls;
     if (!m->ready || slot >= EMCP_HTTP_MAX_CONNS || mbedtls_ssl_session_reset(&m->ssl[slot]) != 0) {
         return NULL;
     }
@@ -174,7 +193,7 @@ void *emcp_http_mbedtls_attach(struct emcp_http_mbedtls *m, size_t slot, const i
     return &m->ssl[slot];
 }
 
-ssize_t emcp_http_mbedtls_recv(void *tls, void *buf, size_t len, bool *want_write)
+ssize_t emcp_http_tls_recv(void *tls, void *buf, size_t len, bool *want_write)
 {
     int n = mbedtls_ssl_read(tls, buf, len > INT32_MAX ? INT32_MAX : len);
     *want_write = n == MBEDTLS_ERR_SSL_WANT_WRITE;
@@ -193,7 +212,7 @@ ssize_t emcp_http_mbedtls_recv(void *tls, void *buf, size_t len, bool *want_writ
     }
 }
 
-ssize_t emcp_http_mbedtls_send(void *tls, const void *buf, size_t len)
+ssize_t emcp_http_tls_send(void *tls, const void *buf, size_t len)
 {
     int n = mbedtls_ssl_write(tls, buf, len > INT32_MAX ? INT32_MAX : len);
     if (n > 0) {
@@ -203,17 +222,15 @@ ssize_t emcp_http_mbedtls_send(void *tls, const void *buf, size_t len)
                                                                                : EMCP_HTTP_TLS_ERROR;
 }
 
-bool emcp_http_mbedtls_pending(const void *tls)
+bool emcp_http_tls_pending(const void *tls)
 {
     return mbedtls_ssl_get_bytes_avail(tls) > 0;
 }
 
-void emcp_http_mbedtls_detach(void *tls, bool notify)
+void emcp_http_tls_detach(void *tls, bool notify)
 {
     if (notify) {
         (void)mbedtls_ssl_close_notify(tls); /* best effort: the socket closes next */
     }
     /* The slot keeps its buffers; attach resets it for the next connection. */
 }
-
-#endif /* EMCP_HTTP_WITH_MBEDTLS */

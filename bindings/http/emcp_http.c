@@ -34,13 +34,9 @@
 #if EMCP_HTTP_WITH_OPENSSL && EMCP_HTTP_WITH_MBEDTLS
 #error "emcp_http: build with one TLS library, EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS"
 #endif
-#if EMCP_HTTP_WITH_OPENSSL
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#endif
-#if EMCP_HTTP_WITH_MBEDTLS
-#include "emcp_http_mbedtls.h"
-#endif
+/* TLS goes through one engine, linked beside this file: emcp_http_tls_none.c,
+ * emcp_http_openssl.c or emcp_http_mbedtls.c (emcp_http_tls.h). */
+#include "emcp_http_tls.h"
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0 /* the application ignores SIGPIPE instead */
@@ -639,37 +635,14 @@ static int on_message_complete(http_parser *p)
 
 /* ---- Socket I/O, plain or TLS ------------------------------------------- */
 
-enum { IO_AGAIN = -1, IO_ERROR = -2 };
+enum { IO_AGAIN = EMCP_HTTP_TLS_AGAIN, IO_ERROR = EMCP_HTTP_TLS_ERROR };
 
 /* Bytes read, 0 at end of stream, IO_AGAIN or IO_ERROR. */
 static ssize_t conn_recv(struct emcp_http_conn *c, void *buf, size_t len)
 {
-#if EMCP_HTTP_WITH_OPENSSL
     if (c->tls != NULL) {
-        int n = SSL_read((SSL *)c->tls, buf, len > INT32_MAX ? INT32_MAX : (int)len);
-        if (n > 0) {
-            c->tls_want_write = false;
-            return n;
-        }
-        switch (SSL_get_error((SSL *)c->tls, n)) {
-        case SSL_ERROR_WANT_READ:
-            c->tls_want_write = false;
-            return IO_AGAIN;
-        case SSL_ERROR_WANT_WRITE:
-            c->tls_want_write = true;
-            return IO_AGAIN;
-        case SSL_ERROR_ZERO_RETURN:
-            return 0;
-        default:
-            ERR_clear_error();
-            return IO_ERROR;
-        }
+        return emcp_http_tls_recv(c->tls, buf, len, &c->tls_want_write);
     }
-#elif EMCP_HTTP_WITH_MBEDTLS
-    if (c->tls != NULL) {
-        return emcp_http_mbedtls_recv(c->tls, buf, len, &c->tls_want_write);
-    }
-#endif
     ssize_t n = recv(c->fd, buf, len, 0);
     if (n >= 0) {
         return n;
@@ -680,26 +653,9 @@ static ssize_t conn_recv(struct emcp_http_conn *c, void *buf, size_t len)
 /* Bytes written (> 0), IO_AGAIN or IO_ERROR. */
 static ssize_t conn_send(struct emcp_http_conn *c, const void *buf, size_t len)
 {
-#if EMCP_HTTP_WITH_OPENSSL
     if (c->tls != NULL) {
-        int n = SSL_write((SSL *)c->tls, buf, len > INT32_MAX ? INT32_MAX : (int)len);
-        if (n > 0) {
-            return n;
-        }
-        switch (SSL_get_error((SSL *)c->tls, n)) {
-        case SSL_ERROR_WANT_READ:
-        case SSL_ERROR_WANT_WRITE:
-            return IO_AGAIN;
-        default:
-            ERR_clear_error();
-            return IO_ERROR;
-        }
+        return emcp_http_tls_send(c->tls, buf, len);
     }
-#elif EMCP_HTTP_WITH_MBEDTLS
-    if (c->tls != NULL) {
-        return emcp_http_mbedtls_send(c->tls, buf, len);
-    }
-#endif
     ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
     if (n > 0) {
         return n;
@@ -711,33 +667,14 @@ static ssize_t conn_send(struct emcp_http_conn *c, const void *buf, size_t len)
 /* Decrypted bytes the TLS engine holds that poll() cannot see. */
 static bool conn_pending(const struct emcp_http_conn *c)
 {
-#if EMCP_HTTP_WITH_OPENSSL
-    return c->tls != NULL && SSL_pending((const SSL *)c->tls) > 0;
-#elif EMCP_HTTP_WITH_MBEDTLS
-    return c->tls != NULL && emcp_http_mbedtls_pending(c->tls);
-#else
-    (void)c;
-    return false;
-#endif
+    return c->tls != NULL && emcp_http_tls_pending(c->tls);
 }
 
 static void tls_free(struct emcp_http_conn *c, bool notify)
 {
-#if EMCP_HTTP_WITH_OPENSSL
     if (c->tls != NULL) {
-        if (notify) {
-            (void)SSL_shutdown((SSL *)c->tls); /* close_notify, best effort */
-        }
-        SSL_free((SSL *)c->tls);
-        ERR_clear_error();
+        emcp_http_tls_detach(c->tls, notify);
     }
-#elif EMCP_HTTP_WITH_MBEDTLS
-    if (c->tls != NULL) {
-        emcp_http_mbedtls_detach(c->tls, notify);
-    }
-#else
-    (void)notify;
-#endif
     c->tls = NULL;
 }
 
@@ -1972,28 +1909,16 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
     }
     c->tls = NULL;
     c->tls_want_write = false;
-#if EMCP_HTTP_WITH_OPENSSL
-    if (h->tls_ctx != NULL) {
-        SSL *ssl = SSL_new((SSL_CTX *)h->tls_ctx);
-        if (ssl == NULL || SSL_set_fd(ssl, fd) != 1) {
-            SSL_free(ssl);
-            ERR_clear_error();
-            close(fd);
-            return -EMCP_HTTP_EIO;
-        }
-        SSL_set_accept_state(ssl); /* the handshake runs inside SSL_read */
-        c->tls = ssl;
-    }
-#elif EMCP_HTTP_WITH_MBEDTLS
     if (h->tls_ctx != NULL) {
         /* The handshake runs inside the first reads, a step per poll. */
-        c->tls = emcp_http_mbedtls_attach(&h->mbedtls, (size_t)(c - h->conns), &c->fd);
+        c->fd = fd;
+        c->tls = emcp_http_tls_attach(h, (size_t)(c - h->conns), &c->fd);
         if (c->tls == NULL) {
+            c->fd = -1;
             close(fd);
             return -EMCP_HTTP_EIO;
         }
     }
-#endif
     c->fd = fd;
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
@@ -2224,35 +2149,10 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     draw_key(h);
     if (cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL || cfg->tls_cert != NULL ||
         cfg->tls_key != NULL) {
-#if EMCP_HTTP_WITH_OPENSSL
-        if (cfg->tls_cert != NULL || cfg->tls_key != NULL) {
-            logf_(h, "emcp_http: in-memory certificates need Mbed TLS (EMCP_HTTP_WITH_MBEDTLS)");
-            return -EMCP_HTTP_ENOTSUP;
-        }
-        SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-        if (ctx == NULL || cfg->tls_cert_file == NULL || cfg->tls_key_file == NULL ||
-            SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
-            SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert_file) != 1 ||
-            SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key_file, SSL_FILETYPE_PEM) != 1 ||
-            SSL_CTX_check_private_key(ctx) != 1) {
-            SSL_CTX_free(ctx);
-            ERR_clear_error();
-            logf_(h, "emcp_http: cannot load the TLS certificate or key");
-            return -EMCP_HTTP_ENOTSUP;
-        }
-        SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-        h->tls_ctx = ctx;
-#elif EMCP_HTTP_WITH_MBEDTLS
-        int tls_rc = emcp_http_mbedtls_open(&h->mbedtls, cfg, cfg->log, cfg->log_user);
+        int tls_rc = emcp_http_tls_open(h, cfg);
         if (tls_rc != 0) {
-            emcp_http_mbedtls_close(&h->mbedtls);
             return tls_rc;
         }
-        h->tls_ctx = &h->mbedtls;
-#else
-        logf_(h, "emcp_http: built without TLS (EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS)");
-        return -EMCP_HTTP_ENOTSUP;
-#endif
     }
 
     struct sockaddr_in addr;
@@ -2380,10 +2280,6 @@ void emcp_http_close(emcp_http_t *h)
         close(h->listen_fd);
         h->listen_fd = -1;
     }
-#if EMCP_HTTP_WITH_OPENSSL
-    SSL_CTX_free((SSL_CTX *)h->tls_ctx);
-#elif EMCP_HTTP_WITH_MBEDTLS
-    emcp_http_mbedtls_close(&h->mbedtls);
-#endif
+    emcp_http_tls_close(h);
     h->tls_ctx = NULL;
 }
