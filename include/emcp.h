@@ -1299,7 +1299,10 @@ int mcp_server_schema_error(const struct mcp_server_t *server, char *buf, size_t
  * that does (never a truncated message). Safe to call from several threads
  * at once if the tool callbacks are.
  *
- * @param server       An initialised server.
+ * @param server       An initialised server. Not const: a call writes the
+ *                     server's rate-limit claims and listen-stream links
+ *                     (through atomics, so calls on several threads at
+ *                     once are safe; see the Threading note above).
  * @param ctx          What the transport knows about this exchange, or NULL.
  * @param request      The message bytes (one JSON text, no framing).
  * @param request_len  Its length.
@@ -1330,7 +1333,7 @@ int mcp_server_schema_error(const struct mcp_server_t *server, char *buf, size_t
  * Pointers must be valid for the given lengths; `ctx` and the spans in it
  * must be valid for the duration of the call.
  */
-int mcp_server_handle(const struct mcp_server_t *server,
+int mcp_server_handle(struct mcp_server_t *server,
                       const struct mcp_request_ctx_t *ctx,
                       const uint8_t *request,
                       size_t request_len,
@@ -1724,7 +1727,7 @@ int mcp_json_array_end(struct mcp_result_t *r);
  * # Safety
  * `server` must have been initialised with `mcp_server_init`.
  */
-int mcp_server_notify_list_changed(const struct mcp_server_t *server, uint32_t kinds);
+int mcp_server_notify_list_changed(struct mcp_server_t *server, uint32_t kinds);
 
 /**
  * Tells the listen streams subscribed to `uri` that the resource changed
@@ -1737,7 +1740,7 @@ int mcp_server_notify_list_changed(const struct mcp_server_t *server, uint32_t k
  * # Safety
  * `server` must have been initialised; `uri` must be NUL-terminated.
  */
-int mcp_server_resource_updated(const struct mcp_server_t *server, const char *uri);
+int mcp_server_resource_updated(struct mcp_server_t *server, const char *uri);
 
 /**
  * Ends a listen stream: detaches the listener from the server and, when
@@ -1755,7 +1758,7 @@ int mcp_server_resource_updated(const struct mcp_server_t *server, const char *u
  * `response` writable for `cap` bytes or NULL. Not concurrently with any
  * other call on the server.
  */
-int mcp_server_listen_end(const struct mcp_server_t *server,
+int mcp_server_listen_end(struct mcp_server_t *server,
                           struct mcp_listener_t *listener,
                           char *response,
                           size_t cap);
@@ -1843,10 +1846,7 @@ int mcp_server_set_completion(struct mcp_server_t *server, mcp_tool_fn fn, void 
  * # Safety
  * `server` initialised; `name` NUL-terminated.
  */
-int mcp_server_enable(const struct mcp_server_t *server,
-                      uint32_t kind,
-                      const char *name,
-                      bool enabled);
+int mcp_server_enable(struct mcp_server_t *server, uint32_t kind, const char *name, bool enabled);
 
 /**
  * The URI a resource callback is reading (JSON-unescaped, not
@@ -2193,7 +2193,7 @@ int mcp_framer_oversize_response(uint8_t *out, size_t cap);
  * writable.
  */
 int mcp_framer_poll(struct mcp_framer_t *f,
-                    const struct mcp_server_t *server,
+                    struct mcp_server_t *server,
                     const struct mcp_request_ctx_t *ctx,
                     uint8_t *out,
                     size_t out_cap,
@@ -2232,7 +2232,7 @@ int mcp_framer_poll(struct mcp_framer_t *f,
  * `out_cap` bytes; neither inside the receive buffer.
  */
 int mcp_framer_feed(struct mcp_framer_t *f,
-                    const struct mcp_server_t *server,
+                    struct mcp_server_t *server,
                     const struct mcp_request_ctx_t *ctx,
                     const uint8_t *bytes,
                     size_t n,

@@ -426,7 +426,7 @@ static bool span_ok(const void *p, size_t len)
     return p != NULL && len > 0;
 }
 
-int emcp_coap_open(emcp_coap_t *b, const mcp_server_t *server, const emcp_coap_config_t *cfg)
+int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_t *cfg)
 {
     if (b == NULL || server == NULL || cfg == NULL || cfg->listen == NULL ||
         (cfg->psk_count > 0 && cfg->psks == NULL)) {

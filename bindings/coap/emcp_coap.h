@@ -201,7 +201,7 @@ struct emcp_coap_principal {
 
 /** One binding instance; caller-owned storage, contents private. */
 typedef struct emcp_coap_t {
-    const mcp_server_t *server;
+    mcp_server_t *server;
     emcp_coap_config_t cfg;
     coap_context_t *ctx;
     coap_resource_t *resource;
@@ -236,7 +236,7 @@ typedef struct emcp_coap_t {
  * @retval -EMCP_COAP_ENOTSUP DTLS requested but not available in libcoap.
  * @retval -EMCP_COAP_EIO libcoap failed (e.g. the address is in use).
  */
-int emcp_coap_open(emcp_coap_t *b, const mcp_server_t *server, const emcp_coap_config_t *cfg);
+int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_t *cfg);
 
 /**
  * Runs libcoap's I/O once: waits at most @p timeout_ms for datagrams and

@@ -92,7 +92,7 @@ static int build(char *dst, const char *fmt, const char *a, const char *b, const
     return (n < 0 || n > EMCP_MQTT_TOPIC_MAX) ? -MCP_ENOBUFS : 0;
 }
 
-int emcp_mqtt_init(emcp_mqtt_t *b, const mcp_server_t *server, const emcp_mqtt_config_t *config)
+int emcp_mqtt_init(emcp_mqtt_t *b, mcp_server_t *server, const emcp_mqtt_config_t *config)
 {
     if (b == NULL || server == NULL || config == NULL || config->name == NULL ||
         config->version == NULL || config->name[0] == '\0' || config->version[0] == '\0') {

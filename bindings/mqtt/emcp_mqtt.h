@@ -140,7 +140,7 @@ typedef struct emcp_mqtt_stats_t {
 
 /** The binding's state; caller-owned, e.g. `static emcp_mqtt_t binding;`. */
 typedef struct emcp_mqtt_t {
-    const mcp_server_t *server;
+    mcp_server_t *server;
     emcp_mqtt_config_t config;
     char request_topic[EMCP_MQTT_TOPIC_MAX + 1];
     char subscription[EMCP_MQTT_TOPIC_MAX + 1];
@@ -199,7 +199,7 @@ typedef struct emcp_mqtt_reply_t {
  *         than EMCP_MQTT_NAME_MAX.
  * @retval -MCP_ENOBUFS A topic would exceed EMCP_MQTT_TOPIC_MAX.
  */
-int emcp_mqtt_init(emcp_mqtt_t *b, const mcp_server_t *server, const emcp_mqtt_config_t *config);
+int emcp_mqtt_init(emcp_mqtt_t *b, mcp_server_t *server, const emcp_mqtt_config_t *config);
 
 /** The topic filter to subscribe to with QoS 1 (shared when share_group is set). */
 const char *emcp_mqtt_subscription(const emcp_mqtt_t *b);

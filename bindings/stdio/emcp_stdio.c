@@ -63,7 +63,7 @@ static mcp_listener_t *free_listener(void)
 }
 
 /* End of input: every open stream ends with it (nothing more can be sent). */
-static void end_listeners(const mcp_server_t *server)
+static void end_listeners(mcp_server_t *server)
 {
     for (size_t i = 0; i < EMCP_STDIO_MAX_LISTENERS; i++) {
         (void)mcp_server_listen_end(server, &listeners[i], NULL, 0);
@@ -90,7 +90,7 @@ static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
 }
 
 /* Handles one complete line (line ending already removed). */
-static int handle_line(const mcp_server_t *server, FILE *out, FILE *log, size_t len)
+static int handle_line(mcp_server_t *server, FILE *out, FILE *log, size_t len)
 {
     mcp_request_ctx_t ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -143,7 +143,7 @@ static void line_append(struct line_state *st, FILE *log, uint8_t byte)
 }
 
 /* The serve loop proper; the caller holds the input stream's lock. */
-static int serve_locked(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
+static int serve_locked(mcp_server_t *server, FILE *in, FILE *out, FILE *log)
 {
     struct line_state st = {0, false, false};
     for (;;) {
@@ -192,7 +192,7 @@ static int serve_locked(const mcp_server_t *server, FILE *in, FILE *out, FILE *l
     }
 }
 
-int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log)
+int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log)
 {
     if (server == NULL || in == NULL || out == NULL) {
         return -MCP_EINVAL;

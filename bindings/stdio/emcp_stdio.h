@@ -66,7 +66,7 @@ extern "C" {
  * @retval -MCP_EINVAL @p server, @p in or @p out is NULL.
  * @retval -EMCP_STDIO_EIO A read or write error (e.g. the client went away).
  */
-int emcp_stdio_serve(const mcp_server_t *server, FILE *in, FILE *out, FILE *log);
+int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
 
 #ifdef __cplusplus
 }

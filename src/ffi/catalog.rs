@@ -107,7 +107,7 @@ unsafe fn deliver(
 /// `server` must have been initialised with `mcp_server_init`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_notify_list_changed(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     kinds: u32,
 ) -> c_int {
     require_feature!("catalog");
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn mcp_server_notify_list_changed(
 /// `server` must have been initialised; `uri` must be NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_resource_updated(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     uri: *const c_char,
 ) -> c_int {
     require_feature!("catalog");
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn mcp_server_resource_updated(
 /// other call on the server.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_listen_end(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     listener: *mut mcp_listener_t,
     response: *mut c_char,
     cap: usize,
@@ -416,7 +416,7 @@ pub unsafe extern "C" fn mcp_server_set_completion(
 /// `server` initialised; `name` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_enable(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     kind: u32,
     name: *const c_char,
     enabled: bool,

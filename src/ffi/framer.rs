@@ -267,7 +267,7 @@ pub unsafe extern "C" fn mcp_framer_oversize_response(out: *mut u8, cap: usize) 
 /// through `mcp_server_handle` itself, so both paths see the same request
 /// context. Returns the line's length (0: no response), or `-MCP_E*`.
 unsafe fn answer(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     ctx: *const mcp_request_ctx_t,
     frame: Frame<'_>,
     out: *mut u8,
@@ -327,7 +327,7 @@ unsafe fn answer(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_poll(
     f: *mut mcp_framer_t,
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     ctx: *const mcp_request_ctx_t,
     out: *mut u8,
     out_cap: usize,
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn mcp_framer_poll(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_feed(
     f: *mut mcp_framer_t,
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     ctx: *const mcp_request_ctx_t,
     bytes: *const u8,
     n: usize,

@@ -632,7 +632,10 @@ pub unsafe extern "C" fn mcp_server_schema_error(
 /// that does (never a truncated message). Safe to call from several threads
 /// at once if the tool callbacks are.
 ///
-/// @param server       An initialised server.
+/// @param server       An initialised server. Not const: a call writes the
+///                     server's rate-limit claims and listen-stream links
+///                     (through atomics, so calls on several threads at
+///                     once are safe; see the Threading note above).
 /// @param ctx          What the transport knows about this exchange, or NULL.
 /// @param request      The message bytes (one JSON text, no framing).
 /// @param request_len  Its length.
@@ -664,7 +667,7 @@ pub unsafe extern "C" fn mcp_server_schema_error(
 /// must be valid for the duration of the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_handle(
-    server: *const mcp_server_t,
+    server: *mut mcp_server_t,
     ctx: *const mcp_request_ctx_t,
     request: *const u8,
     request_len: usize,

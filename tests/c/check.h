@@ -581,7 +581,7 @@ typedef struct {
 
 static resp_t R;
 
-static inline int run_request_at(const char *file, int line, const mcp_server_t *server,
+static inline int run_request_at(const char *file, int line, mcp_server_t *server,
                                  const mcp_request_ctx_t *ctx, const void *req, size_t req_len,
                                  size_t cap)
 {

@@ -422,8 +422,21 @@ static void test_identity(void)
     CHECK_ABSENT("result>serverInfo>title");
 }
 
+/* The functions that write the server take a non-const pointer (rate-limit
+ * claims, listen-stream links, enable flags), so the signatures say what
+ * the calls do. With -Werror these initialisations fail to compile if any
+ * of them goes back to `const mcp_server_t *`; the read-only queries keep
+ * their const pointer. */
+static int (*const writes_handle)(mcp_server_t *, const mcp_request_ctx_t *, const uint8_t *, size_t, uint8_t *,
+                                  size_t, mcp_response_info_t *) = mcp_server_handle;
+static int (*const writes_enable)(mcp_server_t *, uint32_t, const char *, bool) = mcp_server_enable;
+static int (*const writes_notify)(mcp_server_t *, uint32_t) = mcp_server_notify_list_changed;
+static int (*const writes_updated)(mcp_server_t *, const char *) = mcp_server_resource_updated;
+static int (*const reads_error)(const mcp_server_t *, char *, size_t) = mcp_server_schema_error;
+
 int main(void)
 {
+    CHECK(writes_handle && writes_enable && writes_notify && writes_updated && reads_error);
     test_init_arguments();
     test_uninitialised_server();
     test_add_tool_validation();

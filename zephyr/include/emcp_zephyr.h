@@ -44,7 +44,7 @@ void emcp_zephyr_log_line(void *user, const char *line);
  * @retval -MCP_EINVAL @p server is NULL, the UART is not ready, or the
  *         binding is already running.
  */
-int emcp_console_start(const mcp_server_t *server);
+int emcp_console_start(mcp_server_t *server);
 
 /**
  * Serves @p server over MCP Streamable HTTP on Zephyr's BSD sockets: the
@@ -86,7 +86,7 @@ int emcp_http_set_credentials(const uint8_t *cert, size_t cert_len, const uint8_
  *         or a PSK identity without a key or without DTLS in libcoap.
  * @retval <0 emcp_coap_open() failed (libcoap could not listen).
  */
-int emcp_coap_start(const mcp_server_t *server);
+int emcp_coap_start(mcp_server_t *server);
 
 /**
  * Serves @p server through an MQTT 5 broker with Zephyr's MQTT library
@@ -97,7 +97,7 @@ int emcp_coap_start(const mcp_server_t *server);
  * @retval 0 The serving thread was started.
  * @retval -MCP_EINVAL @p server is NULL, a bad topic setting, or already running.
  */
-int emcp_mqtt_start(const mcp_server_t *server);
+int emcp_mqtt_start(mcp_server_t *server);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,7 @@ static const struct device *const uart = DEVICE_DT_GET(EMCP_UART_NODE);
 static mcp_framer_t rx;
 static uint8_t rx_buf[CONFIG_EMCP_CONSOLE_LINE_MAX];
 static uint8_t tx_buf[CONFIG_EMCP_RESPONSE_MAX + 1];
-static const mcp_server_t *served;
+static mcp_server_t *served;
 static mcp_dedup_t dedup; /* repeated idempotency keys are answered, not re-run */
 static const char principal_local[] = "local";
 
@@ -84,7 +84,7 @@ static void serve(void *a, void *b, void *c)
     }
 }
 
-int emcp_console_start(const mcp_server_t *server)
+int emcp_console_start(mcp_server_t *server)
 {
     if (server == NULL || served != NULL || !device_is_ready(uart)) {
         return -MCP_EINVAL;

@@ -282,7 +282,7 @@ static void serve(void *a, void *b, void *c)
     }
 }
 
-int emcp_mqtt_start(const mcp_server_t *server)
+int emcp_mqtt_start(mcp_server_t *server)
 {
     if (server == NULL || running) {
         return -MCP_EINVAL;
