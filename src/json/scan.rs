@@ -72,9 +72,9 @@ fn value_end(s: &[u8], i: usize) -> Option<usize> {
 }
 
 /// The raw bytes of the first member of the top-level object whose key is
-/// written exactly `"<key>"` (no escapes), or `None` when the text is not an
-/// object, has no such member before the first syntax it cannot follow, or
-/// ends early.
+/// written exactly `"<key>"`, or `None` when the text is not an object, has
+/// no such member before the first syntax it cannot follow or the first key
+/// written with an escape (which might be the same key), or ends early.
 pub fn top_level_member<'s>(s: &'s [u8], key: &[u8]) -> Option<&'s [u8]> {
     let mut i = skip_ws(s, 0);
     if s.get(i) != Some(&b'{') {
@@ -85,6 +85,11 @@ pub fn top_level_member<'s>(s: &'s [u8], key: &[u8]) -> Option<&'s [u8]> {
         i = skip_ws(s, i);
         let k_end = string_end(s, i)?;
         let k = s.get(i + 1..k_end - 1)?;
+        // A key written with escapes might decode to `key`: the member the
+        // tokenizer would take first cannot be told without decoding, so give up.
+        if k.contains(&b'\\') {
+            return None;
+        }
         i = skip_ws(s, k_end);
         if s.get(i) != Some(&b':') {
             return None;
@@ -124,6 +129,8 @@ mod tests {
         assert_eq!(m(r#"[{"id":1}]"#), None);
         assert_eq!(m(r#"{"a":[[[[["#), None);
         assert_eq!(m(r#"{"i\u0064":1}"#), None);
+        assert_eq!(m(r#"{"i\u0064":1,"id":2}"#), None);
+        assert_eq!(m(r#"{"a\n":1,"id":2}"#), None);
         assert_eq!(m(r#"{"id""#), None);
         assert_eq!(m(""), None);
     }

@@ -145,7 +145,9 @@ pub fn run(data: &[u8]) {
             assert_eq!(o.rpc_error, 0);
             let r: serde_json::Value = serde_json::from_slice(&out[..o.len]).expect("json");
             assert_eq!(r["result"]["isError"], true, "{r}");
-            let msg = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+            let msg = r["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
             assert!(
                 msg.ends_with(m1.as_str()),
                 "message {msg:?} vs {:?}",
