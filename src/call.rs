@@ -472,27 +472,28 @@ pub enum Contents<'a> {
 }
 
 fn write_annotations(w: &mut Writer<'_>, a: &Annotations<'_>) -> Result<(), WriteError> {
-    w.key("annotations")?;
-    w.begin_object()?;
+    let _ = w.key("annotations");
+    let _ = w.begin_object();
     if a.audience != 0 {
-        w.key("audience")?;
-        w.begin_array()?;
+        let _ = w.key("audience");
+        let _ = w.begin_array();
         if a.audience & MCP_AUDIENCE_USER != 0 {
-            w.string("user")?;
+            let _ = w.string("user");
         }
         if a.audience & MCP_AUDIENCE_ASSISTANT != 0 {
-            w.string("assistant")?;
+            let _ = w.string("assistant");
         }
-        w.end_array()?;
+        let _ = w.end_array();
     }
     if let Some(p) = a.priority {
-        w.key("priority")?;
-        w.number(p)?;
+        let _ = w.key("priority");
+        let _ = w.number(p);
     }
     if let Some(t) = a.last_modified {
-        w.kv_str("lastModified", t)?;
+        let _ = w.kv_str("lastModified", t);
     }
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 /// The `params` of one input request.
@@ -738,23 +739,24 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Phase::Input => {}
             _ => return Err(ResultError::Order),
         }
-        self.w.key(key)?;
-        self.w.begin_object()?;
-        self.w.kv_str("method", method)?;
-        self.w.key("params")?;
-        match params {
+        // Straight through the writer's sticky error, checked once.
+        let _ = self.w.key(key);
+        let _ = self.w.begin_object();
+        let _ = self.w.kv_str("method", method);
+        let _ = self.w.key("params");
+        let _ = match params {
             InputParams::Elicit { message, schema } => {
-                self.w.begin_object()?;
-                self.w.kv_str("mode", "form")?;
-                self.w.kv_str("message", message)?;
-                self.w.key("requestedSchema")?;
-                self.w.minified_value(schema.as_bytes())?;
-                self.w.end_object()?;
+                let _ = self.w.begin_object();
+                let _ = self.w.kv_str("mode", "form");
+                let _ = self.w.kv_str("message", message);
+                let _ = self.w.key("requestedSchema");
+                let _ = self.w.minified_value(schema.as_bytes());
+                self.w.end_object()
             }
-            InputParams::Raw(json) => self.w.minified_value(json.as_bytes())?,
-        }
-        self.w.end_object()?;
-        Ok(())
+            InputParams::Raw(json) => self.w.minified_value(json.as_bytes()),
+        };
+        let _ = self.w.end_object();
+        Ok(self.w.status()?)
     }
 
     /// Sets the state the client must echo as `requestState` on its retry;
@@ -787,22 +789,25 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         if self.phase != Phase::Content {
             return Err(ResultError::Order);
         }
+        // Straight through the writer's sticky error, checked once.
         if prompt {
-            self.w.begin_object()?;
-            self.w
-                .kv_str("role", if self.assistant { "assistant" } else { "user" })?;
-            self.w.key("content")?;
+            let _ = self.w.begin_object();
+            let _ = self
+                .w
+                .kv_str("role", if self.assistant { "assistant" } else { "user" });
+            let _ = self.w.key("content");
         }
-        self.w.begin_object()?;
-        self.w.kv_str("type", ty)?;
-        body(self.w)?;
+        let _ = self.w.begin_object();
+        let _ = self.w.kv_str("type", ty);
+        let _ = body(self.w);
         if let Some(a) = ann {
-            write_annotations(self.w, a)?;
+            let _ = write_annotations(self.w, a);
         }
-        self.w.end_object()?;
+        let _ = self.w.end_object();
         if prompt {
-            self.w.end_object()?;
+            let _ = self.w.end_object();
         }
+        self.w.status()?;
         self.blocks += 1;
         Ok(())
     }

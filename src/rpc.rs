@@ -322,8 +322,9 @@ pub fn begin_result(w: &mut Writer<'_>, id: &[u8]) -> Result<(), WriteError> {
 
 /// Closes what [`begin_result`] opened.
 pub fn end_result(w: &mut Writer<'_>) -> Result<(), WriteError> {
-    w.end_object()?;
-    w.end_object()
+    let _ = w.end_object();
+    let _ = w.end_object();
+    w.status()
 }
 
 fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> {
@@ -362,11 +363,11 @@ fn write_error_full(
     built: &str,
 ) -> Result<(), WriteError> {
     frame_start(w, id)?;
-    w.key("error")?;
-    w.begin_object()?;
-    w.key("code")?;
-    w.int(i64::from(e.code))?;
-    w.key("message")?;
+    let _ = w.key("error");
+    let _ = w.begin_object();
+    let _ = w.key("code");
+    let _ = w.int(i64::from(e.code));
+    let _ = w.key("message");
     match e.message {
         Message::Static(s) => w.string(s)?,
         Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
@@ -375,46 +376,47 @@ fn write_error_full(
     match e.data {
         Data::None => {}
         Data::Raw(raw) => {
-            w.key("data")?;
-            w.raw_value(raw)?;
+            let _ = w.key("data");
+            let _ = w.raw_value(raw);
         }
         Data::Member(key, raw) => {
-            w.key("data")?;
-            w.begin_object()?;
-            w.key(key)?;
-            w.raw_value(raw)?;
-            w.end_object()?;
+            let _ = w.key("data");
+            let _ = w.begin_object();
+            let _ = w.key(key);
+            let _ = w.raw_value(raw);
+            let _ = w.end_object();
         }
         Data::Capability(name) => {
-            w.key("data")?;
-            w.begin_object()?;
-            w.key("requiredCapabilities")?;
-            w.begin_object()?;
-            w.key(name)?;
-            w.begin_object()?;
-            w.end_object()?;
-            w.end_object()?;
-            w.end_object()?;
+            let _ = w.key("data");
+            let _ = w.begin_object();
+            let _ = w.key("requiredCapabilities");
+            let _ = w.begin_object();
+            let _ = w.key(name);
+            let _ = w.begin_object();
+            let _ = w.end_object();
+            let _ = w.end_object();
+            let _ = w.end_object();
         }
         Data::Unsupported {
             supported,
             requested,
         } => {
-            w.key("data")?;
-            w.begin_object()?;
-            w.key("supported")?;
-            w.begin_array()?;
+            let _ = w.key("data");
+            let _ = w.begin_object();
+            let _ = w.key("supported");
+            let _ = w.begin_array();
             for v in supported {
-                w.string(v)?;
+                let _ = w.string(v);
             }
-            w.end_array()?;
-            w.key("requested")?;
-            w.raw_value(requested)?;
-            w.end_object()?;
+            let _ = w.end_array();
+            let _ = w.key("requested");
+            let _ = w.raw_value(requested);
+            let _ = w.end_object();
         }
     }
-    w.end_object()?;
-    w.end_object()
+    let _ = w.end_object();
+    let _ = w.end_object();
+    w.status()
 }
 
 #[cfg(test)]

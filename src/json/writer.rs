@@ -41,6 +41,11 @@ pub enum Piece<'s> {
 }
 
 /// Writes one JSON value into a byte slice.
+///
+/// Errors are sticky: the first one is kept (until [`Writer::rewind`]) and
+/// every later call returns an error without writing, so a straight run of
+/// calls may ignore each result and end with [`Writer::status`], which is the
+/// first error (the core's fixed writers do, to spare a branch per call).
 pub struct Writer<'b> {
     buf: &'b mut [u8],
     len: usize,

@@ -19,13 +19,13 @@ pub fn initialize(
     let version = requested
         .and_then(|r| LEGACY_VERSIONS.iter().copied().find(|v| doc.str_eq(r, v)))
         .unwrap_or(newest);
-    w.kv_str("protocolVersion", version)?;
-    w.key("capabilities")?;
+    let _ = w.kv_str("protocolVersion", version);
+    let _ = w.key("capabilities");
     capabilities(w, caps)?;
-    w.key("serverInfo")?;
+    let _ = w.key("serverInfo");
     implementation(w, s)?;
     if let Some(text) = s.instructions {
-        w.kv_str("instructions", text)?;
+        let _ = w.kv_str("instructions", text);
     }
-    Ok(())
+    w.status()
 }

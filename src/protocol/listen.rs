@@ -101,26 +101,26 @@ impl Listener {
     fn notification(&self, method: &str, uri: Option<&str>, out: &mut [u8]) -> Option<usize> {
         let mut w = Writer::new(out);
         let ok = (|| {
-            w.begin_object()?;
-            w.kv_str("jsonrpc", "2.0")?;
-            w.kv_str("method", method)?;
-            w.key("params")?;
-            w.begin_object()?;
+            let _ = w.begin_object();
+            let _ = w.kv_str("jsonrpc", "2.0");
+            let _ = w.kv_str("method", method);
+            let _ = w.key("params");
+            let _ = w.begin_object();
             self.meta(&mut w)?;
             if let Some(u) = uri {
-                w.kv_str("uri", u)?;
+                let _ = w.kv_str("uri", u);
             }
-            w.end_object()?;
+            let _ = w.end_object();
             w.end_object()
         })();
         ok.ok().map(|()| w.len())
     }
 
     fn meta(&self, w: &mut Writer<'_>) -> Result<(), WriteError> {
-        w.key("_meta")?;
-        w.begin_object()?;
-        w.key("io.modelcontextprotocol/subscriptionId")?;
-        w.raw_value(self.id())?;
+        let _ = w.key("_meta");
+        let _ = w.begin_object();
+        let _ = w.key("io.modelcontextprotocol/subscriptionId");
+        let _ = w.raw_value(self.id());
         w.end_object()
     }
 
@@ -128,15 +128,15 @@ impl Listener {
     pub fn close(&self, out: &mut [u8]) -> Option<usize> {
         let mut w = Writer::new(out);
         let ok = (|| {
-            w.begin_object()?;
-            w.kv_str("jsonrpc", "2.0")?;
-            w.key("id")?;
-            w.raw_value(self.id())?;
-            w.key("result")?;
-            w.begin_object()?;
-            w.kv_str("resultType", "complete")?;
+            let _ = w.begin_object();
+            let _ = w.kv_str("jsonrpc", "2.0");
+            let _ = w.key("id");
+            let _ = w.raw_value(self.id());
+            let _ = w.key("result");
+            let _ = w.begin_object();
+            let _ = w.kv_str("resultType", "complete");
             self.meta(&mut w)?;
-            w.end_object()?;
+            let _ = w.end_object();
             w.end_object()
         })();
         ok.ok().map(|()| w.len())
@@ -211,32 +211,32 @@ pub fn start<'r>(
         }
     }
     // The acknowledgement: what this stream will get, nothing more.
-    w.begin_object()?;
-    w.kv_str("jsonrpc", "2.0")?;
-    w.kv_str("method", "notifications/subscriptions/acknowledged")?;
-    w.key("params")?;
-    w.begin_object()?;
+    let _ = w.begin_object();
+    let _ = w.kv_str("jsonrpc", "2.0");
+    let _ = w.kv_str("method", "notifications/subscriptions/acknowledged");
+    let _ = w.key("params");
+    let _ = w.begin_object();
     listener.meta(w)?;
-    w.key("notifications")?;
-    w.begin_object()?;
+    let _ = w.key("notifications");
+    let _ = w.begin_object();
     for (key, bit) in FILTER_KEYS {
         if listener.filter & bit != 0 {
-            w.key(key)?;
-            w.bool(true)?;
+            let _ = w.key(key);
+            let _ = w.bool(true);
         }
     }
     if listener.n_uris > 0 {
-        w.key("resourceSubscriptions")?;
-        w.begin_array()?;
+        let _ = w.key("resourceSubscriptions");
+        let _ = w.begin_array();
         for u in listener.uris() {
-            w.string(core::str::from_utf8(u).unwrap_or(""))?;
+            let _ = w.string(core::str::from_utf8(u).unwrap_or(""));
         }
-        w.end_array()?;
+        let _ = w.end_array();
     }
-    w.end_object()?;
-    w.end_object()?;
-    w.end_object()?;
-    Ok(())
+    let _ = w.end_object();
+    let _ = w.end_object();
+    let _ = w.end_object();
+    Ok(w.status()?)
 }
 
 /// Whether `uri` names an enabled resource or matches an enabled template.

@@ -28,14 +28,14 @@ pub fn discover(
     s: &ServerInfo<'_>,
     caps: Capabilities,
 ) -> Result<(), WriteError> {
-    w.key("supportedVersions")?;
-    w.begin_array()?;
-    w.string(MODERN_VERSION)?;
-    w.end_array()?;
-    w.key("capabilities")?;
+    let _ = w.key("supportedVersions");
+    let _ = w.begin_array();
+    let _ = w.string(MODERN_VERSION);
+    let _ = w.end_array();
+    let _ = w.key("capabilities");
     capabilities(w, caps)?;
     if let Some(text) = s.instructions {
-        w.kv_str("instructions", text)?;
+        let _ = w.kv_str("instructions", text);
     }
     cache_hints(w, s)
 }
@@ -43,37 +43,38 @@ pub fn discover(
 /// The server capabilities object, shared by both eras.
 pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteError> {
     let changed = |w: &mut Writer<'_>, subscribe: bool| -> Result<(), WriteError> {
-        w.begin_object()?;
+        let _ = w.begin_object();
         if subscribe {
-            w.key("subscribe")?;
-            w.bool(caps.list_changed)?;
+            let _ = w.key("subscribe");
+            let _ = w.bool(caps.list_changed);
         }
-        w.key("listChanged")?;
-        w.bool(caps.list_changed)?;
+        let _ = w.key("listChanged");
+        let _ = w.bool(caps.list_changed);
         w.end_object()
     };
-    w.begin_object()?;
+    let _ = w.begin_object();
     if caps.completions {
-        w.key("completions")?;
-        w.begin_object()?;
-        w.end_object()?;
+        let _ = w.key("completions");
+        let _ = w.begin_object();
+        let _ = w.end_object();
     }
     if caps.logging {
-        w.key("logging")?;
-        w.begin_object()?;
-        w.end_object()?;
+        let _ = w.key("logging");
+        let _ = w.begin_object();
+        let _ = w.end_object();
     }
     if caps.prompts {
-        w.key("prompts")?;
+        let _ = w.key("prompts");
         changed(w, false)?;
     }
     if caps.resources {
-        w.key("resources")?;
+        let _ = w.key("resources");
         changed(w, true)?;
     }
-    w.key("tools")?;
+    let _ = w.key("tools");
     changed(w, false)?;
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 /// `ttlMs` and `cacheScope` for cacheable results.
@@ -88,20 +89,22 @@ pub fn cache_hints_scoped(
     s: &ServerInfo<'_>,
     public: bool,
 ) -> Result<(), WriteError> {
-    w.key("ttlMs")?;
-    w.int(i64::from(s.list_ttl_ms))?;
-    w.kv_str("cacheScope", if public { "public" } else { "private" })
+    let _ = w.key("ttlMs");
+    let _ = w.int(i64::from(s.list_ttl_ms));
+    let _ = w.kv_str("cacheScope", if public { "public" } else { "private" });
+    w.status()
 }
 
 /// The Implementation object (`name`, `version`, optional `title`).
 pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteError> {
-    w.begin_object()?;
-    w.kv_str("name", s.name)?;
-    w.kv_str("version", s.version)?;
+    let _ = w.begin_object();
+    let _ = w.kv_str("name", s.name);
+    let _ = w.kv_str("version", s.version);
     if let Some(t) = s.title {
-        w.kv_str("title", t)?;
+        let _ = w.kv_str("title", t);
     }
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 /// The length of what [`result_meta`] writes.

@@ -32,7 +32,49 @@ pub fn write<'r, T>(
     s: &Server<'_>,
     key: &str,
     entries: impl Iterator<Item = (usize, T)>,
-    mut entry: impl FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
+    entry: impl FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
+) -> Result<(), Fail<'r>> {
+    let mut src = Source { entries, entry };
+    // With the catalog there are four lists: one page loop serves them all
+    // (through `dyn`). Without it tools/list is the only caller.
+    #[cfg(feature = "catalog")]
+    let src: &mut dyn Page = &mut src;
+    #[cfg(not(feature = "catalog"))]
+    let src = &mut src;
+    write_page(w, s, key, src)
+}
+
+/// One list's entries, seen through [`Page`] so that the page loop can be
+/// compiled once for every list method.
+struct Source<I, F> {
+    entries: I,
+    entry: F,
+}
+
+trait Page {
+    /// Advances to the next entry: its table index, and the result of
+    /// writing it when `write` (else `Ok` and nothing written).
+    fn step(&mut self, w: &mut Writer<'_>, write: bool) -> Option<(usize, Result<(), WriteError>)>;
+}
+
+impl<I, T, F> Page for Source<I, F>
+where
+    I: Iterator<Item = (usize, T)>,
+    F: FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
+{
+    // Without the catalog (one caller) this folds into the page loop.
+    #[inline(always)]
+    fn step(&mut self, w: &mut Writer<'_>, write: bool) -> Option<(usize, Result<(), WriteError>)> {
+        let (i, t) = self.entries.next()?;
+        Some((i, if write { (self.entry)(w, t) } else { Ok(()) }))
+    }
+}
+
+fn write_page<'r, P: Page + ?Sized>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    key: &str,
+    src: &mut P,
 ) -> Result<(), Fail<'r>> {
     let page = match s.tools.page_size {
         0 => usize::MAX,
@@ -43,13 +85,16 @@ pub fn write<'r, T>(
     w.begin_array()?;
     let mut next = None;
     let mut listed = 0;
-    for (i, t) in entries {
+    loop {
+        let mark = w.mark();
+        let Some((i, written)) = src.step(w, listed < page) else {
+            break;
+        };
         if listed >= page {
             next = Some(i);
             break;
         }
-        let mark = w.mark();
-        let fits = entry(w, t).is_ok() && w.capacity() - w.len() >= reserve;
+        let fits = written.is_ok() && w.capacity() - w.len() >= reserve;
         listed += 1;
         if !fits {
             if listed == 1 {

@@ -35,19 +35,20 @@ pub fn list<'r>(
 }
 
 pub(crate) fn entry(w: &mut Writer<'_>, p: &Prompt<'_>) -> Result<(), WriteError> {
-    w.begin_object()?;
-    w.kv_str("name", p.name)?;
+    let _ = w.begin_object();
+    let _ = w.kv_str("name", p.name);
     if let Some(v) = p.title {
-        w.kv_str("title", v)?;
+        let _ = w.kv_str("title", v);
     }
     if let Some(v) = p.description {
-        w.kv_str("description", v)?;
+        let _ = w.kv_str("description", v);
     }
     if let Some(v) = p.arguments {
-        w.key("arguments")?;
-        w.minified_value(v.as_bytes())?;
+        let _ = w.key("arguments");
+        let _ = w.minified_value(v.as_bytes());
     }
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 /// The members of `prompts/get`.

@@ -46,29 +46,31 @@ pub(crate) fn entry(
     r: &Resource<'_>,
     template: bool,
 ) -> Result<(), WriteError> {
-    w.begin_object()?;
-    w.kv_str(if template { "uriTemplate" } else { "uri" }, r.uri)?;
-    w.kv_str("name", r.name)?;
+    let _ = w.begin_object();
+    let _ = w.kv_str(if template { "uriTemplate" } else { "uri" }, r.uri);
+    let _ = w.kv_str("name", r.name);
     if let Some(v) = r.title {
-        w.kv_str("title", v)?;
+        let _ = w.kv_str("title", v);
     }
     if let Some(v) = r.description {
-        w.kv_str("description", v)?;
+        let _ = w.kv_str("description", v);
     }
     if let Some(v) = r.mime_type {
-        w.kv_str("mimeType", v)?;
+        let _ = w.kv_str("mimeType", v);
     }
     match r.body {
         Body::Text(t) => size(w, t.len())?,
         Body::Blob(b) => size(w, b.len())?,
         Body::Handler(_) => {}
     }
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 fn size(w: &mut Writer<'_>, n: usize) -> Result<(), WriteError> {
-    w.key("size")?;
-    w.int(i64::try_from(n).unwrap_or(i64::MAX))
+    let _ = w.key("size");
+    let _ = w.int(i64::try_from(n).unwrap_or(i64::MAX));
+    w.status()
 }
 
 /// The members of `resources/read`.

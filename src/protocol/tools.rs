@@ -39,32 +39,35 @@ pub fn list<'r>(
     Ok(())
 }
 
+/// The writer's errors are sticky (after one, every call is a no-op that
+/// reports it), so these straight-line writers ignore each call's result and
+/// report the first error once, at the end.
 pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
-    w.begin_object()?;
-    w.kv_str("name", t.name)?;
+    let _ = w.begin_object();
+    let _ = w.kv_str("name", t.name);
     if let Some(v) = t.title {
-        w.kv_str("title", v)?;
+        let _ = w.kv_str("title", v);
     }
     if let Some(v) = t.description {
-        w.kv_str("description", v)?;
+        let _ = w.kv_str("description", v);
     }
-    w.key("inputSchema")?;
-    w.minified_value(t.input_schema.as_bytes())?;
+    let _ = w.key("inputSchema");
+    let _ = w.minified_value(t.input_schema.as_bytes());
     if let Some(v) = t.output_schema {
-        w.key("outputSchema")?;
-        w.minified_value(v.as_bytes())?;
+        let _ = w.key("outputSchema");
+        let _ = w.minified_value(v.as_bytes());
     }
     if let Some(v) = t.icons {
-        w.key("icons")?;
-        w.minified_value(v.as_bytes())?;
+        let _ = w.key("icons");
+        let _ = w.minified_value(v.as_bytes());
     }
     if t.annotations != 0 {
         // With any hint given, all four are stated, so none falls back to the
         // protocol defaults (destructive and open-world) by omission.
-        w.key("annotations")?;
-        w.begin_object()?;
+        let _ = w.key("annotations");
+        let _ = w.begin_object();
         if let Some(v) = t.title {
-            w.kv_str("title", v)?;
+            let _ = w.kv_str("title", v);
         }
         for (key, bit) in [
             ("readOnlyHint", hints::READ_ONLY),
@@ -72,12 +75,13 @@ pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteEr
             ("idempotentHint", hints::IDEMPOTENT),
             ("openWorldHint", hints::OPEN_WORLD),
         ] {
-            w.key(key)?;
-            w.bool(t.annotations & bit != 0)?;
+            let _ = w.key(key);
+            let _ = w.bool(t.annotations & bit != 0);
         }
-        w.end_object()?;
+        let _ = w.end_object();
     }
-    w.end_object()
+    let _ = w.end_object();
+    w.status()
 }
 
 /// Runs a tool and writes its CallToolResult members.
@@ -371,29 +375,29 @@ fn refusal_with<'r>(
     text: &str,
     invalid: Option<(&str, &str)>,
 ) -> Result<(), Fail<'r>> {
-    w.key("content")?;
-    w.begin_array()?;
-    w.begin_object()?;
-    w.kv_str("type", "text")?;
-    w.kv_str("text", text)?;
+    let _ = w.key("content");
+    let _ = w.begin_array();
+    let _ = w.begin_object();
+    let _ = w.kv_str("type", "text");
+    let _ = w.kv_str("text", text);
     if let Some((path, keyword)) = invalid {
-        w.key("_meta")?;
-        w.begin_object()?;
-        w.key("emcp/invalidArgument")?;
-        w.begin_object()?;
-        w.kv_str("path", path)?;
-        w.kv_str("keyword", keyword)?;
-        w.end_object()?;
-        w.end_object()?;
+        let _ = w.key("_meta");
+        let _ = w.begin_object();
+        let _ = w.key("emcp/invalidArgument");
+        let _ = w.begin_object();
+        let _ = w.kv_str("path", path);
+        let _ = w.kv_str("keyword", keyword);
+        let _ = w.end_object();
+        let _ = w.end_object();
     }
-    w.end_object()?;
-    w.end_array()?;
-    w.key("isError")?;
-    w.bool(true)?;
+    let _ = w.end_object();
+    let _ = w.end_array();
+    let _ = w.key("isError");
+    let _ = w.bool(true);
     if era == Era::Modern {
-        w.raw_members(super::RESULT_COMPLETE)?;
+        let _ = w.raw_members(super::RESULT_COMPLETE);
     }
-    Ok(())
+    Ok(w.status()?)
 }
 
 /// Hands one record to the firmware's audit hook, if it set one.

@@ -339,7 +339,7 @@ fn check_bounds(text: &str, lo: &Kw, hi: &Kw) -> Result<(), SchemaError> {
 /// The registration reason for a validator rule (read after the value).
 fn rule_text(r: Rule) -> &'static str {
     match r {
-        Rule::Value(s) | Rule::Plain(s) => s,
+        Rule::Value(t) | Rule::Plain(t) => t.text,
         Rule::Type(ty::OBJECT) => " is not an object",
         Rule::Type(ty::ARRAY) => " is not an array",
         Rule::Type(ty::STRING) => " is not a string",

@@ -21,6 +21,67 @@ fn num(raw: &[u8]) -> Option<Dec<'_>> {
     Dec::parse(raw).filter(Dec::is_finite_f64)
 }
 
+/// A rule's words and the JSON Schema keyword it breaks (a value out of the
+/// f64 or 64-bit range is a `type` violation: it is not a usable number).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Text {
+    pub(crate) text: &'static str,
+    pub(crate) keyword: &'static str,
+}
+
+const OUT_OF_RANGE: Text = Text {
+    text: " is out of range",
+    keyword: "type",
+};
+const BEYOND_I64: Text = Text {
+    text: " is beyond the 64-bit integer range",
+    keyword: "type",
+};
+const BELOW_MIN: Text = Text {
+    text: " is below minimum ",
+    keyword: "minimum",
+};
+const ABOVE_MAX: Text = Text {
+    text: " is above maximum ",
+    keyword: "maximum",
+};
+const NOT_ABOVE_XMIN: Text = Text {
+    text: " is not above exclusiveMinimum ",
+    keyword: "exclusiveMinimum",
+};
+const NOT_BELOW_XMAX: Text = Text {
+    text: " is not below exclusiveMaximum ",
+    keyword: "exclusiveMaximum",
+};
+const NOT_MULTIPLE: Text = Text {
+    text: " is not a multiple of ",
+    keyword: "multipleOf",
+};
+const SHORTER: Text = Text {
+    text: " is shorter than minLength ",
+    keyword: "minLength",
+};
+const LONGER: Text = Text {
+    text: " is longer than maxLength ",
+    keyword: "maxLength",
+};
+const FEWER: Text = Text {
+    text: " has fewer items than minItems ",
+    keyword: "minItems",
+};
+const MORE: Text = Text {
+    text: " has more items than maxItems ",
+    keyword: "maxItems",
+};
+const NOT_CONST: Text = Text {
+    text: " must equal ",
+    keyword: "const",
+};
+const NOT_ALLOWED: Text = Text {
+    text: " is not allowed (additionalProperties is false)",
+    keyword: "additionalProperties",
+};
+
 /// How a value breaks its schema, as the validator found it. The message is
 /// written once, from this, after the walk (so no path is kept while walking):
 /// for a call as `<path>: <rule>`, for a schema's own `default`, `const` or
@@ -28,10 +89,10 @@ fn num(raw: &[u8]) -> Option<Dec<'_>> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Rule {
     /// `<value><text><bound>`, e.g. `120 is above maximum 100`.
-    Value(&'static str),
+    Value(&'static Text),
     /// `<text><bound>` (the text's leading space dropped after the path),
     /// e.g. `has fewer items than minItems 1`.
-    Plain(&'static str),
+    Plain(&'static Text),
     /// Not of the allowed [`ty`] bits.
     Type(u8),
     /// The required property named by the bound is missing.
@@ -209,24 +270,10 @@ fn str_inner(raw: &[u8]) -> &[u8] {
     raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[])
 }
 
-/// The JSON Schema keyword a violation breaks (a value out of the f64 or
-/// 64-bit range is a `type` violation: it is not a usable number).
+/// The JSON Schema keyword a violation breaks.
 fn keyword(rule: Rule) -> &'static str {
     match rule {
-        Rule::Value(t) | Rule::Plain(t) => match t {
-            " is below minimum " => "minimum",
-            " is above maximum " => "maximum",
-            " is not above exclusiveMinimum " => "exclusiveMinimum",
-            " is not below exclusiveMaximum " => "exclusiveMaximum",
-            " is not a multiple of " => "multipleOf",
-            " is shorter than minLength " => "minLength",
-            " is longer than maxLength " => "maxLength",
-            " has fewer items than minItems " => "minItems",
-            " has more items than maxItems " => "maxItems",
-            " must equal " => "const",
-            " is not allowed (additionalProperties is false)" => "additionalProperties",
-            _ => "type",
-        },
+        Rule::Value(t) | Rule::Plain(t) => t.keyword,
         Rule::Type(_) => "type",
         Rule::Required => "required",
         Rule::Enum => "enum",
@@ -259,13 +306,13 @@ impl<'a, 'r> V<'a, 'r> {
         m.mark_path(keyword(rule));
         m.push(": ");
         match rule {
-            Rule::Value(text) => {
+            Rule::Value(t) => {
                 m.push_value(doc.raw(inst), QUOTE_MAX);
-                m.push(text);
+                m.push(t.text);
                 m.push_bytes(bound);
             }
-            Rule::Plain(text) => {
-                m.push(text.strip_prefix(' ').unwrap_or(text));
+            Rule::Plain(t) => {
+                m.push(t.text.strip_prefix(' ').unwrap_or(t.text));
                 m.push_bytes(bound);
             }
             Rule::Type(bits) => {
@@ -354,15 +401,11 @@ impl<'a, 'r> V<'a, 'r> {
             }
             number = num(raw);
             if number.is_none() {
-                return self.fail(inst, Rule::Value(" is out of range"), Span::default());
+                return self.fail(inst, Rule::Value(&OUT_OF_RANGE), Span::default());
             }
             let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
             if integer_only && int == Err(ConvError::Range) {
-                return self.fail(
-                    inst,
-                    Rule::Value(" is beyond the 64-bit integer range"),
-                    Span::default(),
-                );
+                return self.fail(inst, Rule::Value(&BEYOND_I64), Span::default());
             }
         }
         if n.types != 0 && bits & n.types == 0 {
@@ -397,10 +440,10 @@ impl<'a, 'r> V<'a, 'r> {
                 };
                 let ord = v.cmp_value(&b);
                 let (bad, rule) = match kind {
-                    KwKind::Minimum => (ord.is_lt(), " is below minimum "),
-                    KwKind::Maximum => (ord.is_gt(), " is above maximum "),
-                    KwKind::ExclusiveMinimum => (ord.is_le(), " is not above exclusiveMinimum "),
-                    _ => (ord.is_ge(), " is not below exclusiveMaximum "),
+                    KwKind::Minimum => (ord.is_lt(), &BELOW_MIN),
+                    KwKind::Maximum => (ord.is_gt(), &ABOVE_MAX),
+                    KwKind::ExclusiveMinimum => (ord.is_le(), &NOT_ABOVE_XMIN),
+                    _ => (ord.is_ge(), &NOT_BELOW_XMAX),
                 };
                 !bad || self.fail(inst, Rule::Value(rule), value)
             }
@@ -408,7 +451,7 @@ impl<'a, 'r> V<'a, 'r> {
             // anything else unexpected fails closed.
             KwKind::MultipleOf => match (v, num(bound)) {
                 (Some(v), Some(m)) if v.is_multiple_of(&m) != Some(true) => {
-                    self.fail(inst, Rule::Value(" is not a multiple of "), value)
+                    self.fail(inst, Rule::Value(&NOT_MULTIPLE), value)
                 }
                 _ => true,
             },
@@ -419,9 +462,9 @@ impl<'a, 'r> V<'a, 'r> {
                 let len = Unescape::new(s).filter(|b| b & 0xC0 != 0x80).count() as u64;
                 let limit = count(bound);
                 if kind == KwKind::MinLength && len < limit {
-                    self.fail(inst, Rule::Value(" is shorter than minLength "), value)
+                    self.fail(inst, Rule::Value(&SHORTER), value)
                 } else if kind == KwKind::MaxLength && len > limit {
-                    self.fail(inst, Rule::Value(" is longer than maxLength "), value)
+                    self.fail(inst, Rule::Value(&LONGER), value)
                 } else {
                     true
                 }
@@ -433,9 +476,9 @@ impl<'a, 'r> V<'a, 'r> {
                 let len = doc.elements(inst).count() as u64;
                 let limit = count(bound);
                 if kind == KwKind::MinItems && len < limit {
-                    self.fail(inst, Rule::Plain(" has fewer items than minItems "), value)
+                    self.fail(inst, Rule::Plain(&FEWER), value)
                 } else if kind == KwKind::MaxItems && len > limit {
-                    self.fail(inst, Rule::Plain(" has more items than maxItems "), value)
+                    self.fail(inst, Rule::Plain(&MORE), value)
                 } else {
                     true
                 }
@@ -447,7 +490,7 @@ impl<'a, 'r> V<'a, 'r> {
                 self.fail(inst, Rule::Enum, value)
             }
             KwKind::Const => {
-                self.scalar_eq(inst, bound) || self.fail(inst, Rule::Value(" must equal "), value)
+                self.scalar_eq(inst, bound) || self.fail(inst, Rule::Value(&NOT_CONST), value)
             }
             KwKind::Default => true,
         }
@@ -473,11 +516,7 @@ impl<'a, 'r> V<'a, 'r> {
             let decl = props.iter().find(|p| same_text(key, p.name.of(self.text)));
             let ok = match decl {
                 Some(p) => self.check(p.node, v),
-                None if n.closed => self.fail(
-                    v,
-                    Rule::Plain(" is not allowed (additionalProperties is false)"),
-                    Span::default(),
-                ),
+                None if n.closed => self.fail(v, Rule::Plain(&NOT_ALLOWED), Span::default()),
                 None => true,
             };
             if !ok {
