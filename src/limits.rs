@@ -28,11 +28,11 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
 /// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
 /// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 176 bytes (with its rate state), schema
+/// On 64-bit hosts a tool takes 184 bytes (with its rate state), schema
 /// nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
 /// prompt 128; 32-bit targets need less.
 pub const MCP_SERVER_SIZE: usize = 400
-    + MCP_MAX_TOOLS * 176
+    + MCP_MAX_TOOLS * 184
     + MCP_MAX_SCHEMA_NODES * 12
     + MCP_MAX_SCHEMA_PROPS * 20
     + MCP_MAX_SCHEMA_KEYWORDS * 12
