@@ -53,6 +53,7 @@ fn main() {
     println!("cargo::rerun-if-changed=src/limits.rs");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rustc-check-cfg=cfg(emcp_limits_override)");
+    eh_personality_cfg();
 
     let src = fs::read_to_string("src/limits.rs").expect("build.rs: cannot read src/limits.rs");
     let mut lines: Vec<String> = src.lines().map(str::to_owned).collect();
@@ -152,4 +153,28 @@ fn scan(lines: &[String]) -> Vec<Limit> {
 fn fail(msg: &str) -> ! {
     eprintln!("error: emcp build-time limits: {msg}");
     std::process::exit(1);
+}
+
+/// Which weak-definition form of `rust_eh_personality` the target's object
+/// format takes (src/ffi/mod.rs): `emcp_eh_elf` (Linux, Android, the BSDs on
+/// the architectures whose return instruction it knows), `emcp_eh_macho`
+/// (Apple), neither elsewhere (a plain strong definition).
+fn eh_personality_cfg() {
+    println!("cargo::rustc-check-cfg=cfg(emcp_eh_elf)");
+    println!("cargo::rustc-check-cfg=cfg(emcp_eh_macho)");
+    let var = |k: &str| env::var(k).unwrap_or_default();
+    let (arch, vendor, os) = (
+        var("CARGO_CFG_TARGET_ARCH"),
+        var("CARGO_CFG_TARGET_VENDOR"),
+        var("CARGO_CFG_TARGET_OS"),
+    );
+    let elf_arch = matches!(
+        arch.as_str(),
+        "x86_64" | "x86" | "aarch64" | "arm" | "riscv64" | "riscv32"
+    );
+    if vendor == "apple" && matches!(arch.as_str(), "x86_64" | "aarch64") {
+        println!("cargo::rustc-cfg=emcp_eh_macho");
+    } else if vendor != "apple" && elf_arch && !matches!(os.as_str(), "windows" | "uefi") {
+        println!("cargo::rustc-cfg=emcp_eh_elf");
+    }
 }

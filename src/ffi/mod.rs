@@ -159,18 +159,8 @@ mod eh_personality {
         };
     }
 
-    // ELF (Linux, Android, the BSDs).
-    #[cfg(all(
-        not(any(target_vendor = "apple", target_os = "windows", target_os = "uefi")),
-        any(
-            target_arch = "x86_64",
-            target_arch = "x86",
-            target_arch = "aarch64",
-            target_arch = "arm",
-            target_arch = "riscv64",
-            target_arch = "riscv32"
-        )
-    ))]
+    // ELF (Linux, Android, the BSDs); build.rs sets the cfg.
+    #[cfg(emcp_eh_elf)]
     core::arch::global_asm!(
         ".pushsection .text.rust_eh_personality,\"ax\",%progbits",
         ".weak rust_eh_personality",
@@ -183,10 +173,7 @@ mod eh_personality {
 
     // Mach-O (macOS, iOS): C names carry a leading underscore, and a weak
     // definition is `.weak_definition`.
-    #[cfg(all(
-        target_vendor = "apple",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
+    #[cfg(emcp_eh_macho)]
     core::arch::global_asm!(
         ".pushsection __TEXT,__text,regular,pure_instructions",
         ".globl _rust_eh_personality",
@@ -197,23 +184,7 @@ mod eh_personality {
     );
 
     /// Any other hosted target: the plain definition.
-    #[cfg(not(any(
-        all(
-            not(any(target_vendor = "apple", target_os = "windows", target_os = "uefi")),
-            any(
-                target_arch = "x86_64",
-                target_arch = "x86",
-                target_arch = "aarch64",
-                target_arch = "arm",
-                target_arch = "riscv64",
-                target_arch = "riscv32"
-            )
-        ),
-        all(
-            target_vendor = "apple",
-            any(target_arch = "x86_64", target_arch = "aarch64")
-        )
-    )))]
+    #[cfg(not(any(emcp_eh_elf, emcp_eh_macho)))]
     #[unsafe(no_mangle)]
     extern "C" fn rust_eh_personality() {}
 }
