@@ -575,29 +575,29 @@ mod tests {
         "big":{"type":"number"},
         "level":{"type":"integer","default":3}}}"#;
 
-    fn check(args: &str) -> Result<(), String> {
+    /// Validates `args` against SCHEMA: whether they pass, and the message.
+    fn run(args: &str) -> (bool, MsgBuf) {
         let mut t = Tables::new();
         let root = compile(SCHEMA, &mut t).unwrap();
         let mut toks = [Token::EMPTY; 64];
         let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
         let doc = Doc::new(args.as_bytes(), &toks[..n]);
         let mut m = MsgBuf::new();
-        if validate(&t, SCHEMA, root, &doc, Some(0), &mut m) {
-            Ok(())
-        } else {
-            Err(m.as_str().to_string())
+        let ok = validate(&t, SCHEMA, root, &doc, Some(0), &mut m);
+        (ok, m)
+    }
+
+    fn check(args: &str) -> Result<(), String> {
+        match run(args) {
+            (true, _) => Ok(()),
+            (false, m) => Err(m.as_str().to_string()),
         }
     }
 
     /// The path and keyword a violation marks (for a tool error's `_meta`).
     fn detail(args: &str) -> (String, &'static str) {
-        let mut t = Tables::new();
-        let root = compile(SCHEMA, &mut t).unwrap();
-        let mut toks = [Token::EMPTY; 64];
-        let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
-        let doc = Doc::new(args.as_bytes(), &toks[..n]);
-        let mut m = MsgBuf::new();
-        assert!(!validate(&t, SCHEMA, root, &doc, Some(0), &mut m), "{args}");
+        let (ok, m) = run(args);
+        assert!(!ok, "{args}");
         let (path, kw) = m.path_keyword().unwrap();
         (path.to_string(), kw)
     }
