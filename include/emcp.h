@@ -103,6 +103,11 @@
 #define MCP_EEXIST 17
 
 /**
+ * A storage hook (`mcp_store_t`) failed.
+ */
+#define MCP_EIO 5
+
+/**
  * An argument is invalid (NULL pointer, uninitialised server, bad name or
  * malformed schema).
  */
@@ -447,9 +452,45 @@
 #define MCP_DEDUP_WINDOW_MS 600000
 
 /**
- * Size of `mcp_dedup_t` in 8-byte words.
+ * Size of `mcp_dedup_t` in 8-byte words (its header holds the lock, the
+ * store pointer and the log length).
  */
-#define MCP_DEDUP_WORDS ((16 + (MCP_DEDUP_SLOTS * ((24 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX))) / 8)
+#define MCP_DEDUP_WORDS ((32 + (MCP_DEDUP_SLOTS * ((24 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX))) / 8)
+
+/**
+ * Largest durable record (`mcp_store_t`): a 10-byte header, the key, the
+ * result (at most `MCP_DEDUP_RESULT_MAX` bytes) and a 4-byte CRC-32.
+ */
+#define MCP_STORE_RECORD_MAX ((14 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX)
+
+/**
+ * Bytes a store's log may reach before the core compacts it (rewrites it
+ * with one record per live entry of the table, at most `MCP_DEDUP_SLOTS`
+ * records of `MCP_STORE_RECORD_MAX` bytes). A backend must hold this much.
+ */
+#define MCP_STORE_LOG_MAX 16384
+
+/**
+ * Record kind (byte 1): a call with this key is about to run its tool.
+ */
+#define MCP_STORE_INTENT 1
+
+/**
+ * Record kind: the call finished; the record holds its result.
+ */
+#define MCP_STORE_RESULT 2
+
+/**
+ * Record kind: the call finished; its result was larger than
+ * `MCP_DEDUP_RESULT_MAX` and is not kept.
+ */
+#define MCP_STORE_GONE 3
+
+/**
+ * Record kind: the call ended without a final result (input_required, a
+ * JSON-RPC error, a refusal before the callback); the key may run again.
+ */
+#define MCP_STORE_RELEASE 4
 
 /**
  * `Mcp-Param-*` headers compared per request (on the stack of
@@ -1177,6 +1218,78 @@ typedef struct mcp_usage_t {
    */
   size_t min_response_cap;
 } mcp_usage_t;
+
+/**
+ * Appends one whole record (`len` bytes) to the log. Durable only after the
+ * next `sync`. Returns 0, or a negative value (e.g. -MCP_ENOSPC when the
+ * log is full: the core then compacts and tries once more).
+ */
+typedef int (*mcp_store_append_fn)(void *user, const uint8_t *record, size_t len);
+
+/**
+ * Makes every appended record durable (fsync, a flash write completing),
+ * and, after a `restart`, atomically replaces the old log with the new one.
+ * Returns 0 or a negative value.
+ */
+typedef int (*mcp_store_sync_fn)(void *user);
+
+/**
+ * Reads up to `cap` bytes of the log from byte `offset` into `buf`
+ * (called only by `mcp_dedup_set_store`). Returns the bytes read (0 at the
+ * end of the log) or a negative value.
+ */
+typedef int (*mcp_store_read_fn)(void *user, size_t offset, uint8_t *buf, size_t cap);
+
+/**
+ * Starts a new log: the appends that follow go to it, and the next `sync`
+ * makes it replace the old one in one step (until then the old one stays
+ * what a restart reads). Returns 0 or a negative value.
+ */
+typedef int (*mcp_store_restart_fn)(void *user);
+
+/**
+ * Firmware-supplied durable storage for a duplicate table
+ * (`mcp_dedup_set_store`): a log of records on flash or in a file. The
+ * firmware owns this struct and what `user` points to; both must outlive
+ * the table's use. The hooks are called with the table's lock held, from
+ * the thread running `mcp_server_handle`, never two at once for one table.
+ */
+typedef struct mcp_store_t {
+  /**
+   * Appends one record.
+   */
+  mcp_store_append_fn append;
+  /**
+   * Makes the appended records durable.
+   */
+  mcp_store_sync_fn sync;
+  /**
+   * Reads the log at start-up.
+   */
+  mcp_store_read_fn read;
+  /**
+   * Starts a new log for compaction.
+   */
+  mcp_store_restart_fn restart;
+  /**
+   * Passed to the four hooks above.
+   */
+  void *user;
+  /**
+   * Optional: settles a call found interrupted after a restart (an intent
+   * without a result). Called like the tool's own callback, with the
+   * retry's arguments, instead of it; it must not act, only read the
+   * device's real state. Return 0 with a final result written (ok or
+   * isError: it is kept and sent as the call's result), or any negative
+   * value when it cannot tell (the retry is then answered "earlier
+   * outcome unknown"). NULL: every interrupted call is answered so.
+   */
+  mcp_tool_fn recover;
+  /**
+   * Passed to `recover`.
+   */
+  void *recover_user;
+} mcp_store_t;
 
 
 
@@ -2560,6 +2673,45 @@ size_t mcp_server_min_response_cap(const struct mcp_server_t *server);
  * writable; no registration may run at the same time.
  */
 int mcp_server_usage(const struct mcp_server_t *server, struct mcp_usage_t *out);
+
+/**
+ * Makes the duplicate table `dedup` durable on `store` and replays the
+ * store's log into it, at the request clock's `now_ms`: a key whose call
+ * finished before the restart is answered from its record (its window
+ * starts now); a key with only an intent record (the server stopped while
+ * its tool ran) is never run again by itself: a retry is answered with an
+ * isError result "earlier outcome unknown: ..." unless `store->recover`
+ * settles it. A record torn by power loss (its CRC-32 does not check) ends
+ * the log: it is treated as absent, never as a result, and the log is
+ * rewritten without it.
+ *
+ * Call once after `mcp_dedup_init`, before the first `mcp_server_handle`
+ * with this table. From then on, for every call of a tool with an
+ * idempotency key: one append and one sync (the intent) before the callback
+ * runs, and one append and one sync (the result) after it; a call that
+ * ends without a final result appends a release without a sync. When an
+ * append would take the log past `MCP_STORE_LOG_MAX` bytes (or the backend
+ * refuses it), the log is compacted: `restart`, one append per live entry
+ * (at most `MCP_DEDUP_SLOTS`), and a sync that swaps the new log in. A
+ * call whose intent cannot be made durable is answered isError "durable
+ * store failed" and its tool does not run. The guarantee covers the last
+ * `MCP_DEDUP_SLOTS` keys (interrupted ones are evicted last) within
+ * `MCP_DEDUP_WINDOW_MS`.
+ *
+ * @param store The firmware's hooks; kept by pointer: it must outlive the
+ *              table's use. NULL detaches the store.
+ * @return The entries kept from the log (0 or more).
+ * @retval -MCP_EINVAL `dedup` NULL or not initialised, or a hook missing.
+ * @retval -MCP_EIO    The log was torn and could not be rewritten.
+ * @retval <0          The `read` hook's error.
+ *
+ * # Safety
+ * `dedup` must be an initialised table that no `mcp_server_handle` is using
+ * meanwhile; `store` NULL or valid for as long as the table is used.
+ */
+int mcp_dedup_set_store(struct mcp_dedup_t *dedup,
+                        const struct mcp_store_t *store,
+                        uint64_t now_ms);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,13 +10,26 @@
 //! (or to copy a result out), never while a tool runs. A call that finds the
 //! lock taken tries a bounded number of times, then is answered busy; it
 //! never waits for a tool.
+//!
+//! With a store (`mcp_store_t`, [`crate::store`]) the table is also kept on
+//! flash: before a claimed key's tool runs, an intent record is made durable
+//! ([`Dedup::persist_intent`]); when it ends, its result (or a release) is
+//! appended ([`Dedup::finish`]). [`Dedup::load`] replays the log at start-up:
+//! a key with a result answers from it, a key with only an intent is
+//! `UNKNOWN` (interrupted) and never runs again by itself. Store hooks run
+//! with the lock held (a call meanwhile tries its bounded number of times,
+//! then is answered busy). Compaction: when an append would take the log past
+//! `MCP_STORE_LOG_MAX` (or the backend refuses it), the log is restarted with
+//! one record per live entry, and the next sync swaps it in.
 //! Must not: keep input_required or JSON-RPC error results (only final ones).
 
 use core::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
 
 use crate::limits::{
-    MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_DEDUP_SLOTS, MCP_DEDUP_WINDOW_MS,
+    MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_DEDUP_SLOTS, MCP_DEDUP_WINDOW_MS, MCP_STORE_GONE,
+    MCP_STORE_INTENT, MCP_STORE_LOG_MAX, MCP_STORE_RECORD_MAX, MCP_STORE_RELEASE, MCP_STORE_RESULT,
 };
+use crate::store::{HEADER_LEN, Head, Log, Record, decode, encode, record_len};
 use crate::sync::{Critical, cas};
 
 /// Slot states.
@@ -27,6 +40,11 @@ const RUNNING: u8 = 1;
 const DONE: u8 = 2;
 /// Its result did not fit: a repeat is refused instead of replayed.
 const GONE: u8 = 3;
+/// Read back from a store as an intent without a result: the run was
+/// interrupted, its outcome is unknown; it never runs again by itself.
+const UNKNOWN: u8 = 4;
+/// Running, and its intent record is durable.
+const STARTED: u8 = 5;
 
 /// How often a call tries to take the table's lock before it is answered
 /// busy (the lock is held for a look-up of `MCP_DEDUP_SLOTS` entries).
@@ -88,6 +106,12 @@ pub enum Seen {
     /// Not checked: the table's lock stayed taken, or every entry belongs to
     /// a running call. The tool must not run; the caller may retry.
     Busy,
+    /// Seen before a restart, interrupted: its outcome is unknown.
+    Unknown,
+    /// As `Unknown`, claimed for the store's recovery callback: run it
+    /// instead of the tool, then finish the ticket with its result (or with
+    /// [`End::Unknown`]).
+    Recover(Ticket),
 }
 
 /// A claimed entry, to finish once the call has answered.
@@ -95,10 +119,23 @@ pub enum Seen {
 #[must_use]
 pub struct Ticket(usize);
 
+/// How a claimed call ended.
+#[derive(Clone, Copy, Debug)]
+pub enum End<'a> {
+    /// Without a final result: the key may run again.
+    Release,
+    /// With these result members, to replay.
+    Keep(&'a [u8]),
+    /// Still unknown (a recovery that could not tell).
+    Unknown,
+}
+
 /// The duplicate table.
 pub struct Dedup {
     /// 1 while a call looks up or claims (see the module doc).
     lock: AtomicU32,
+    /// Bytes in the store's log (written with the lock held).
+    log_len: AtomicU32,
     slots: [Slot; MCP_DEDUP_SLOTS],
 }
 
@@ -120,24 +157,77 @@ impl Dedup {
     pub const fn new() -> Self {
         Dedup {
             lock: AtomicU32::new(0),
+            log_len: AtomicU32::new(0),
             slots: [const { Slot::new() }; MCP_DEDUP_SLOTS],
         }
     }
 
-    /// The live entry for a key, with its state as read once (a running
-    /// entry may finish meanwhile; only its own call changes it).
-    fn find(&self, tool: u8, principal: u32, key: &[u8], now: u32) -> Option<(&Slot, u8)> {
-        self.slots.iter().find_map(|s| {
+    /// The live entry for a key, with its index and state as read once (a
+    /// running entry may finish meanwhile; only its own call changes it).
+    fn find(&self, tool: u8, principal: u32, key: &[u8], now: u32) -> Option<(usize, u8)> {
+        self.slots.iter().enumerate().find_map(|(i, s)| {
             let state = s.state.load(Ordering::Acquire);
             let live = state != FREE
                 && s.tool.load(Ordering::Relaxed) == tool
                 && s.principal.load(Ordering::Relaxed) == principal
                 && s.key_is(key)
-                // A running call's key is taken however long it runs.
-                && (state == RUNNING
+                // A running or interrupted call's key is taken however long.
+                && (matches!(state, RUNNING | STARTED | UNKNOWN)
                     || now.wrapping_sub(s.at_ms.load(Ordering::Relaxed)) < MCP_DEDUP_WINDOW_MS);
-            live.then_some((s, state))
+            live.then_some((i, state))
         })
+    }
+
+    /// The entry a new key takes: a free one, else the oldest finished one
+    /// (expired or not), else the oldest interrupted one; never a running one.
+    fn victim(&self, now: u32) -> Option<usize> {
+        let rank = |s: &Slot| match s.state.load(Ordering::Acquire) {
+            FREE => Some((2, u32::MAX)),
+            RUNNING | STARTED => None,
+            st => Some((
+                u8::from(st != UNKNOWN),
+                now.wrapping_sub(s.at_ms.load(Ordering::Relaxed)),
+            )),
+        };
+        (0..self.slots.len())
+            .filter_map(|i| Some((i, self.slots.get(i).and_then(rank)?)))
+            .max_by_key(|&(_, r)| r)
+            .map(|(i, _)| i)
+    }
+
+    /// Writes an entry's identity (its result length 0).
+    fn fill(s: &Slot, tool: u8, principal: u32, key: &[u8], now: u32) {
+        s.tool.store(tool, Ordering::Relaxed);
+        s.principal.store(principal, Ordering::Relaxed);
+        s.at_ms.store(now, Ordering::Relaxed);
+        s.key_len.store(key.len() as u8, Ordering::Relaxed);
+        for (d, &b) in s.key.iter().zip(key) {
+            d.store(b, Ordering::Relaxed);
+        }
+        s.len.store(0, Ordering::Relaxed);
+    }
+
+    /// Copies a result into an entry.
+    fn keep(s: &Slot, r: &[u8]) {
+        for (d, &b) in s.result.iter().zip(r) {
+            d.store(b, Ordering::Relaxed);
+        }
+        s.len.store(r.len() as u16, Ordering::Relaxed);
+    }
+
+    /// Takes the table's lock within the bounded number of tries.
+    fn lock(&self, crit: Option<&Critical>) -> bool {
+        (0..LOCK_TRIES).any(|_| {
+            let taken = cas(&self.lock, 0, 1, crit);
+            if !taken {
+                core::hint::spin_loop();
+            }
+            taken
+        })
+    }
+
+    fn unlock(&self) {
+        self.lock.store(0, Ordering::Release);
     }
 
     /// Looks `key` up for `tool` and `principal` at `now_ms` and, when it is
@@ -147,6 +237,9 @@ impl Dedup {
     /// A replayed result is copied into `out` while the table is locked.
     /// `crit` is the firmware's critical section, used only on targets
     /// without compare-and-swap.
+    /// An interrupted key is [`Seen::Recover`] when `recoverable` (the store
+    /// has a recovery callback), else [`Seen::Unknown`].
+    #[allow(clippy::too_many_arguments)]
     pub fn claim(
         &self,
         tool: usize,
@@ -154,6 +247,7 @@ impl Dedup {
         key: &[u8],
         now_ms: u64,
         crit: Option<&Critical>,
+        recoverable: bool,
         out: &mut [u8; MCP_DEDUP_RESULT_MAX],
     ) -> Seen {
         // A key the table cannot hold is not tracked (the caller refuses
@@ -164,17 +258,13 @@ impl Dedup {
         if key.len() > MCP_DEDUP_KEY_MAX {
             return Seen::New(Ticket(usize::MAX));
         }
-        if !(0..LOCK_TRIES).any(|_| {
-            let taken = cas(&self.lock, 0, 1, crit);
-            if !taken {
-                core::hint::spin_loop();
-            }
-            taken
-        }) {
+        let _ = key_len;
+        if !self.lock(crit) {
             return Seen::Busy;
         }
-        let seen = self.claim_locked(tool, fnv(principal), key, key_len, now_ms as u32, out);
-        self.lock.store(0, Ordering::Release);
+        let now = now_ms as u32;
+        let seen = self.claim_locked(tool, fnv(principal), key, now, recoverable, out);
+        self.unlock();
         seen
     }
 
@@ -183,14 +273,23 @@ impl Dedup {
         tool: u8,
         principal: u32,
         key: &[u8],
-        key_len: u8,
         now: u32,
+        recoverable: bool,
         out: &mut [u8; MCP_DEDUP_RESULT_MAX],
     ) -> Seen {
-        if let Some((s, state)) = self.find(tool, principal, key, now) {
+        if let Some((i, state)) = self.find(tool, principal, key, now) {
+            let Some(s) = self.slots.get(i) else {
+                return Seen::Busy;
+            };
             return match state {
-                RUNNING => Seen::InProgress,
+                RUNNING | STARTED => Seen::InProgress,
                 GONE => Seen::Gone,
+                UNKNOWN if recoverable => {
+                    // Its intent is in the log already.
+                    s.state.store(STARTED, Ordering::Release);
+                    Seen::Recover(Ticket(i))
+                }
+                UNKNOWN => Seen::Unknown,
                 _ => {
                     let len = usize::from(s.len.load(Ordering::Relaxed)).min(out.len());
                     for (d, b) in out.iter_mut().zip(&s.result).take(len) {
@@ -200,58 +299,236 @@ impl Dedup {
                 }
             };
         }
-        let age = |s: &Slot| match s.state.load(Ordering::Acquire) {
-            FREE => Some(u32::MAX),
-            RUNNING => None,
-            _ => Some(now.wrapping_sub(s.at_ms.load(Ordering::Relaxed))),
-        };
-        let Some(victim) = (0..self.slots.len())
-            .filter_map(|i| Some((i, self.slots.get(i).and_then(age)?)))
-            .max_by_key(|&(_, a)| a)
-            .map(|(i, _)| i)
-        else {
+        let Some((victim, s)) = self.victim(now).and_then(|i| Some((i, self.slots.get(i)?))) else {
             return Seen::Busy;
         };
-        let Some(s) = self.slots.get(victim) else {
-            return Seen::Busy;
-        };
-        s.tool.store(tool, Ordering::Relaxed);
-        s.principal.store(principal, Ordering::Relaxed);
-        s.at_ms.store(now, Ordering::Relaxed);
-        s.key_len.store(key_len, Ordering::Relaxed);
-        for (d, &b) in s.key.iter().zip(key) {
-            d.store(b, Ordering::Relaxed);
-        }
-        s.len.store(0, Ordering::Relaxed);
+        Self::fill(s, tool, principal, key, now);
         s.state.store(RUNNING, Ordering::Release);
         Seen::New(Ticket(victim))
     }
 
+    /// Makes the claimed call's intent durable in `log` before its tool
+    /// runs: one append and one sync (or a compaction). False when the
+    /// store failed or the lock stayed taken: the tool must not run (finish
+    /// the ticket with [`End::Release`]).
+    pub fn persist_intent(&self, ticket: &Ticket, log: &Log, crit: Option<&Critical>) -> bool {
+        let Some(s) = self.slots.get(ticket.0) else {
+            return false;
+        };
+        if !self.lock(crit) {
+            return false;
+        }
+        s.state.store(STARTED, Ordering::Release);
+        let ok = self.write(log, ticket.0, MCP_STORE_INTENT, true);
+        if !ok {
+            s.state.store(RUNNING, Ordering::Release);
+        }
+        self.unlock();
+        ok
+    }
+
     /// Ends a claim: keeps the call's final result members for repeats of
-    /// its key (refusing repeats when they do not fit), or with `None` frees
-    /// the entry so the key may run again (an input_required answer or a
-    /// JSON-RPC error is not final). The entry the claim evicted, if any,
-    /// stays evicted.
-    pub fn finish(&self, ticket: Ticket, result: Option<&[u8]>) {
-        // Only this call writes a running entry, so no lock is needed: the
-        // state store publishes the result.
+    /// its key (refusing repeats when they do not fit), or with
+    /// [`End::Release`] frees the entry so the key may run again (an
+    /// input_required answer or a JSON-RPC error is not final). The entry
+    /// the claim evicted, if any, stays evicted. With a `log` and a durable
+    /// intent, the end is appended too: a result with a sync, a release
+    /// without one (lost, it only leaves the key unknown).
+    pub fn finish(&self, ticket: Ticket, end: End<'_>, log: Option<&Log>, crit: Option<&Critical>) {
+        // Only this call writes a running entry, so without a store no lock
+        // is needed: the state store publishes the result.
         let Some(s) = self.slots.get(ticket.0) else {
             return;
         };
-        let state = match result {
-            None => FREE,
-            Some(r) if r.len() > s.result.len() => GONE,
-            Some(r) => {
-                for (d, &b) in s.result.iter().zip(r) {
-                    d.store(b, Ordering::Relaxed);
-                }
-                s.len.store(r.len() as u16, Ordering::Relaxed);
+        let state = match end {
+            End::Release => FREE,
+            End::Unknown => UNKNOWN,
+            End::Keep(r) if r.len() > s.result.len() => GONE,
+            End::Keep(r) => {
+                Self::keep(s, r);
                 DONE
             }
+        };
+        let durable = s.state.load(Ordering::Acquire) == STARTED;
+        let kind = match state {
+            FREE => MCP_STORE_RELEASE,
+            DONE => MCP_STORE_RESULT,
+            _ => MCP_STORE_GONE,
+        };
+        let log = log.filter(|_| durable && state != UNKNOWN);
+        match log {
+            // Not written when the lock stays taken: a restart then reads
+            // the key as unknown, never as a result.
+            Some(log) if self.lock(crit) => {
+                s.state.store(state, Ordering::Release);
+                let _ = self.write(log, ticket.0, kind, kind != MCP_STORE_RELEASE);
+                self.unlock();
+            }
+            _ => s.state.store(state, Ordering::Release),
+        }
+    }
+
+    /// Encodes entry `i` as a record of `kind` into `buf`.
+    fn encode_slot(
+        &self,
+        i: usize,
+        kind: u8,
+        buf: &mut [u8; MCP_STORE_RECORD_MAX],
+    ) -> Option<usize> {
+        let s = self.slots.get(i)?;
+        let k = usize::from(s.key_len.load(Ordering::Relaxed)).min(MCP_DEDUP_KEY_MAX);
+        let n = if kind == MCP_STORE_RESULT {
+            usize::from(s.len.load(Ordering::Relaxed)).min(MCP_DEDUP_RESULT_MAX)
+        } else {
+            0
+        };
+        let head = Head {
+            kind,
+            tag: s.tool.load(Ordering::Relaxed),
+            principal: s.principal.load(Ordering::Relaxed),
+        };
+        encode(head, bytes(&s.key, k), bytes(&s.result, n), buf)
+    }
+
+    /// Appends entry `i`'s record (the entry already in its new state) and
+    /// syncs when `sync`; compacts instead when the log is full. Lock held.
+    fn write(&self, log: &Log, i: usize, kind: u8, sync: bool) -> bool {
+        let mut buf = [0u8; MCP_STORE_RECORD_MAX];
+        let Some(n) = self.encode_slot(i, kind, &mut buf) else {
+            return false;
+        };
+        let len = self.log_len.load(Ordering::Relaxed) as usize;
+        let appended = len + n <= MCP_STORE_LOG_MAX && log.append(buf.get(..n).unwrap_or(&[]));
+        if appended {
+            self.log_len.store((len + n) as u32, Ordering::Relaxed);
+            return !sync || log.sync();
+        }
+        // The new log holds this entry's record too (a released one is
+        // left out, which is what its release says).
+        self.compact(log, &mut buf) && log.sync()
+    }
+
+    /// Restarts the log with one record per live entry. Lock held; the
+    /// caller's sync swaps the new log in.
+    fn compact(&self, log: &Log, buf: &mut [u8; MCP_STORE_RECORD_MAX]) -> bool {
+        if !log.restart() {
+            return false;
+        }
+        let mut len = 0;
+        for (i, s) in self.slots.iter().enumerate() {
+            let kind = match s.state.load(Ordering::Acquire) {
+                STARTED | UNKNOWN => MCP_STORE_INTENT,
+                DONE => MCP_STORE_RESULT,
+                GONE => MCP_STORE_GONE,
+                _ => continue,
+            };
+            let Some(n) = self.encode_slot(i, kind, buf) else {
+                return false;
+            };
+            if !log.append(buf.get(..n).unwrap_or(&[])) {
+                return false;
+            }
+            len += n;
+        }
+        self.log_len.store(len as u32, Ordering::Relaxed);
+        true
+    }
+
+    /// Replays `log` into this (empty) table at start-up, at `now_ms`:
+    /// results are kept for a window from now, intents without a result
+    /// become interrupted keys. A record that does not check (torn by power
+    /// loss) ends the log; the log is then rewritten without it. Returns
+    /// the entries kept, or the read hook's error, or -MCP_EIO when the
+    /// rewrite failed. Must not run while the table is in use.
+    pub fn load(&self, log: &Log, now_ms: u64) -> Result<usize, i32> {
+        let mut buf = [0u8; MCP_STORE_RECORD_MAX];
+        let mut off = 0;
+        let mut torn = false;
+        let mut seq = 0u32;
+        loop {
+            let got = log.read(off, buf.get_mut(..HEADER_LEN).unwrap_or(&mut []))?;
+            if got == 0 {
+                break;
+            }
+            let n = match record_len(buf.get(..got).unwrap_or(&[])) {
+                Some(n) if got == HEADER_LEN => n,
+                _ => {
+                    torn = true;
+                    break;
+                }
+            };
+            let rest = log.read(
+                off + HEADER_LEN,
+                buf.get_mut(HEADER_LEN..n).unwrap_or(&mut []),
+            )?;
+            let Some(r) = decode(buf.get(..HEADER_LEN + rest).unwrap_or(&[])) else {
+                torn = true;
+                break;
+            };
+            // Later records are younger, so eviction keeps the newest; a
+            // loaded result's window starts (about) now.
+            let at = (now_ms as u32).wrapping_sub(LOAD_SPREAD - seq.min(LOAD_SPREAD - 1));
+            self.apply(&r, at);
+            seq = seq.saturating_add(1);
+            off += n;
+        }
+        self.log_len.store(off as u32, Ordering::Relaxed);
+        if torn && !(self.compact(log, &mut buf) && log.sync()) {
+            return Err(-crate::limits::MCP_EIO);
+        }
+        Ok(self
+            .slots
+            .iter()
+            .filter(|s| s.state.load(Ordering::Relaxed) != FREE)
+            .count())
+    }
+
+    /// Applies one record read back from the log.
+    fn apply(&self, r: &Record<'_>, at: u32) {
+        let Head {
+            kind,
+            tag,
+            principal,
+        } = r.head;
+        let found = self.slots.iter().position(|s| {
+            s.state.load(Ordering::Relaxed) != FREE
+                && s.tool.load(Ordering::Relaxed) == tag
+                && s.principal.load(Ordering::Relaxed) == principal
+                && s.key_is(r.key)
+        });
+        if kind == MCP_STORE_RELEASE {
+            if let Some(s) = found.and_then(|i| self.slots.get(i)) {
+                s.state.store(FREE, Ordering::Relaxed);
+            }
+            return;
+        }
+        let Some(s) = found
+            .or_else(|| self.victim(at))
+            .and_then(|i| self.slots.get(i))
+        else {
+            return;
+        };
+        Self::fill(s, tag, principal, r.key, at);
+        let state = match kind {
+            MCP_STORE_RESULT => {
+                Self::keep(s, r.result);
+                DONE
+            }
+            MCP_STORE_GONE => GONE,
+            _ => UNKNOWN,
         };
         s.state.store(state, Ordering::Release);
     }
 }
+
+/// The first `n` bytes of an entry's field.
+fn bytes(a: &[AtomicU8], n: usize) -> impl ExactSizeIterator<Item = u8> + '_ {
+    a.iter().take(n).map(|b| b.load(Ordering::Relaxed))
+}
+
+/// Milliseconds before now that the first loaded record is stamped; each
+/// later one is 1 ms younger (at most this many records are told apart).
+const LOAD_SPREAD: u32 = 2048;
 
 #[cfg(test)]
 mod tests {
@@ -269,22 +546,23 @@ mod tests {
 
     fn seen(d: &Dedup, tool: usize, p: &[u8], key: &[u8], now: u64) -> Found {
         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
-        match d.claim(tool, p, key, now, None, &mut out) {
+        match d.claim(tool, p, key, now, None, false, &mut out) {
             Seen::New(t) => {
-                d.finish(t, None);
+                d.finish(t, End::Release, None, None);
                 Found::New
             }
             Seen::Result(n) => Found::Result(out[..n].to_vec()),
             Seen::Gone => Found::Gone,
             Seen::InProgress => Found::InProgress,
             Seen::Busy => Found::Busy,
+            other => panic!("{other:?}"),
         }
     }
 
     fn record(d: &Dedup, tool: usize, p: &[u8], key: &[u8], now: u64, result: &[u8]) {
         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
-        match d.claim(tool, p, key, now, None, &mut out) {
-            Seen::New(t) => d.finish(t, Some(result)),
+        match d.claim(tool, p, key, now, None, false, &mut out) {
+            Seen::New(t) => d.finish(t, End::Keep(result), None, None),
             other => panic!("{other:?}"),
         }
     }
@@ -385,7 +663,7 @@ mod tests {
     fn a_running_key_is_in_progress_and_never_evicted() {
         let d = Dedup::new();
         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
-        let Seen::New(first) = d.claim(0, b"op", b"k", 10, None, &mut out) else {
+        let Seen::New(first) = d.claim(0, b"op", b"k", 10, None, false, &mut out) else {
             panic!("new key");
         };
         assert_eq!(seen(&d, 0, b"op", b"k", 10), Found::InProgress);
@@ -399,25 +677,25 @@ mod tests {
             record(&d, 1, b"op", &[i], 20 + u64::from(i), b"r");
         }
         assert_eq!(seen(&d, 0, b"op", b"k", 30), Found::InProgress);
-        d.finish(first, Some(b"\"done\":1"));
+        d.finish(first, End::Keep(b"\"done\":1"), None, None);
         assert_eq!(seen(&d, 0, b"op", b"k", 40), res(b"\"done\":1"));
         // A call that gives its key back lets the key run again.
-        let Seen::New(t) = d.claim(0, b"op", b"again", 50, None, &mut out) else {
+        let Seen::New(t) = d.claim(0, b"op", b"again", 50, None, false, &mut out) else {
             panic!("new key");
         };
-        d.finish(t, None);
+        d.finish(t, End::Release, None, None);
         assert_eq!(seen(&d, 0, b"op", b"again", 60), Found::New);
         // Every entry running: nothing is evicted, the next key is busy.
         let d = Dedup::new();
         let held: Vec<Ticket> = (0..MCP_DEDUP_SLOTS as u8)
-            .map(|i| match d.claim(0, b"", &[i], 1, None, &mut out) {
+            .map(|i| match d.claim(0, b"", &[i], 1, None, false, &mut out) {
                 Seen::New(t) => t,
                 other => panic!("{other:?}"),
             })
             .collect();
         assert_eq!(seen(&d, 0, b"", b"x", 1), Found::Busy);
         for t in held {
-            d.finish(t, None);
+            d.finish(t, End::Release, None, None);
         }
         assert_eq!(seen(&d, 0, b"", b"x", 1), Found::New);
         // A taken lock (another call looking up) is busy after bounded tries.
@@ -437,10 +715,11 @@ mod tests {
                     sc.spawn(|| {
                         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
                         barrier.wait();
-                        if let Seen::New(t) = d.claim(0, b"op", &[round], 1, None, &mut out) {
+                        if let Seen::New(t) = d.claim(0, b"op", &[round], 1, None, false, &mut out)
+                        {
                             runs.fetch_add(1, Ordering::SeqCst);
                             std::thread::sleep(std::time::Duration::from_micros(200));
-                            d.finish(t, Some(b"r"));
+                            d.finish(t, End::Keep(b"r"), None, None);
                         }
                     });
                 }

@@ -66,5 +66,7 @@ pub mod rpc;
 pub mod schema;
 pub mod server;
 pub mod sizing;
+#[allow(non_camel_case_types)]
+pub mod store;
 pub mod sync;
 pub mod uri_template;

@@ -51,6 +51,8 @@ pub const MCP_EPERM: i32 = 1;
 pub const MCP_ENOENT: i32 = 2;
 /// The object already exists (a tool name registered twice).
 pub const MCP_EEXIST: i32 = 17;
+/// A storage hook (`mcp_store_t`) failed.
+pub const MCP_EIO: i32 = 5;
 /// An argument is invalid (NULL pointer, uninitialised server, bad name or
 /// malformed schema).
 pub const MCP_EINVAL: i32 = 22;
@@ -216,9 +218,28 @@ pub const MCP_DEDUP_KEY_MAX: usize = 64;
 pub const MCP_DEDUP_RESULT_MAX: usize = 512;
 /// How long a key is remembered, in milliseconds of the request clock.
 pub const MCP_DEDUP_WINDOW_MS: u32 = 600_000;
-/// Size of `mcp_dedup_t` in 8-byte words.
+/// Size of `mcp_dedup_t` in 8-byte words (its header holds the lock, the
+/// store pointer and the log length).
 pub const MCP_DEDUP_WORDS: usize =
-    (16 + MCP_DEDUP_SLOTS * (24 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX)) / 8;
+    (32 + MCP_DEDUP_SLOTS * (24 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX)) / 8;
+
+/// Largest durable record (`mcp_store_t`): a 10-byte header, the key, the
+/// result (at most `MCP_DEDUP_RESULT_MAX` bytes) and a 4-byte CRC-32.
+pub const MCP_STORE_RECORD_MAX: usize = 14 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX;
+/// Bytes a store's log may reach before the core compacts it (rewrites it
+/// with one record per live entry of the table, at most `MCP_DEDUP_SLOTS`
+/// records of `MCP_STORE_RECORD_MAX` bytes). A backend must hold this much.
+pub const MCP_STORE_LOG_MAX: usize = 16384;
+/// Record kind (byte 1): a call with this key is about to run its tool.
+pub const MCP_STORE_INTENT: u8 = 1;
+/// Record kind: the call finished; the record holds its result.
+pub const MCP_STORE_RESULT: u8 = 2;
+/// Record kind: the call finished; its result was larger than
+/// `MCP_DEDUP_RESULT_MAX` and is not kept.
+pub const MCP_STORE_GONE: u8 = 3;
+/// Record kind: the call ended without a final result (input_required, a
+/// JSON-RPC error, a refusal before the callback); the key may run again.
+pub const MCP_STORE_RELEASE: u8 = 4;
 
 /// `Mcp-Param-*` headers compared per request (on the stack of
 /// `mcp_server_handle`, 32 bytes each); more are answered with -32020.

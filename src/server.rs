@@ -71,6 +71,8 @@ pub struct Exchange<'x> {
     /// Results of tools with an idempotency key, so no key runs twice (the
     /// table may be shared by exchanges running at once).
     pub dedup: Option<&'x Dedup>,
+    /// The duplicate table's durable store (`mcp_dedup_set_store`), if any.
+    pub store: Option<&'x crate::store::mcp_store_t>,
     /// Storage for a stream this exchange may open with `subscriptions/listen`.
     pub listener: Option<&'x mut Listener>,
 }
@@ -382,7 +384,7 @@ impl<'a> Server<'a> {
         match method {
             Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup)?,
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store)?,
             // `built()` let these through only with their feature; the guards
             // keep their code out of the builds without it.
             Method::ResourcesList if cfg!(feature = "catalog") => {

@@ -194,11 +194,29 @@ static int serve_locked(mcp_server_t *server, FILE *in, FILE *out, FILE *log)
 
 int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log)
 {
+    return emcp_stdio_serve_store(server, in, out, log, NULL);
+}
+
+int emcp_stdio_serve_store(mcp_server_t *server, FILE *in, FILE *out, FILE *log,
+                           const mcp_store_t *store)
+{
     if (server == NULL || in == NULL || out == NULL) {
         return -MCP_EINVAL;
     }
 
     mcp_dedup_init(&dedup);
+    if (store != NULL) {
+        int kept = mcp_dedup_set_store(&dedup, store, emcp_monotonic_ms());
+        if (kept < 0) {
+            if (log != NULL) {
+                fprintf(log, "emcp_stdio: cannot read the durable store (%d)\n", kept);
+            }
+            return kept;
+        }
+        if (log != NULL) {
+            fprintf(log, "emcp_stdio: %d idempotency records restored\n", kept);
+        }
+    }
     STDIO_LOCK(in);
     int rc = serve_locked(server, in, out, log);
     STDIO_UNLOCK(in);

@@ -68,6 +68,19 @@ extern "C" {
  */
 int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
 
+/**
+ * emcp_stdio_serve() with the duplicate table made durable on @p store
+ * (mcp_dedup_set_store, read once before the first message): a call of a
+ * tool with an idempotency key that finished before a restart is answered
+ * from its record; one interrupted by the restart is answered "earlier
+ * outcome unknown" (or as @p store's recover callback settles it), never
+ * run again. NULL @p store: as emcp_stdio_serve().
+ *
+ * @retval <0 Also the error of mcp_dedup_set_store (nothing was served).
+ */
+int emcp_stdio_serve_store(mcp_server_t *server, FILE *in, FILE *out, FILE *log,
+                           const mcp_store_t *store);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@ pub mod input;
 pub mod limit;
 pub mod policy;
 pub mod sizing;
+pub mod store;
 pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
@@ -62,12 +63,14 @@ const MAGIC: u32 = 0x4D43_5031;
 
 /// What lives inside `mcp_dedup_t`.
 #[repr(C)]
-struct DedupSlot {
-    magic: u32,
-    table: crate::dedup::Dedup,
+pub(crate) struct DedupSlot {
+    pub(crate) magic: u32,
+    /// The firmware's store (`mcp_dedup_set_store`), or NULL.
+    pub(crate) store: *const crate::store::mcp_store_t,
+    pub(crate) table: crate::dedup::Dedup,
 }
 
-const DEDUP_MAGIC: u32 = 0x4D43_4444;
+pub(crate) const DEDUP_MAGIC: u32 = 0x4D43_4444;
 
 const _: () = assert!(core::mem::size_of::<DedupSlot>() <= core::mem::size_of::<mcp_dedup_t>());
 const _: () = assert!(core::mem::align_of::<DedupSlot>() <= core::mem::align_of::<mcp_dedup_t>());
@@ -88,6 +91,7 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
     }
     let slot = DedupSlot {
         magic: DEDUP_MAGIC,
+        store: core::ptr::null(),
         table: crate::dedup::Dedup::new(),
     };
     // SAFETY: non-NULL, writable, large and aligned enough (checked above).
@@ -95,23 +99,30 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
     0
 }
 
-/// The table behind an initialised `mcp_dedup_t`, for one handle call.
-/// Shared: several handle calls may use one table at once (every field of
-/// it is an atomic, see `crate::dedup`).
-unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> {
+/// The table behind an initialised `mcp_dedup_t`, for one handle call, and
+/// its store. Shared: several handle calls may use one table at once (every
+/// field of it is an atomic, see `crate::dedup`).
+unsafe fn dedup_ref<'a>(
+    d: *mut mcp_dedup_t,
+) -> (
+    Option<&'a crate::dedup::Dedup>,
+    Option<&'a crate::store::mcp_store_t>,
+) {
     if d.is_null() {
-        return None;
+        return (None, None);
     }
     let p = d.cast::<DedupSlot>();
     // SAFETY: the caller's storage holds a DedupSlot once initialised; the
     // magic word is read through a raw pointer first (mcp_dedup_init, its
     // only writer, must not run during a handle call), and the table is only
-    // ever shared, never borrowed mutably.
+    // ever shared, never borrowed mutably. The store pointer is NULL or the
+    // firmware's store, which outlives the table's use
+    // (mcp_dedup_set_store).
     unsafe {
         if core::ptr::addr_of!((*p).magic).read() != DEDUP_MAGIC {
-            return None;
+            return (None, None);
         }
-        Some(&(*p).table)
+        (Some(&(*p).table), (*p).store.as_ref())
     }
 }
 
@@ -706,9 +717,9 @@ pub unsafe extern "C" fn mcp_server_handle(
     };
     // SAFETY: ctx is NULL or valid; its dedup is NULL or an initialised
     // table (shared with any other handle call using it).
-    let dedup = match unsafe { ctx.as_ref() } {
+    let (dedup, store) = match unsafe { ctx.as_ref() } {
         Some(c) => unsafe { dedup_ref(c.dedup) },
-        None => None,
+        None => (None, None),
     };
     let listener_ptr = match unsafe { ctx.as_ref() } {
         Some(c) => c.listener,
@@ -716,7 +727,11 @@ pub unsafe extern "C" fn mcp_server_handle(
     };
     // SAFETY: NULL or the caller's listener storage, used by this call only.
     let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
-    let ex = crate::server::Exchange { dedup, listener };
+    let ex = crate::server::Exchange {
+        dedup,
+        store,
+        listener,
+    };
     match slot.server.handle_with(&ri, ex, req, out) {
         Ok(o) => {
             if o.listen {

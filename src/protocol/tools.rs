@@ -5,14 +5,15 @@ use super::Era;
 use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
-use crate::dedup::{Dedup, Seen, Ticket};
+use crate::dedup::{Dedup, End, Seen, Ticket};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
-use crate::registry::{Tool, hints};
+use crate::registry::{Handler, Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
+use crate::store::{Log, mcp_store_t};
 
 /// The members of a `tools/list` result: the tools in registration order,
 /// one page at a time. A page ends after `page_size` tools or when the next
@@ -85,6 +86,7 @@ pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteEr
 }
 
 /// Runs a tool and writes its CallToolResult members.
+#[allow(clippy::too_many_arguments)]
 pub fn call<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
@@ -93,6 +95,7 @@ pub fn call<'r>(
     era: Era,
     msg: &mut MsgBuf,
     dedup: Option<&Dedup>,
+    store: Option<&mcp_store_t>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -179,19 +182,42 @@ pub fn call<'r>(
     let tag = index * 2 + usize::from(era == Era::Modern);
     let principal = info.principal.unwrap_or(&[]);
     let dedup = dedup.filter(|_| cfg!(feature = "policy"));
+    // With a store, keys are durable: an intent before the callback, the
+    // result after it (crate::dedup), and an interrupted call never reruns.
+    let store = store.filter(|_| cfg!(feature = "policy"));
+    let log = store.and_then(Log::of);
+    let recover = store
+        .and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
+        .filter(|_| log.is_some());
+    let log = log.as_ref();
     let crit = s.hooks.critical;
     // The key is claimed before the tool runs, so a repeat arriving on
     // another thread meanwhile is answered without running it; the claim
     // ends below with the result to keep, or with none.
     let ticket = match (key, dedup) {
-        (Some(k), Some(d)) => match claim_key(w, era, d, tag, principal, k, info.now_ms, crit) {
-            Ok(Some(t)) => Some((d, t)),
-            answered => {
-                audit(MCP_AUDIT_DUPLICATE);
-                return answered.map(|_| ());
+        (Some(k), Some(d)) => {
+            let recoverable = recover.is_some();
+            match claim_key(w, era, d, tag, principal, k, info.now_ms, crit, recoverable) {
+                Ok(Some(t)) => Some((d, t)),
+                answered => {
+                    audit(MCP_AUDIT_DUPLICATE);
+                    return answered.map(|_| ());
+                }
             }
-        },
+        }
         _ => None,
+    };
+    let ticket = match (ticket, recover) {
+        (Some((d, (t, true))), Some(h)) => {
+            audit(MCP_AUDIT_DUPLICATE);
+            return settle(w, s, tool, req, args, info, era, msg, d, t, &h, log);
+        }
+        (Some((d, (t, true))), None) => {
+            d.finish(t, End::Unknown, log, crit.as_ref());
+            audit(MCP_AUDIT_DUPLICATE);
+            return refusal(w, era, OUTCOME_UNKNOWN);
+        }
+        (t, _) => t.map(|(d, (t, _))| (d, t)),
     };
     // The run is claimed before the callback too, atomically, so two calls
     // at once cannot both pass the interval. Dropping the claim gives the
@@ -207,12 +233,27 @@ pub fn call<'r>(
         Ok(c) => c,
         Err(wait_ms) => {
             if let Some((d, t)) = ticket {
-                d.finish(t, None);
+                d.finish(t, End::Release, log, crit.as_ref());
             }
             audit(MCP_AUDIT_RATE_LIMITED);
             return rate_limited(w, era, wait_ms);
         }
     };
+    // Durable before the callback runs: the intent for this key.
+    if let (Some((d, t)), Some(l)) = (&ticket, log) {
+        if !d.persist_intent(t, l, crit.as_ref()) {
+            drop(rate_claim);
+            if let Some((d, t)) = ticket {
+                d.finish(t, End::Release, log, crit.as_ref());
+            }
+            audit(MCP_AUDIT_FAILED);
+            return refusal(
+                w,
+                era,
+                "durable store failed: the tool did not run; retry later",
+            );
+        }
+    }
     let members_start = w.len();
     let mut outcome = MCP_AUDIT_OK;
     let mut counts = false;
@@ -220,6 +261,7 @@ pub fn call<'r>(
         w,
         s,
         tool,
+        &tool.handler,
         req,
         args,
         info,
@@ -238,10 +280,11 @@ pub fn call<'r>(
     }
     if let Some((d, t)) = ticket {
         let done = result.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR);
-        d.finish(
-            t,
-            done.then(|| w.as_bytes().get(members_start..).unwrap_or(&[])),
-        );
+        let end = match w.as_bytes().get(members_start..) {
+            Some(m) if done => End::Keep(m),
+            _ => End::Release,
+        };
+        d.finish(t, end, log, crit.as_ref());
     }
     audit(match &result {
         Ok(()) => outcome,
@@ -308,9 +351,11 @@ fn idempotency_key<'r>(
 }
 
 /// Claims idempotency key `key` in the duplicate table: `Some(ticket)` when
-/// the tool may run, or `None` when the call was answered here (the original
-/// result, or a refusal: result too large to keep, first call still running,
-/// table busy). Its replay buffer lives only on this path.
+/// the tool may run (with `true`: the store's recovery callback is to settle
+/// an interrupted call instead), or `None` when the call was answered here
+/// (the original result, or a refusal: result too large to keep, first call
+/// still running or interrupted, table busy). Its replay buffer lives only
+/// on this path.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn claim_key<'r>(
@@ -322,10 +367,21 @@ fn claim_key<'r>(
     key: &[u8],
     now_ms: u64,
     crit: Option<crate::sync::Critical>,
-) -> Result<Option<Ticket>, Fail<'r>> {
+    recoverable: bool,
+) -> Result<Option<(Ticket, bool)>, Fail<'r>> {
     let mut replay = [0u8; MCP_DEDUP_RESULT_MAX];
-    let text = match d.claim(tag, principal, key, now_ms, crit.as_ref(), &mut replay) {
-        Seen::New(t) => return Ok(Some(t)),
+    let seen = d.claim(
+        tag,
+        principal,
+        key,
+        now_ms,
+        crit.as_ref(),
+        recoverable,
+        &mut replay,
+    );
+    let text = match seen {
+        Seen::New(t) => return Ok(Some((t, false))),
+        Seen::Recover(t) => return Ok(Some((t, true))),
         Seen::Result(n) => {
             w.raw_members(replay.get(..n).unwrap_or(&[]))?;
             return Ok(None);
@@ -339,9 +395,63 @@ fn claim_key<'r>(
         Seen::Busy => {
             "duplicate check busy: other calls are in progress; retry (the tool did not run)"
         }
+        Seen::Unknown => OUTCOME_UNKNOWN,
     };
     refusal(w, era, text)?;
     Ok(None)
+}
+
+/// The answer to a retry of a call interrupted by a restart.
+const OUTCOME_UNKNOWN: &str = "earlier outcome unknown: a call with this idempotency key was interrupted (the server restarted) before its result was recorded, so it may or may not have taken effect; the tool did not run again. Check the device's state, then retry with a new idempotency key if the action is still wanted";
+
+/// Runs the store's recovery callback for an interrupted call: a final
+/// result it writes is kept (and sent) as the call's result; anything else
+/// is answered [`OUTCOME_UNKNOWN`] and the key stays interrupted.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn settle<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    tool: &Tool<'_>,
+    req: &Request<'r>,
+    args: Option<usize>,
+    info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
+    d: &Dedup,
+    t: Ticket,
+    recover: &Handler,
+    log: Option<&Log>,
+) -> Result<(), Fail<'r>> {
+    let mark = w.mark();
+    let start = w.len();
+    let mut outcome = MCP_AUDIT_OK;
+    let mut counts = false;
+    let r = execute(
+        w,
+        s,
+        tool,
+        recover,
+        req,
+        args,
+        info,
+        era,
+        msg,
+        &mut outcome,
+        &mut counts,
+    );
+    let crit = s.hooks.critical;
+    match w.as_bytes().get(start..) {
+        Some(m) if r.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) => {
+            d.finish(t, End::Keep(m), log, crit.as_ref());
+            Ok(())
+        }
+        _ => {
+            d.finish(t, End::Unknown, log, crit.as_ref());
+            w.rewind(mark);
+            refusal(w, era, OUTCOME_UNKNOWN)
+        }
+    }
 }
 
 /// The isError result for a call refused by its rate limit.
@@ -445,6 +555,7 @@ fn execute<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     tool: &Tool<'_>,
+    handler: &Handler,
     req: &Request<'r>,
     args: Option<usize>,
     info: &RequestInfo<'_>,
@@ -492,7 +603,7 @@ fn execute<'r>(
     };
     let mut result = ToolResult::new(w, opts);
     *counts = true;
-    let rc = tool.handler.run(&call, &mut result);
+    let rc = handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
     // A needed capability the client lacks is the answer, whatever the tool

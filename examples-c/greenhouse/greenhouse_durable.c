@@ -1,0 +1,276 @@
+/*
+ * The greenhouse's durable idempotency records and actuator log: the
+ * --state-dir, --actuator-log, --recover and (tests only) --crash-at and
+ * --vent-interval-ms options of every greenhouse binary.
+ *
+ * --state-dir DIR keeps the duplicate table in DIR/idempotency.log through
+ * emcp::store_file, so a set_vent retried after a restart is answered from
+ * its record and never moves the vent twice. --actuator-log FILE appends one
+ * line per physical vent movement, "vent key=<k> from=<b> to=<a>", fsynced
+ * before set_vent returns; at start-up the vent is where its last line left
+ * it (a real vent does not move when the gateway restarts). --recover
+ * settles a call found interrupted from that log: a movement line for its
+ * key means it happened, none means it did not.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "greenhouse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emcp_store_file.h"
+
+static const char *state_dir;
+static const char *actuator_path;
+static const char *crash_at;
+static bool recover;
+static long vent_interval_ms = -1;
+
+static emcp_store_file_t file;
+static mcp_store_t store;
+static uint8_t last_kind; /* kind of the last record appended */
+
+static const char *const crash_points[] = {
+    "before-intent", "after-intent", "after-actuate", "after-result", "before-respond",
+};
+
+int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
+{
+    const char *opt = argv[*i];
+    bool takes_value = strcmp(opt, "--state-dir") == 0 || strcmp(opt, "--actuator-log") == 0 ||
+                       strcmp(opt, "--crash-at") == 0 || strcmp(opt, "--vent-interval-ms") == 0;
+    if (strcmp(opt, "--recover") == 0) {
+        recover = true;
+        return 1;
+    }
+    if (!takes_value) {
+        return 0;
+    }
+    if (*i + 1 >= argc) {
+        *why = "needs a value";
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (strcmp(opt, "--state-dir") == 0) {
+        state_dir = v;
+    } else if (strcmp(opt, "--actuator-log") == 0) {
+        actuator_path = v;
+    } else if (strcmp(opt, "--vent-interval-ms") == 0) {
+        char *end = NULL;
+        vent_interval_ms = strtol(v, &end, 10);
+        if (end == v || *end != '\0' || vent_interval_ms < 0 || vent_interval_ms > 3600000) {
+            *why = "wants milliseconds 0-3600000";
+            return -1;
+        }
+    } else {
+        size_t n = sizeof crash_points / sizeof crash_points[0];
+        size_t k = 0;
+        while (k < n && strcmp(crash_points[k], v) != 0) {
+            k++;
+        }
+        if (k == n) {
+            *why = "wants before-intent, after-intent, after-actuate, after-result or before-respond";
+            return -1;
+        }
+        crash_at = v;
+    }
+    return 1;
+}
+
+void greenhouse_crash_point(const char *point)
+{
+    if (crash_at != NULL && strcmp(crash_at, point) == 0) {
+        fprintf(stderr, "greenhouse: --crash-at %s: SIGKILL\n", point);
+        fflush(stderr);
+        kill(getpid(), SIGKILL);
+    }
+}
+
+/* The file backend's hooks, with the crash points around them. */
+static int crash_append(void *user, const uint8_t *record, size_t len)
+{
+    mcp_store_t *inner = user;
+    last_kind = len > 1 ? record[1] : 0;
+    if (last_kind == MCP_STORE_INTENT) {
+        greenhouse_crash_point("before-intent");
+    }
+    return inner->append(inner->user, record, len);
+}
+
+static int crash_sync(void *user)
+{
+    mcp_store_t *inner = user;
+    int rc = inner->sync(inner->user);
+    if (rc == 0 && last_kind == MCP_STORE_INTENT) {
+        greenhouse_crash_point("after-intent");
+    } else if (rc == 0 && last_kind == MCP_STORE_RESULT) {
+        greenhouse_crash_point("after-result");
+    }
+    return rc;
+}
+
+static int crash_read(void *user, size_t offset, uint8_t *buf, size_t cap)
+{
+    mcp_store_t *inner = user;
+    return inner->read(inner->user, offset, buf, cap);
+}
+
+static int crash_restart(void *user)
+{
+    mcp_store_t *inner = user;
+    return inner->restart(inner->user);
+}
+
+static mcp_store_t inner;
+
+/* Finds the last movement line for @p key (NULL: any) in the actuator log;
+ * returns its "to" percent, or -1 when there is none. */
+static int logged_movement(const char *key)
+{
+    FILE *f = actuator_path != NULL ? fopen(actuator_path, "r") : NULL;
+    if (f == NULL) {
+        return -1;
+    }
+    char line[160];
+    int to = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        char k[MCP_DEDUP_KEY_MAX + 2];
+        int from = 0, t = 0;
+        if (sscanf(line, "vent key=%65s from=%d to=%d", k, &from, &t) == 3 &&
+            (key == NULL || strcmp(k, key) == 0)) {
+            to = t;
+        }
+    }
+    fclose(f);
+    return to;
+}
+
+/* The store's recovery callback (--recover): the actuator log says whether
+ * the interrupted call moved the vent. It never moves it. */
+static int recover_from_log(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    char key[MCP_DEDUP_KEY_MAX + 1];
+    if (actuator_path == NULL ||
+        mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0 ||
+        strchr(key, ' ') != NULL) {
+        return -MCP_ENOENT; /* cannot tell: answered "earlier outcome unknown" */
+    }
+    int moved_to = logged_movement(key);
+    char text[192];
+    bool ok = moved_to >= 0;
+    int n = ok ? snprintf(text, sizeof text,
+                          "vent set to %d%% (an interrupted call, confirmed from the actuator "
+                          "after a restart)",
+                          moved_to)
+               : snprintf(text, sizeof text,
+                          "not moved: the call was interrupted before the vent moved (vent at "
+                          "%d%%); retry with a new idempotency_key if still wanted",
+                          greenhouse_vent_percent());
+    int rc = ok ? mcp_result_text(r, text, (size_t)n) : mcp_result_error(r, text, (size_t)n);
+    if (rc == 0) {
+        rc = mcp_result_structured_begin(r);
+    }
+    if (rc == 0) {
+        rc = mcp_json_key(r, "ok");
+    }
+    if (rc == 0) {
+        rc = mcp_json_bool(r, ok);
+    }
+    if (rc == 0 && ok) {
+        rc = mcp_json_key(r, "percent");
+        if (rc == 0) {
+            rc = mcp_json_int(r, moved_to);
+        }
+    }
+    if (rc == 0) {
+        rc = mcp_result_structured_end(r);
+    }
+    return rc;
+}
+
+int greenhouse_durable_open(const mcp_store_t **out, const char **why)
+{
+    *out = NULL;
+    if (recover && (state_dir == NULL || actuator_path == NULL)) {
+        *why = "--recover needs --state-dir and --actuator-log";
+        return -MCP_EINVAL;
+    }
+    if (actuator_path != NULL) {
+        int at = logged_movement(NULL);
+        greenhouse_set_vent_position(at >= 0 ? at : 0);
+    }
+    if (state_dir == NULL) {
+        if (crash_at != NULL && strcmp(crash_at, "after-actuate") != 0 &&
+            strcmp(crash_at, "before-respond") != 0) {
+            *why = "--crash-at at a record needs --state-dir";
+            return -MCP_EINVAL;
+        }
+        return 0;
+    }
+    if (mkdir(state_dir, 0700) != 0 && errno != EEXIST) {
+        *why = "cannot create --state-dir";
+        return -MCP_EIO;
+    }
+    char path[EMCP_STORE_FILE_PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/idempotency.log", state_dir);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        *why = "--state-dir path too long";
+        return -MCP_EINVAL;
+    }
+    int rc = emcp_store_file_open(&file, path, &inner);
+    if (rc != 0) {
+        *why = "cannot open DIR/idempotency.log";
+        return rc;
+    }
+    store = (mcp_store_t){
+        .append = crash_append,
+        .sync = crash_sync,
+        .read = crash_read,
+        .restart = crash_restart,
+        .user = &inner,
+        .recover = recover ? recover_from_log : NULL,
+    };
+    *out = &store;
+    return 0;
+}
+
+bool greenhouse_durable_required(void)
+{
+    return state_dir != NULL;
+}
+
+long greenhouse_vent_interval_ms(void)
+{
+    return vent_interval_ms;
+}
+
+int greenhouse_actuated(const char *key, int before, int after)
+{
+    if (actuator_path == NULL) {
+        return 0;
+    }
+    char line[160];
+    int n = snprintf(line, sizeof line, "vent key=%s from=%d to=%d\n", key, before, after);
+    if (n < 0 || (size_t)n >= sizeof line) {
+        return -MCP_ENOBUFS;
+    }
+    int fd = open(actuator_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd < 0) {
+        return -MCP_EIO;
+    }
+    int rc = write(fd, line, (size_t)n) == n && fsync(fd) == 0 ? 0 : -MCP_EIO;
+    close(fd);
+    if (rc == 0) {
+        greenhouse_crash_point("after-actuate");
+    }
+    return rc;
+}
