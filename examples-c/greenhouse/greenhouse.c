@@ -39,6 +39,7 @@ static const struct sensor sensors[] = {
 };
 
 static _Atomic uint64_t readings_taken_ms; /* monotonic ms of the readings */
+static greenhouse_durable_t durable = {.vent_interval_ms = -1, .vent_percent = -1};
 static atomic_bool wind_lock_on;
 static atomic_int vent_percent;
 
@@ -247,10 +248,24 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
         }
     }
 
+    char key[MCP_DEDUP_KEY_MAX + 1] = "-";
+    if (mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0) {
+        if (durable.key_required) { /* the schema requires it; never move without one */
+            return result_refused(r, is_error, "idempotency_key is required");
+        }
+        strcpy(key, "-");
+    }
+
     /* A real gateway commands the actuator here and waits for its ack. */
     int before = atomic_load(&vent_percent); /* for the log (no exchange on Cortex-M0) */
     atomic_store(&vent_percent, (int)percent);
     fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
+    if (durable.actuated != NULL) {
+        rc = durable.actuated(key, before, (int)percent);
+        if (rc != 0) {
+            return rc;
+        }
+    }
 
     char text[32];
     rc = result_text(r, text, snprintf(text, sizeof text, "vent set to %d%%", (int)percent),
@@ -318,6 +333,20 @@ static const struct greenhouse_tool tools[] = {
 };
 
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
+
+/* set_vent's schema with durable records (--state-dir): every call carries
+ * an idempotency key, so none can move the vent without one. */
+static const char set_vent_keyed_schema[] =
+    "{\"type\":\"object\",\"required\":[\"percent\",\"idempotency_key\"],"
+    "\"additionalProperties\":false,\"properties\":{\"percent\":"
+    "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
+    "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
+    "\"maxLength\":64}}}";
+
+void greenhouse_set_durable(const greenhouse_durable_t *d)
+{
+    durable = *d;
+}
 _Static_assert(TOOL_COUNT <= 32, "--policy keeps one bit per tool in a uint32_t");
 
 /* The callback of every tool: runs its body. The core writes the audit
@@ -512,6 +541,9 @@ static void greenhouse_audit(void *user, const mcp_audit_t *rec)
     at += n > 0 ? (size_t)n : 0;
     fwrite(line, 1, at < sizeof line ? at : sizeof line - 1, stderr);
     fflush(stderr);
+    if (durable.answered != NULL) {
+        durable.answered(rec->tool, rec->tool_len, rec->outcome);
+    }
 }
 
 static uint64_t audit_clock(void *user)
@@ -554,7 +586,7 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
 
     atomic_store(&readings_taken_ms, emcp_monotonic_ms());
     atomic_store(&wind_lock_on, wind_lock);
-    atomic_store(&vent_percent, 0);
+    atomic_store(&vent_percent, durable.vent_percent >= 0 ? durable.vent_percent : 0);
 
     int rc = mcp_server_init(server, &config);
     if (rc != 0) {
@@ -572,7 +604,14 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
         return rc;
     }
     for (size_t i = 0; i < TOOL_COUNT; i++) {
-        rc = mcp_server_add_tool(server, &tools[i].def, tool_call, (void *)&tools[i]);
+        mcp_tool_t def = tools[i].def;
+        if (def.idempotency_key != NULL && durable.key_required) {
+            def.input_schema = set_vent_keyed_schema;
+        }
+        if (def.min_interval_ms != 0 && durable.vent_interval_ms >= 0) {
+            def.min_interval_ms = (uint32_t)durable.vent_interval_ms;
+        }
+        rc = mcp_server_add_tool(server, &def, tool_call, (void *)&tools[i]);
         if (rc != 0) {
             char why[160];
             if (mcp_server_schema_error(server, why, sizeof why) > 0) {

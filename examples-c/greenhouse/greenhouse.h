@@ -135,6 +135,56 @@ void greenhouse_set_wind_lock(bool on);
 /** The simulated vent's current opening in percent (0-100). */
 int greenhouse_vent_percent(void);
 
+/* ---- Durable records (greenhouse_durable.c, POSIX hosts) ---------------- */
+
+/** What durable mode changes in the tools (greenhouse_set_durable). */
+typedef struct greenhouse_durable_t {
+    /** set_vent's schema requires idempotency_key. */
+    bool key_required;
+    /** set_vent's min_interval_ms, or -1 for GREENHOUSE_VENT_INTERVAL_MS. */
+    long vent_interval_ms;
+    /** The vent's opening at start-up, or -1 for closed. */
+    int vent_percent;
+    /** Called after each vent movement, before set_vent answers (key "-"
+     *  without one); nonzero fails the call. NULL: none. */
+    int (*actuated)(const char *key, int before, int after);
+    /** Called at the end of each audit record (the call is answered next). */
+    void (*answered)(const char *tool, size_t tool_len, uint32_t outcome);
+} greenhouse_durable_t;
+
+/** Sets durable mode; call before greenhouse_register. */
+void greenhouse_set_durable(const greenhouse_durable_t *d);
+
+/** --state-dir, --actuator-log, --recover, --crash-at and --vent-interval-ms, for --help. */
+#define GREENHOUSE_DURABLE_USAGE                                                              \
+    "  --state-dir DIR      keep idempotency records in DIR/idempotency.log (fsynced): a\n"   \
+    "                       set_vent retried after a restart is answered from its record\n"  \
+    "                       and never moves the vent twice; set_vent then requires an\n"     \
+    "                       idempotency_key\n"                                               \
+    "  --actuator-log FILE  append one line per vent movement (fsynced before set_vent\n"    \
+    "                       answers); the vent starts where its last line left it\n"        \
+    "  --recover            settle a call interrupted by a restart from the actuator log\n" \
+    "                       (default: answered \"earlier outcome unknown\")\n"                \
+    "  --crash-at POINT     tests only: SIGKILL at before-intent, after-intent,\n"           \
+    "                       after-actuate, after-result or before-respond\n"                 \
+    "  --vent-interval-ms MS  tests only: set_vent's rate limit (default 2000)\n"
+
+/**
+ * Parses argv[*i] when it is one of the options above (advancing *i past
+ * its value). @return 1 when it was one, 0 when not, -1 for a bad value
+ * (*why says what is wrong).
+ */
+int greenhouse_durable_option(int argc, char **argv, int *i, const char **why);
+
+/**
+ * Applies the options: opens DIR/idempotency.log (emcp::store_file) and
+ * the actuator log, and calls greenhouse_set_durable. Call before
+ * greenhouse_register. *store is the store to pass to the transport
+ * (mcp_dedup_set_store), or NULL without --state-dir.
+ * @return 0, or a negative MCP_E* value (*why says what failed).
+ */
+int greenhouse_durable_open(const mcp_store_t **store, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,6 +38,9 @@ static emcp_store_file_t file;
 static mcp_store_t store;
 static uint8_t last_kind; /* kind of the last record appended */
 
+static int actuated(const char *key, int before, int after);
+static void answered(const char *tool, size_t tool_len, uint32_t outcome);
+
 static const char *const crash_points[] = {
     "before-intent", "after-intent", "after-actuate", "after-result", "before-respond",
 };
@@ -85,7 +88,7 @@ int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
     return 1;
 }
 
-void greenhouse_crash_point(const char *point)
+static void greenhouse_crash_point(const char *point)
 {
     if (crash_at != NULL && strcmp(crash_at, point) == 0) {
         fprintf(stderr, "greenhouse: --crash-at %s: SIGKILL\n", point);
@@ -131,7 +134,27 @@ static int crash_restart(void *user)
 
 static mcp_store_t inner;
 
-/* Finds the last movement line for @p key (NULL: any) in the actuator log;
+/* Copies @p key into out[0..cap) with every byte outside [A-Za-z0-9_.:-]
+ * written as \xHH, so a key can neither split a log line nor pass for
+ * another. */
+static void escape_key(const char *key, char *out, size_t cap)
+{
+    size_t at = 0;
+    for (const unsigned char *p = (const unsigned char *)key; *p != '\0' && at + 5 < cap; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("_.:-", *p) != NULL) {
+            out[at++] = (char)*p;
+        } else {
+            at += (size_t)snprintf(out + at, cap - at, "\\x%02x", *p);
+        }
+    }
+    out[at] = '\0';
+}
+
+/* Room for an escaped key. */
+#define ESCAPED_KEY_MAX (4 * MCP_DEDUP_KEY_MAX + 1)
+
+/* Finds the last movement line for @p key (escaped; NULL: any) in the actuator log;
  * returns its "to" percent, or -1 when there is none. */
 static int logged_movement(const char *key)
 {
@@ -139,12 +162,12 @@ static int logged_movement(const char *key)
     if (f == NULL) {
         return -1;
     }
-    char line[160];
+    char line[ESCAPED_KEY_MAX + 64];
     int to = -1;
     while (fgets(line, sizeof line, f) != NULL) {
-        char k[MCP_DEDUP_KEY_MAX + 2];
+        char k[ESCAPED_KEY_MAX + 1];
         int from = 0, t = 0;
-        if (sscanf(line, "vent key=%65s from=%d to=%d", k, &from, &t) == 3 &&
+        if (sscanf(line, "vent key=%257s from=%d to=%d", k, &from, &t) == 3 &&
             (key == NULL || strcmp(k, key) == 0)) {
             to = t;
         }
@@ -160,11 +183,12 @@ static int recover_from_log(const mcp_call_t *call, mcp_result_t *r, void *user)
     (void)user;
     char key[MCP_DEDUP_KEY_MAX + 1];
     if (actuator_path == NULL ||
-        mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0 ||
-        strchr(key, ' ') != NULL) {
+        mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0) {
         return -MCP_ENOENT; /* cannot tell: answered "earlier outcome unknown" */
     }
-    int moved_to = logged_movement(key);
+    char escaped[ESCAPED_KEY_MAX];
+    escape_key(key, escaped, sizeof escaped);
+    int moved_to = logged_movement(escaped);
     char text[192];
     bool ok = moved_to >= 0;
     int n = ok ? snprintf(text, sizeof text,
@@ -204,10 +228,14 @@ int greenhouse_durable_open(const mcp_store_t **out, const char **why)
         *why = "--recover needs --state-dir and --actuator-log";
         return -MCP_EINVAL;
     }
-    if (actuator_path != NULL) {
-        int at = logged_movement(NULL);
-        greenhouse_set_vent_position(at >= 0 ? at : 0);
-    }
+    greenhouse_durable_t d = {
+        .key_required = state_dir != NULL,
+        .vent_interval_ms = vent_interval_ms,
+        .vent_percent = actuator_path != NULL ? logged_movement(NULL) : -1,
+        .actuated = actuator_path != NULL ? actuated : NULL,
+        .answered = crash_at != NULL ? answered : NULL,
+    };
+    greenhouse_set_durable(&d);
     if (state_dir == NULL) {
         if (crash_at != NULL && strcmp(crash_at, "after-actuate") != 0 &&
             strcmp(crash_at, "before-respond") != 0) {
@@ -243,23 +271,21 @@ int greenhouse_durable_open(const mcp_store_t **out, const char **why)
     return 0;
 }
 
-bool greenhouse_durable_required(void)
+/* The audit line of a call is written: its answer goes out next. */
+static void answered(const char *tool, size_t tool_len, uint32_t outcome)
 {
-    return state_dir != NULL;
-}
-
-long greenhouse_vent_interval_ms(void)
-{
-    return vent_interval_ms;
-}
-
-int greenhouse_actuated(const char *key, int before, int after)
-{
-    if (actuator_path == NULL) {
-        return 0;
+    if (outcome == MCP_AUDIT_OK && tool_len == 8 && memcmp(tool, "set_vent", 8) == 0) {
+        greenhouse_crash_point("before-respond");
     }
-    char line[160];
-    int n = snprintf(line, sizeof line, "vent key=%s from=%d to=%d\n", key, before, after);
+}
+
+/* One line per vent movement, durable before set_vent answers. */
+static int actuated(const char *key, int before, int after)
+{
+    char escaped[ESCAPED_KEY_MAX];
+    escape_key(key, escaped, sizeof escaped);
+    char line[ESCAPED_KEY_MAX + 64];
+    int n = snprintf(line, sizeof line, "vent key=%s from=%d to=%d\n", escaped, before, after);
     if (n < 0 || (size_t)n >= sizeof line) {
         return -MCP_ENOBUFS;
     }

@@ -2,6 +2,7 @@
  * greenhouse-stdio: the greenhouse gateway as an MCP server on stdin/stdout.
  *
  *   greenhouse-stdio [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...
+ *                    [--state-dir DIR] [--actuator-log FILE] [--recover]
  *   greenhouse-stdio --print-usage
  *
  * stdout carries only MCP messages; logs and audit lines go to stderr. The
@@ -60,11 +61,12 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...\n"
+            "          [--state-dir DIR] [--actuator-log FILE] [--recover]\n"
             "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line);\n"
             "  the principal of every request is \"local\".\n"
             "  --wind-lock          start with the wind lock on (set_vent above 0 is refused)\n"
             "  --print-usage        print what the registrations use (mcp_server_usage) to stderr and exit\n"
-            GREENHOUSE_POLICY_USAGE,
+            GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE,
             prog);
 }
 
@@ -74,6 +76,15 @@ int main(int argc, char **argv)
     bool wind_lock = false;
     bool print = false;
     for (int i = 1; i < argc; i++) {
+        const char *why = NULL;
+        int d = greenhouse_durable_option(argc, argv, &i, &why);
+        if (d < 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
+            return 2;
+        }
+        if (d > 0) {
+            continue;
+        }
         if (strcmp(argv[i], "--wind-lock") == 0) {
             wind_lock = true;
         } else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
@@ -100,7 +111,14 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 #endif
 
-    int rc = greenhouse_register(&server, wind_lock);
+    const mcp_store_t *store = NULL;
+    const char *why = NULL;
+    int rc = greenhouse_durable_open(&store, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
+        return 1;
+    }
+    rc = greenhouse_register(&server, wind_lock);
     if (rc != 0) {
         fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
@@ -111,7 +129,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
 
-    rc = emcp_stdio_serve(&server, stdin, stdout, stderr);
+    rc = emcp_stdio_serve_store(&server, stdin, stdout, stderr, store);
     if (rc != 0) {
         fprintf(stderr, "%s: stopped (%d)\n", prog, rc);
         return 1;
