@@ -166,8 +166,9 @@ pub fn encode(
         *d = s;
     }
     let crc = crc32(buf.get(..body)?);
-    buf.get_mut(body..body + CRC_LEN)?
-        .copy_from_slice(&crc.to_le_bytes());
+    for (d, s) in buf.get_mut(body..)?.iter_mut().zip(crc.to_le_bytes()) {
+        *d = s;
+    }
     Some(body + CRC_LEN)
 }
 
@@ -197,7 +198,7 @@ pub fn decode(bytes: &[u8]) -> Option<Record<'_>> {
     if bytes.len() != len {
         return None;
     }
-    let (body, crc) = bytes.split_at(len - CRC_LEN);
+    let (body, crc) = bytes.split_at_checked(len.checked_sub(CRC_LEN)?)?;
     if crc32(body).to_le_bytes() != *crc {
         return None;
     }

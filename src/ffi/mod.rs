@@ -718,8 +718,9 @@ pub unsafe extern "C" fn mcp_server_handle(
     // SAFETY: ctx is NULL or valid; its dedup is NULL or an initialised
     // table (shared with any other handle call using it).
     let (dedup, store) = match unsafe { ctx.as_ref() } {
-        Some(c) => unsafe { dedup_ref(c.dedup) },
-        None => (None, None),
+        // Without `policy` no tool has an idempotency key.
+        Some(c) if cfg!(feature = "policy") => unsafe { dedup_ref(c.dedup) },
+        _ => (None, None),
     };
     let listener_ptr = match unsafe { ctx.as_ref() } {
         Some(c) => c.listener,

@@ -9,7 +9,9 @@ use crate::dedup::{Dedup, End, Seen, Ticket};
 use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
-use crate::registry::{Handler, Tool, hints};
+#[cfg(feature = "policy")]
+use crate::registry::Handler;
+use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
@@ -184,11 +186,22 @@ pub fn call<'r>(
     let dedup = dedup.filter(|_| cfg!(feature = "policy"));
     // With a store, keys are durable: an intent before the callback, the
     // result after it (crate::dedup), and an interrupted call never reruns.
-    let store = store.filter(|_| cfg!(feature = "policy"));
-    let log = store.and_then(Log::of);
-    let recover = store
-        .and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
-        .filter(|_| log.is_some());
+    // (Compiled out without `policy`, so the minimal profile does not grow.)
+    #[cfg(feature = "policy")]
+    let (log, recover) = {
+        let log = store.and_then(Log::of);
+        let recover = store
+            .and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
+            .filter(|_| log.is_some());
+        (log, recover)
+    };
+    #[cfg(not(feature = "policy"))]
+    let (log, recoverable): (Option<Log>, bool) = {
+        let _ = store;
+        (None, false)
+    };
+    #[cfg(feature = "policy")]
+    let recoverable = recover.is_some();
     let log = log.as_ref();
     let crit = s.hooks.critical;
     // The key is claimed before the tool runs, so a repeat arriving on
@@ -196,7 +209,6 @@ pub fn call<'r>(
     // ends below with the result to keep, or with none.
     let ticket = match (key, dedup) {
         (Some(k), Some(d)) => {
-            let recoverable = recover.is_some();
             match claim_key(w, era, d, tag, principal, k, info.now_ms, crit, recoverable) {
                 Ok(Some(t)) => Some((d, t)),
                 answered => {
@@ -207,18 +219,29 @@ pub fn call<'r>(
         }
         _ => None,
     };
-    let ticket = match (ticket, recover) {
-        (Some((d, (t, true))), Some(h)) => {
+    #[cfg(feature = "policy")]
+    let ticket = match ticket {
+        Some((d, (t, true))) => {
             audit(MCP_AUDIT_DUPLICATE);
-            return settle(w, s, tool, req, args, info, era, msg, d, t, &h, log);
+            return settle(
+                w,
+                s,
+                tool,
+                req,
+                args,
+                info,
+                era,
+                msg,
+                d,
+                t,
+                recover.as_ref(),
+                log,
+            );
         }
-        (Some((d, (t, true))), None) => {
-            d.finish(t, End::Unknown, log, crit.as_ref());
-            audit(MCP_AUDIT_DUPLICATE);
-            return refusal(w, era, OUTCOME_UNKNOWN);
-        }
-        (t, _) => t.map(|(d, (t, _))| (d, t)),
+        t => t.map(|(d, (t, _))| (d, t)),
     };
+    #[cfg(not(feature = "policy"))]
+    let ticket = ticket.map(|(d, (t, _))| (d, t));
     // The run is claimed before the callback too, atomically, so two calls
     // at once cannot both pass the interval. Dropping the claim gives the
     // interval back (the run did not count).
@@ -240,6 +263,7 @@ pub fn call<'r>(
         }
     };
     // Durable before the callback runs: the intent for this key.
+    #[cfg(feature = "policy")]
     if let (Some((d, t)), Some(l)) = (&ticket, log) {
         if !d.persist_intent(t, l, crit.as_ref()) {
             drop(rate_claim);
@@ -261,7 +285,6 @@ pub fn call<'r>(
         w,
         s,
         tool,
-        &tool.handler,
         req,
         args,
         info,
@@ -406,7 +429,9 @@ const OUTCOME_UNKNOWN: &str = "earlier outcome unknown: a call with this idempot
 
 /// Runs the store's recovery callback for an interrupted call: a final
 /// result it writes is kept (and sent) as the call's result; anything else
-/// is answered [`OUTCOME_UNKNOWN`] and the key stays interrupted.
+/// (or no callback) is answered [`OUTCOME_UNKNOWN`] and the key stays
+/// interrupted.
+#[cfg(feature = "policy")]
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn settle<'r>(
@@ -420,18 +445,27 @@ fn settle<'r>(
     msg: &mut MsgBuf,
     d: &Dedup,
     t: Ticket,
-    recover: &Handler,
+    recover: Option<&Handler>,
     log: Option<&Log>,
 ) -> Result<(), Fail<'r>> {
+    let crit = s.hooks.critical;
+    let Some(recover) = recover else {
+        d.finish(t, End::Unknown, log, crit.as_ref());
+        return refusal(w, era, OUTCOME_UNKNOWN);
+    };
     let mark = w.mark();
     let start = w.len();
     let mut outcome = MCP_AUDIT_OK;
     let mut counts = false;
+    // The recovery callback runs as the tool would, under its name.
+    let recovering = Tool {
+        handler: *recover,
+        ..*tool
+    };
     let r = execute(
         w,
         s,
-        tool,
-        recover,
+        &recovering,
         req,
         args,
         info,
@@ -440,7 +474,6 @@ fn settle<'r>(
         &mut outcome,
         &mut counts,
     );
-    let crit = s.hooks.critical;
     match w.as_bytes().get(start..) {
         Some(m) if r.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) => {
             d.finish(t, End::Keep(m), log, crit.as_ref());
@@ -555,7 +588,6 @@ fn execute<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     tool: &Tool<'_>,
-    handler: &Handler,
     req: &Request<'r>,
     args: Option<usize>,
     info: &RequestInfo<'_>,
@@ -603,7 +635,7 @@ fn execute<'r>(
     };
     let mut result = ToolResult::new(w, opts);
     *counts = true;
-    let rc = handler.run(&call, &mut result);
+    let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
     w.status()?;
     // A needed capability the client lacks is the answer, whatever the tool
