@@ -29,7 +29,7 @@ use crate::limits::{
     MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_DEDUP_SLOTS, MCP_DEDUP_WINDOW_MS, MCP_STORE_GONE,
     MCP_STORE_INTENT, MCP_STORE_LOG_MAX, MCP_STORE_RECORD_MAX, MCP_STORE_RELEASE, MCP_STORE_RESULT,
 };
-use crate::store::{HEADER_LEN, Head, Log, Record, decode, encode, record_len};
+use crate::store::{HEADER_LEN, Head, Log, Record, decode, encode, mcp_store_t, record_len};
 use crate::sync::{Critical, cas};
 
 /// Slot states.
@@ -311,10 +311,16 @@ impl Dedup {
     /// runs: one append and one sync (or a compaction). False when the
     /// store failed or the lock stayed taken: the tool must not run (finish
     /// the ticket with [`End::Release`]).
-    pub fn persist_intent(&self, ticket: &Ticket, log: &Log, crit: Option<&Critical>) -> bool {
-        let Some(s) = self.slots.get(ticket.0) else {
+    pub fn persist_intent(
+        &self,
+        ticket: &Ticket,
+        store: &mcp_store_t,
+        crit: Option<&Critical>,
+    ) -> bool {
+        let (Some(s), Some(log)) = (self.slots.get(ticket.0), Log::of(store)) else {
             return false;
         };
+        let log = &log;
         if !self.lock(crit) {
             return false;
         }
@@ -334,7 +340,13 @@ impl Dedup {
     /// the claim evicted, if any, stays evicted. With a `log` and a durable
     /// intent, the end is appended too: a result with a sync, a release
     /// without one (lost, it only leaves the key unknown).
-    pub fn finish(&self, ticket: Ticket, end: End<'_>, log: Option<&Log>, crit: Option<&Critical>) {
+    pub fn finish(
+        &self,
+        ticket: Ticket,
+        end: End<'_>,
+        store: Option<&mcp_store_t>,
+        crit: Option<&Critical>,
+    ) {
         // Only this call writes a running entry, so without a store no lock
         // is needed: the state store publishes the result.
         let Some(s) = self.slots.get(ticket.0) else {
@@ -355,13 +367,15 @@ impl Dedup {
             DONE => MCP_STORE_RESULT,
             _ => MCP_STORE_GONE,
         };
-        let log = log.filter(|_| durable && state != UNKNOWN);
+        let log = store
+            .filter(|_| durable && state != UNKNOWN)
+            .and_then(Log::of);
         match log {
             // Not written when the lock stays taken: a restart then reads
             // the key as unknown, never as a result.
             Some(log) if self.lock(crit) => {
                 s.state.store(state, Ordering::Release);
-                let _ = self.write(log, ticket.0, kind, kind != MCP_STORE_RELEASE);
+                let _ = self.write(&log, ticket.0, kind, kind != MCP_STORE_RELEASE);
                 self.unlock();
             }
             _ => s.state.store(state, Ordering::Release),

@@ -72,9 +72,20 @@ pub struct Exchange<'x> {
     /// table may be shared by exchanges running at once).
     pub dedup: Option<&'x Dedup>,
     /// The duplicate table's durable store (`mcp_dedup_set_store`), if any.
+    #[cfg(feature = "policy")]
     pub store: Option<&'x crate::store::mcp_store_t>,
     /// Storage for a stream this exchange may open with `subscriptions/listen`.
     pub listener: Option<&'x mut Listener>,
+}
+
+impl<'x> Exchange<'x> {
+    /// The store, or `None` without the `policy` feature.
+    fn store(&self) -> Option<&'x crate::store::mcp_store_t> {
+        #[cfg(feature = "policy")]
+        return self.store;
+        #[cfg(not(feature = "policy"))]
+        None
+    }
 }
 
 /// Why `handle` wrote nothing at all.
@@ -384,7 +395,9 @@ impl<'a> Server<'a> {
         match method {
             Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store)?,
+            Method::ToolsCall => {
+                tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store())?
+            }
             // `built()` let these through only with their feature; the guards
             // keep their code out of the builds without it.
             Method::ResourcesList if cfg!(feature = "catalog") => {

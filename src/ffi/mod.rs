@@ -99,31 +99,37 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
     0
 }
 
-/// The table behind an initialised `mcp_dedup_t`, for one handle call, and
-/// its store. Shared: several handle calls may use one table at once (every
-/// field of it is an atomic, see `crate::dedup`).
-unsafe fn dedup_ref<'a>(
-    d: *mut mcp_dedup_t,
-) -> (
-    Option<&'a crate::dedup::Dedup>,
-    Option<&'a crate::store::mcp_store_t>,
-) {
+/// The table behind an initialised `mcp_dedup_t`, for one handle call.
+/// Shared: several handle calls may use one table at once (every field of
+/// it is an atomic, see `crate::dedup`).
+unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> {
+    // SAFETY: forwarded caller promises (see dedup_slot).
+    unsafe { dedup_slot(d) }.map(|p| {
+        // SAFETY: the table is only ever shared, never borrowed mutably.
+        unsafe { &(*p).table }
+    })
+}
+
+/// The store of an initialised `mcp_dedup_t` (`mcp_dedup_set_store`), if any.
+#[cfg(feature = "policy")]
+unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::store::mcp_store_t> {
+    // SAFETY: forwarded caller promises; the store pointer is NULL or the
+    // firmware's store, which outlives the table's use (mcp_dedup_set_store,
+    // its only writer, must not run during a handle call).
+    unsafe { dedup_slot(d).and_then(|p| (*p).store.as_ref()) }
+}
+
+/// The slot behind `d` when it is an initialised table.
+unsafe fn dedup_slot(d: *mut mcp_dedup_t) -> Option<*const DedupSlot> {
     if d.is_null() {
-        return (None, None);
+        return None;
     }
     let p = d.cast::<DedupSlot>();
     // SAFETY: the caller's storage holds a DedupSlot once initialised; the
     // magic word is read through a raw pointer first (mcp_dedup_init, its
-    // only writer, must not run during a handle call), and the table is only
-    // ever shared, never borrowed mutably. The store pointer is NULL or the
-    // firmware's store, which outlives the table's use
-    // (mcp_dedup_set_store).
-    unsafe {
-        if core::ptr::addr_of!((*p).magic).read() != DEDUP_MAGIC {
-            return (None, None);
-        }
-        (Some(&(*p).table), (*p).store.as_ref())
-    }
+    // only writer, must not run during a handle call).
+    let magic = unsafe { core::ptr::addr_of!((*p).magic).read() };
+    (magic == DEDUP_MAGIC).then_some(p.cast_const())
 }
 
 const _: () = assert!(core::mem::size_of::<Slot>() <= core::mem::size_of::<mcp_server_t>());
@@ -717,10 +723,15 @@ pub unsafe extern "C" fn mcp_server_handle(
     };
     // SAFETY: ctx is NULL or valid; its dedup is NULL or an initialised
     // table (shared with any other handle call using it).
-    let (dedup, store) = match unsafe { ctx.as_ref() } {
-        // Without `policy` no tool has an idempotency key.
-        Some(c) if cfg!(feature = "policy") => unsafe { dedup_ref(c.dedup) },
-        _ => (None, None),
+    let dedup = match unsafe { ctx.as_ref() } {
+        Some(c) => unsafe { dedup_ref(c.dedup) },
+        None => None,
+    };
+    // SAFETY: as for dedup: its store is NULL or the firmware's.
+    #[cfg(feature = "policy")]
+    let store = match unsafe { ctx.as_ref() } {
+        Some(c) => unsafe { store_ref(c.dedup) },
+        None => None,
     };
     let listener_ptr = match unsafe { ctx.as_ref() } {
         Some(c) => c.listener,
@@ -730,6 +741,7 @@ pub unsafe extern "C" fn mcp_server_handle(
     let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
     let ex = crate::server::Exchange {
         dedup,
+        #[cfg(feature = "policy")]
         store,
         listener,
     };

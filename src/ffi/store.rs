@@ -79,7 +79,7 @@ pub unsafe extern "C" fn mcp_dedup_set_store(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "policy"))]
 mod tests {
     use core::ffi::{c_int, c_void};
     use std::cell::RefCell;

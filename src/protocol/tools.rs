@@ -15,7 +15,7 @@ use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Tables};
 use crate::server::{Fail, Server};
-use crate::store::{Log, mcp_store_t};
+use crate::store::mcp_store_t;
 
 /// The members of a `tools/list` result: the tools in registration order,
 /// one page at a time. A page ends after `page_size` tools or when the next
@@ -186,23 +186,9 @@ pub fn call<'r>(
     let dedup = dedup.filter(|_| cfg!(feature = "policy"));
     // With a store, keys are durable: an intent before the callback, the
     // result after it (crate::dedup), and an interrupted call never reruns.
-    // (Compiled out without `policy`, so the minimal profile does not grow.)
-    #[cfg(feature = "policy")]
-    let (log, recover) = {
-        let log = store.and_then(Log::of);
-        let recover = store
-            .and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
-            .filter(|_| log.is_some());
-        (log, recover)
-    };
-    #[cfg(not(feature = "policy"))]
-    let (log, recoverable): (Option<Log>, bool) = {
-        let _ = store;
-        (None, false)
-    };
-    #[cfg(feature = "policy")]
-    let recoverable = recover.is_some();
-    let log = log.as_ref();
+    // (An attached store has all four hooks: mcp_dedup_set_store checks.)
+    let store = store.filter(|_| cfg!(feature = "policy"));
+    let recoverable = store.is_some_and(|st| st.recover.is_some());
     let crit = s.hooks.critical;
     // The key is claimed before the tool runs, so a repeat arriving on
     // another thread meanwhile is answered without running it; the claim
@@ -223,20 +209,7 @@ pub fn call<'r>(
     let ticket = match ticket {
         Some((d, (t, true))) => {
             audit(MCP_AUDIT_DUPLICATE);
-            return settle(
-                w,
-                s,
-                tool,
-                req,
-                args,
-                info,
-                era,
-                msg,
-                d,
-                t,
-                recover.as_ref(),
-                log,
-            );
+            return settle(w, s, tool, req, args, info, era, msg, d, t, store);
         }
         t => t.map(|(d, (t, _))| (d, t)),
     };
@@ -256,7 +229,7 @@ pub fn call<'r>(
         Ok(c) => c,
         Err(wait_ms) => {
             if let Some((d, t)) = ticket {
-                d.finish(t, End::Release, log, crit.as_ref());
+                d.finish(t, End::Release, store, crit.as_ref());
             }
             audit(MCP_AUDIT_RATE_LIMITED);
             return rate_limited(w, era, wait_ms);
@@ -264,11 +237,11 @@ pub fn call<'r>(
     };
     // Durable before the callback runs: the intent for this key.
     #[cfg(feature = "policy")]
-    if let (Some((d, t)), Some(l)) = (&ticket, log) {
-        if !d.persist_intent(t, l, crit.as_ref()) {
+    if let (Some((d, t)), Some(st)) = (&ticket, store) {
+        if !d.persist_intent(t, st, crit.as_ref()) {
             drop(rate_claim);
             if let Some((d, t)) = ticket {
-                d.finish(t, End::Release, log, crit.as_ref());
+                d.finish(t, End::Release, store, crit.as_ref());
             }
             audit(MCP_AUDIT_FAILED);
             return refusal(
@@ -307,7 +280,7 @@ pub fn call<'r>(
             Some(m) if done => End::Keep(m),
             _ => End::Release,
         };
-        d.finish(t, end, log, crit.as_ref());
+        d.finish(t, end, store, crit.as_ref());
     }
     audit(match &result {
         Ok(()) => outcome,
@@ -445,12 +418,13 @@ fn settle<'r>(
     msg: &mut MsgBuf,
     d: &Dedup,
     t: Ticket,
-    recover: Option<&Handler>,
-    log: Option<&Log>,
+    store: Option<&mcp_store_t>,
 ) -> Result<(), Fail<'r>> {
     let crit = s.hooks.critical;
-    let Some(recover) = recover else {
-        d.finish(t, End::Unknown, log, crit.as_ref());
+    let Some(recover) =
+        store.and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
+    else {
+        d.finish(t, End::Unknown, store, crit.as_ref());
         return refusal(w, era, OUTCOME_UNKNOWN);
     };
     let mark = w.mark();
@@ -459,7 +433,7 @@ fn settle<'r>(
     let mut counts = false;
     // The recovery callback runs as the tool would, under its name.
     let recovering = Tool {
-        handler: *recover,
+        handler: recover,
         ..*tool
     };
     let r = execute(
@@ -476,11 +450,11 @@ fn settle<'r>(
     );
     match w.as_bytes().get(start..) {
         Some(m) if r.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) => {
-            d.finish(t, End::Keep(m), log, crit.as_ref());
+            d.finish(t, End::Keep(m), store, crit.as_ref());
             Ok(())
         }
         _ => {
-            d.finish(t, End::Unknown, log, crit.as_ref());
+            d.finish(t, End::Unknown, store, crit.as_ref());
             w.rewind(mark);
             refusal(w, era, OUTCOME_UNKNOWN)
         }
