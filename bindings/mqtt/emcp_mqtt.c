@@ -435,3 +435,11 @@ emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b)
 {
     return b->stats;
 }
+
+int emcp_mqtt_set_store(emcp_mqtt_t *b, const mcp_store_t *store, uint64_t now_ms)
+{
+    if (b == NULL) {
+        return -MCP_EINVAL;
+    }
+    return mcp_dedup_set_store(&b->dedup, store, now_ms);
+}

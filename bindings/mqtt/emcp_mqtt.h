@@ -234,6 +234,20 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
 /** The binding's counters. */
 emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b);
 
+/**
+ * Makes the binding's idempotency-key table durable on @p store
+ * (mcp_dedup_set_store; call after emcp_mqtt_init, before the first
+ * message). A request retried or redelivered after the gateway was killed
+ * is then answered from the key's durable record ("earlier outcome unknown"
+ * when it was interrupted mid-call), never run again. The replay cache
+ * keyed by Correlation Data stays in RAM: only calls of tools with an
+ * idempotency key survive a restart.
+ *
+ * @return The records kept from the log (0 or more), or the negative
+ *         error of mcp_dedup_set_store.
+ */
+int emcp_mqtt_set_store(emcp_mqtt_t *b, const mcp_store_t *store, uint64_t now_ms);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "emcp.h"
+#include "emcp_clock.h"
 #include "emcp_mqtt.h"
 #include "emcp_mqtt_mosq.h"
 #include "greenhouse.h"
@@ -62,7 +63,7 @@ static void usage(const char *prog)
             "  --cert F --key F     TLS: client certificate and key\n"
             "  --tls-version V      TLS: tlsv1.2 or tlsv1.3\n"
             "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n"
-            GREENHOUSE_POLICY_USAGE,
+            GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE,
             prog, EMCP_MQTT_KEEPALIVE_S);
 }
 
@@ -98,6 +99,15 @@ int main(int argc, char **argv)
     bool wind_lock = false;
 
     for (int i = 1; i < argc; i++) {
+        const char *why = NULL;
+        int d = greenhouse_durable_option(argc, argv, &i, &why);
+        if (d < 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
+            return 2;
+        }
+        if (d > 0) {
+            continue;
+        }
         const char *a = argv[i];
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
         bool takes_value = true;
@@ -181,7 +191,14 @@ int main(int argc, char **argv)
         opt.client_id = client_id;
     }
 
-    int rc = greenhouse_register(&server, wind_lock);
+    const mcp_store_t *store = NULL;
+    const char *why = NULL;
+    int rc = greenhouse_durable_open(&store, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
+        return 1;
+    }
+    rc = greenhouse_register(&server, wind_lock);
     if (rc != 0) {
         fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
@@ -203,6 +220,14 @@ int main(int argc, char **argv)
                 "topics at most %d bytes\n",
                 prog, rc, EMCP_MQTT_NAME_MAX, EMCP_MQTT_TOPIC_MAX);
         return 2;
+    }
+    if (store != NULL) {
+        rc = emcp_mqtt_set_store(&binding, store, emcp_monotonic_ms());
+        if (rc < 0) {
+            fprintf(stderr, "%s: cannot read the durable store (%d)\n", prog, rc);
+            return 1;
+        }
+        fprintf(stderr, "%s: %d idempotency records restored\n", prog, rc);
     }
 
     struct sigaction sa;
