@@ -62,7 +62,7 @@ static void usage(const char *prog)
             "                      certificate signed by the CA, its CN is the principal\n"
             "  --wind-lock         start with the wind lock on (set_vent above 0 is refused)\n"
             "  --log-requests      log one line per request (peer, principal, code)\n"
-            GREENHOUSE_POLICY_USAGE
+            GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE
             "  Plain coap:// authenticates no principal: with --policy it sees no tool.\n",
             prog);
 }
@@ -157,6 +157,15 @@ int main(int argc, char **argv)
     bool log_requests = false;
 
     for (int i = 1; i < argc; i++) {
+        const char *why = NULL;
+        int d = greenhouse_durable_option(argc, argv, &i, &why);
+        if (d < 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
+            return 2;
+        }
+        if (d > 0) {
+            continue;
+        }
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(a, "--wind-lock") == 0) {
@@ -242,7 +251,14 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
 
-    int rc = greenhouse_register(&server, wind_lock);
+    const mcp_store_t *store = NULL;
+    const char *why = NULL;
+    int rc = greenhouse_durable_open(&store, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
+        return 1;
+    }
+    rc = greenhouse_register(&server, wind_lock);
     if (rc != 0) {
         fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
@@ -267,6 +283,15 @@ int main(int argc, char **argv)
                 listen_arg != NULL ? listen_arg : "the default address", rc);
         coap_cleanup();
         return 1;
+    }
+    if (store != NULL) {
+        /* The binding's key table, made durable before the first request. */
+        rc = mcp_dedup_set_store(&coap.dedup, store, emcp_monotonic_ms());
+        if (rc < 0) {
+            fprintf(stderr, "%s: cannot read the durable store (%d)\n", prog, rc);
+            return 1;
+        }
+        fprintf(stderr, "%s: %d idempotency records restored\n", prog, rc);
     }
     fprintf(stderr, "%s: serving MCP on %s://%s/mcp (%s, wind lock %s)\n", prog,
             secure ? "coaps" : "coap", listen_arg != NULL ? listen_arg : "127.0.0.1",

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "emcp_clock.h"
 #include "emcp_http.h"
 #include "greenhouse.h"
 
@@ -61,7 +62,7 @@ static void usage(const char *prog)
             "                  principal is \"bearer-client\"\n"
             "  --token NAME:TOKEN  accept this token as principal NAME (repeatable, at most\n"
             "                  %d; a bearer token has no ':', so the first one splits)\n"
-            GREENHOUSE_POLICY_USAGE
+            GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE
             "  --allow-origin  accept this Origin besides loopback ones (repeatable)\n"
             "  --max-conns     concurrent connections (at most %d; beyond: 503)\n"
             "  --tls-cert/--tls-key  serve HTTPS with this PEM certificate and key\n",
@@ -127,6 +128,15 @@ int main(int argc, char **argv)
     bool wind_lock = false;
 
     for (int i = 1; i < argc; i++) {
+        const char *why = NULL;
+        int d = greenhouse_durable_option(argc, argv, &i, &why);
+        if (d < 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
+            return 2;
+        }
+        if (d > 0) {
+            continue;
+        }
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint32_t n = 0;
@@ -198,7 +208,14 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
 
-    int rc = greenhouse_register(&server, wind_lock);
+    const mcp_store_t *store = NULL;
+    const char *why = NULL;
+    int rc = greenhouse_durable_open(&store, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
+        return 1;
+    }
+    rc = greenhouse_register(&server, wind_lock);
     if (rc != 0) {
         fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
@@ -207,6 +224,15 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "%s: cannot listen on %s:%u (%d)\n", prog, addr, cfg.port, rc);
         return 1;
+    }
+    if (store != NULL) {
+        /* The binding's key table, made durable before the first request. */
+        rc = mcp_dedup_set_store(&http.dedup, store, emcp_monotonic_ms());
+        if (rc < 0) {
+            fprintf(stderr, "%s: cannot read the durable store (%d)\n", prog, rc);
+            return 1;
+        }
+        fprintf(stderr, "%s: %d idempotency records restored\n", prog, rc);
     }
     fprintf(stderr, "%s: listening on %s://%s:%u/mcp (wind lock %s%s)\n", prog,
             cfg.tls_cert_file != NULL ? "https" : "http", addr,
