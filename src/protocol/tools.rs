@@ -6,7 +6,7 @@ use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
 use crate::dedup::{Dedup, Seen, Ticket};
-use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
+use crate::json::{Doc, Kind, WriteError, Writer, check};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
 use crate::registry::{Tool, hints};
@@ -555,13 +555,12 @@ fn check_output<'r>(
     root: u16,
     msg: &mut MsgBuf,
 ) -> Result<(), Fail<'r>> {
-    let mut toks = [Token::EMPTY; MCP_MAX_OUTPUT_TOKENS];
-    let ok = match tokenize(structured, &mut toks, MCP_MAX_DEPTH) {
-        Ok(n) => {
-            let doc = Doc::new(structured, toks.get(..n).unwrap_or(&[]));
-            schema::validate(tables, text, root, &doc, Some(0), msg)
+    let ok = match check(structured, MCP_MAX_DEPTH) {
+        Ok(n) if n <= MCP_MAX_OUTPUT_TOKENS => {
+            let doc = Doc::new(structured);
+            schema::validate(tables, text, root, &doc, Some(doc.root()), msg)
         }
-        Err(_) => {
+        _ => {
             msg.push("larger than MCP_MAX_OUTPUT_TOKENS");
             false
         }

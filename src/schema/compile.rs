@@ -6,7 +6,7 @@
 use super::validate::{Rule, check_value};
 use super::{EMPTY_NODE, Kw, KwKind, MsgBuf, NONE, Node, Prop, Span, Tables, ty};
 use crate::json::num::Dec;
-use crate::json::{Doc, Kind, Token, TokenizeError, Unescape, tokenize};
+use crate::json::{Doc, Kind, TokenizeError, Unescape, check};
 use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_MULTIPLE_OF_DIGITS, MCP_MAX_SCHEMA_TOKENS};
 
 /// What kind of problem a schema has.
@@ -83,10 +83,10 @@ impl SchemaError {
 }
 
 fn span(doc: &Doc<'_>, i: usize) -> Span {
-    doc.token(i).map_or(Span::default(), |t| Span {
-        start: t.start,
-        end: t.end,
-    })
+    Span {
+        start: i as u32,
+        end: doc.skip(i) as u32,
+    }
 }
 
 fn inner(doc: &Doc<'_>, i: usize) -> Span {
@@ -100,12 +100,18 @@ fn inner(doc: &Doc<'_>, i: usize) -> Span {
 /// Compiles `text` (an `inputSchema` or `outputSchema`) into `t` and returns
 /// its root node. On error `t` is left as it was.
 pub fn compile(text: &str, t: &mut Tables) -> Result<u16, SchemaError> {
-    let mut toks = [Token::EMPTY; MCP_MAX_SCHEMA_TOKENS];
     let whole = Span {
         start: 0,
         end: text.len() as u32,
     };
-    let n = tokenize(text.as_bytes(), &mut toks, MCP_MAX_DEPTH).map_err(|e| {
+    let counted = check(text.as_bytes(), MCP_MAX_DEPTH).and_then(|n| {
+        if n > MCP_MAX_SCHEMA_TOKENS {
+            Err(TokenizeError::TooManyTokens)
+        } else {
+            Ok(n)
+        }
+    });
+    counted.map_err(|e| {
         let reason = match e {
             TokenizeError::TooManyTokens => {
                 "schema has more JSON tokens than MCP_MAX_SCHEMA_TOKENS"
@@ -115,9 +121,9 @@ pub fn compile(text: &str, t: &mut Tables) -> Result<u16, SchemaError> {
         };
         err(SchemaErrorKind::Malformed, reason, whole)
     })?;
-    let doc = Doc::new(text.as_bytes(), toks.get(..n).unwrap_or(&[]));
+    let doc = Doc::new(text.as_bytes());
     let mark = t.mark();
-    let result = compile_node(&doc, 0, t, true)
+    let result = compile_node(&doc, doc.root(), t, true)
         .and_then(|(root, _)| match t.node(root) {
             Some(r) if r.types == ty::OBJECT => Ok(root),
             _ => Err(err(
@@ -126,7 +132,7 @@ pub fn compile(text: &str, t: &mut Tables) -> Result<u16, SchemaError> {
                 whole,
             )),
         })
-        .and_then(|root| check_consistent(text, &doc, n, t, mark.0).map(|()| root));
+        .and_then(|root| check_consistent(text, &doc, t, mark.0).map(|()| root));
     if result.is_err() {
         t.rollback(mark);
     }
@@ -269,13 +275,7 @@ fn reserve(
 /// or `enum` member the node itself refuses (a call without the argument
 /// would read a value no client may send). Runs after the recursive compile,
 /// so the validator's frames do not stack on the compiler's.
-fn check_consistent(
-    text: &str,
-    doc: &Doc<'_>,
-    n_toks: usize,
-    t: &Tables,
-    first: u16,
-) -> Result<(), SchemaError> {
+fn check_consistent(text: &str, doc: &Doc<'_>, t: &Tables, first: u16) -> Result<(), SchemaError> {
     for idx in first..t.n_nodes {
         let Some(node) = t.node(idx) else { continue };
         let kws = t.kws(node);
@@ -288,9 +288,7 @@ fn check_consistent(
             if !matches!(kw.kind, KwKind::Default | KwKind::Const | KwKind::Enum) {
                 continue;
             }
-            let Some(v) = token_at(doc, n_toks, kw.value.start) else {
-                continue;
-            };
+            let v = kw.value.start as usize;
             let mut one = |inst| {
                 check_value(t, text, idx, doc, inst).map_err(|f| SchemaError {
                     kind: SchemaErrorKind::Invalid,
@@ -351,19 +349,6 @@ fn rule_text(r: Rule) -> &'static str {
         Rule::Required => " is missing required property ",
         Rule::Enum => " is not one of ",
     }
-}
-
-/// The token starting at byte `start` (tokens are in text order).
-fn token_at(doc: &Doc<'_>, n_toks: usize, start: u32) -> Option<usize> {
-    let (mut lo, mut hi) = (0, n_toks);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        match doc.token(mid) {
-            Some(t) if t.start < start => lo = mid + 1,
-            _ => hi = mid,
-        }
-    }
-    doc.token(lo).filter(|t| t.start == start).map(|_| lo)
 }
 
 /// True when two escaped JSON string insides decode to the same text.

@@ -559,7 +559,6 @@ pub fn default_for<'p>(
 mod tests {
     use super::super::compile;
     use super::*;
-    use crate::json::{Token, tokenize};
 
     const SCHEMA: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,
       "properties":{
@@ -579,9 +578,8 @@ mod tests {
     fn run(args: &str) -> (bool, MsgBuf) {
         let mut t = Tables::new();
         let root = compile(SCHEMA, &mut t).unwrap();
-        let mut toks = [Token::EMPTY; 64];
-        let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
-        let doc = Doc::new(args.as_bytes(), &toks[..n]);
+        crate::json::check(args.as_bytes(), 16).unwrap();
+        let doc = Doc::new(args.as_bytes());
         let mut m = MsgBuf::new();
         let ok = validate(&t, SCHEMA, root, &doc, Some(0), &mut m);
         (ok, m)
@@ -745,9 +743,8 @@ mod tests {
         let run = |args: &str| {
             let mut t = Tables::new();
             let root = compile(S, &mut t).unwrap();
-            let mut toks = [Token::EMPTY; 64];
-            let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
-            let doc = Doc::new(args.as_bytes(), &toks[..n]);
+            crate::json::check(args.as_bytes(), 16).unwrap();
+            let doc = Doc::new(args.as_bytes());
             let mut m = MsgBuf::new();
             if validate(&t, S, root, &doc, Some(0), &mut m) {
                 Ok(())
@@ -809,18 +806,10 @@ mod tests {
             (r#"{"c":24932}"#, false),
             (r#"{"c":"a"}"#, true),
         ] {
-            let mut toks = [Token::EMPTY; 16];
-            let n = tokenize(args.as_bytes(), &mut toks, 8).unwrap();
+            crate::json::check(args.as_bytes(), 16).unwrap();
             let mut m = MsgBuf::new();
             assert_eq!(
-                validate(
-                    &t,
-                    s,
-                    root,
-                    &Doc::new(args.as_bytes(), &toks[..n]),
-                    Some(0),
-                    &mut m
-                ),
+                validate(&t, s, root, &Doc::new(args.as_bytes()), Some(0), &mut m),
                 ok,
                 "{args}: {}",
                 m.as_str()
@@ -835,14 +824,7 @@ mod tests {
         let mut t = Tables::new();
         let root = compile(SCHEMA, &mut t).unwrap();
         let mut m = MsgBuf::new();
-        assert!(!validate(
-            &t,
-            SCHEMA,
-            root,
-            &Doc::new(b"", &[]),
-            None,
-            &mut m
-        ));
+        assert!(!validate(&t, SCHEMA, root, &Doc::new(b""), None, &mut m));
         assert_eq!(m.as_str(), "percent: required");
         let d = default_for(&t, SCHEMA, root, [Seg::Key("level")].into_iter()).unwrap();
         assert_eq!(d.of(SCHEMA), b"3");

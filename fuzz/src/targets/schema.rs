@@ -8,7 +8,7 @@
 //! with `validate`: the tool's handler runs exactly when `validate` accepts.
 use core::ffi::c_int;
 use emcp::call::{Call, RequestInfo, ToolResult};
-use emcp::json::{tokenize, Doc, Token};
+use emcp::json::{check, Doc};
 use emcp::limits::{MCP_MAX_DEPTH, MCP_MAX_JSON_TOKENS};
 use emcp::registry::{Handler, Tool};
 use emcp::schema::{compile, validate, MsgBuf, Tables};
@@ -76,13 +76,13 @@ pub fn run(data: &[u8]) {
     assert!(t.node(root).is_some(), "root {root} is not a node");
 
     // Validate the arguments directly.
-    let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
-    let Ok(n) = tokenize(args, &mut toks, MCP_MAX_DEPTH) else {
-        return;
-    };
-    let doc = Doc::new(args, &toks[..n]);
-    let arg = if doc.kind(0) == Some(emcp::json::Kind::Object) {
-        Some(0)
+    match check(args, MCP_MAX_DEPTH) {
+        Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
+        _ => return,
+    }
+    let doc = Doc::new(args);
+    let arg = if doc.kind(doc.root()) == Some(emcp::json::Kind::Object) {
+        Some(doc.root())
     } else {
         None
     };
