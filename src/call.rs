@@ -13,7 +13,7 @@ use crate::limits::{
     MCP_MAX_NOTIFICATION, MCP_MAX_REQUEST_STATE, MCP_MAX_TEMPLATE_VARS,
 };
 use crate::registry::Tool;
-use crate::schema::{self, Tables};
+use crate::schema;
 
 /// What the transport knows about one exchange, as the core sees it.
 #[derive(Clone, Copy)]
@@ -132,8 +132,6 @@ pub struct Call<'r> {
     pub args: Option<usize>,
     /// The tool being called.
     pub tool: &'r Tool<'r>,
-    /// The server's schema tables (for `default` values).
-    pub tables: &'r Tables,
     /// Token of the request's `params._meta` object, if sent.
     pub meta: Option<usize>,
     /// Token of `params.inputResponses` (the answers of a retried
@@ -234,8 +232,9 @@ impl<'r> Call<'r> {
             Err((ArgError::Missing, true)) => {
                 let text = self.tool.input_schema;
                 let segs = segments(path).flatten();
-                let span = schema::default_for(self.tables, text, self.tool.input_root, segs)
-                    .ok_or(ArgError::Missing)?;
+                let input = schema::Schema::new(text);
+                let span =
+                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
                 let raw = span.of(text);
                 crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
                 f(&Doc::new(raw), 0)

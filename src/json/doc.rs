@@ -542,7 +542,12 @@ mod tests {
             let at = |pat, n| Some(after(src, pat, n) as u32);
             assert_eq!(
                 out,
-                [at("0069d\":", 0), at("params\":", 0), at("method\":", 0), None]
+                [
+                    at("0069d\":", 0),
+                    at("params\":", 0),
+                    at("method\":", 0),
+                    None
+                ]
             );
             assert_eq!(d.get(0, "params"), Some(after(src, "params\":", 0)));
             let x = after(src, "x\":", 0);
