@@ -40,6 +40,9 @@ pub use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
 use crate::server::{HandleError, Server, ServerInfo};
+pub use crate::store::{
+    mcp_store_append_fn, mcp_store_read_fn, mcp_store_restart_fn, mcp_store_sync_fn, mcp_store_t,
+};
 pub use content::mcp_annotations_t;
 pub use framer::*;
 pub use input::mcp_mac_fn;
