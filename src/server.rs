@@ -78,16 +78,6 @@ pub struct Exchange<'x> {
     pub listener: Option<&'x mut Listener>,
 }
 
-impl<'x> Exchange<'x> {
-    /// The store, or `None` without the `policy` feature.
-    fn store(&self) -> Option<&'x crate::store::mcp_store_t> {
-        #[cfg(feature = "policy")]
-        return self.store;
-        #[cfg(not(feature = "policy"))]
-        None
-    }
-}
-
 /// Why `handle` wrote nothing at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandleError {
@@ -395,9 +385,11 @@ impl<'a> Server<'a> {
         match method {
             Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
-            Method::ToolsCall => {
-                tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store())?
-            }
+            // (The store only with `policy`: no extra argument without it.)
+            #[cfg(feature = "policy")]
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store)?,
+            #[cfg(not(feature = "policy"))]
+            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup)?,
             // `built()` let these through only with their feature; the guards
             // keep their code out of the builds without it.
             Method::ResourcesList if cfg!(feature = "catalog") => {

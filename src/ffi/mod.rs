@@ -68,9 +68,10 @@ const MAGIC: u32 = 0x4D43_5031;
 #[repr(C)]
 pub(crate) struct DedupSlot {
     pub(crate) magic: u32,
-    /// The firmware's store (`mcp_dedup_set_store`), or NULL.
-    pub(crate) store: *const crate::store::mcp_store_t,
     pub(crate) table: crate::dedup::Dedup,
+    /// The firmware's store (`mcp_dedup_set_store`), or NULL. After the
+    /// table, which keeps its offset (and the code that reaches it).
+    pub(crate) store: *const crate::store::mcp_store_t,
 }
 
 pub(crate) const DEDUP_MAGIC: u32 = 0x4D43_4444;
@@ -94,8 +95,8 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
     }
     let slot = DedupSlot {
         magic: DEDUP_MAGIC,
-        store: core::ptr::null(),
         table: crate::dedup::Dedup::new(),
+        store: core::ptr::null(),
     };
     // SAFETY: non-NULL, writable, large and aligned enough (checked above).
     unsafe { dedup.cast::<DedupSlot>().write(slot) };

@@ -97,7 +97,7 @@ pub fn call<'r>(
     era: Era,
     msg: &mut MsgBuf,
     dedup: Option<&Dedup>,
-    store: Option<&mcp_store_t>,
+    #[cfg(feature = "policy")] store: Option<&mcp_store_t>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -181,7 +181,8 @@ pub fn call<'r>(
     // With a store, keys are durable: an intent before the callback, the
     // result after it (crate::dedup), and an interrupted call never reruns.
     // (An attached store has all four hooks: mcp_dedup_set_store checks.)
-    let store = store.filter(|_| cfg!(feature = "policy"));
+    #[cfg(not(feature = "policy"))]
+    let store: Option<&mcp_store_t> = None;
     let recoverable = store.is_some_and(|st| st.recover.is_some());
     let crit = s.hooks.critical;
     // The key is claimed before the tool runs, so a repeat arriving on
