@@ -225,6 +225,31 @@ static int confirm_opening(const mcp_call_t *call, mcp_result_t *r, bool *is_err
     return rc == 0 ? BODY_ASKED : rc;
 }
 
+/* Out of line, so their key buffers are on the stack only in durable mode. */
+#if defined(__GNUC__)
+#define GREENHOUSE_NOINLINE __attribute__((noinline))
+#else
+#define GREENHOUSE_NOINLINE
+#endif
+
+/* Whether the call carries an idempotency_key. */
+static GREENHOUSE_NOINLINE bool has_key(const mcp_call_t *call)
+{
+    char key[MCP_DEDUP_KEY_MAX + 1];
+    return mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) == 0;
+}
+
+/* Reports a movement to durable mode's actuator log, with the call's key
+ * ("-" without one). */
+static GREENHOUSE_NOINLINE int vent_moved(const mcp_call_t *call, int before, int after)
+{
+    char key[MCP_DEDUP_KEY_MAX + 1];
+    if (mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0) {
+        strcpy(key, "-");
+    }
+    return durable.actuated(key, before, after);
+}
+
 static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 {
     /* The core validated the arguments against the schema; this second check
@@ -248,12 +273,8 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
         }
     }
 
-    char key[MCP_DEDUP_KEY_MAX + 1] = "-";
-    if (mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0) {
-        if (durable.key_required) { /* the schema requires it; never move without one */
-            return result_refused(r, is_error, "idempotency_key is required");
-        }
-        strcpy(key, "-");
+    if (durable.key_required && !has_key(call)) { /* the schema requires it: never move without one */
+        return result_refused(r, is_error, "idempotency_key is required");
     }
 
     /* A real gateway commands the actuator here and waits for its ack. */
@@ -261,7 +282,7 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     atomic_store(&vent_percent, (int)percent);
     fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
     if (durable.actuated != NULL) {
-        rc = durable.actuated(key, before, (int)percent);
+        rc = vent_moved(call, before, (int)percent);
         if (rc != 0) {
             return rc;
         }

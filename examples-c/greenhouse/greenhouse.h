@@ -13,6 +13,9 @@
  *   a repeated idempotency_key (same principal, within MCP_DEDUP_WINDOW_MS)
  *   is answered with the first call's result and the vent does not move again
  *   (when the transport passes a duplicate table; every binding here does).
+ *   With --state-dir (greenhouse_durable_open) the key is required and its
+ *   record survives a restart: a call interrupted by one is answered
+ *   "earlier outcome unknown" and never moves the vent again.
  *
  * Audit: the core calls the greenhouse's audit hook once for every tools/call
  * of a registered tool, after validation and policy, and it writes one line
