@@ -87,18 +87,18 @@ int emcp_bridge_link_parse(struct emcp_bridge_link *l, const char *spec, long ba
  * signals, no software or hardware flow control), reads never wait. */
 static int serial_open(struct emcp_bridge_link *l)
 {
+    errno = 0;
     int fd = open(l->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         return -errno;
     }
     struct termios t;
-    speed_t code;
-    if (tcgetattr(fd, &t) != 0) {
-        int e = errno;
+    speed_t code = B115200;
+    if (!speed_code(l->baud, &code) || tcgetattr(fd, &t) != 0) {
+        int e = errno != 0 ? errno : EINVAL; /* the speed was checked by emcp_bridge_link_parse */
         close(fd);
         return -e;
     }
-    (void)speed_code(l->baud, &code);
     cfmakeraw(&t);
     t.c_cflag |= CLOCAL | CREAD;
     t.c_cflag &= ~(tcflag_t)(CSTOPB | PARENB | CRTSCTS);
