@@ -33,6 +33,7 @@ for t in m4f m0; do
 done
 
 echo "42-bridge: Python SDK $(python3 -c 'import importlib.metadata as m; print(m.version("mcp"))') through emcp-bridge"
-(cd tests/bridge && timeout 600 python3 -m pytest -v)
+# Its own base temp dir: the default one is shared with (and pruned by) other pytest runs.
+(cd tests/bridge && timeout 600 python3 -m pytest -v --basetemp="$PWD/../../build/pytest-bridge")
 echo "42-bridge: TypeScript SDK $(node -p 'require("./tests/ts/node_modules/@modelcontextprotocol/sdk/package.json").version') through emcp-bridge"
 (cd tests/ts && timeout 300 node --test --test-concurrency=1 --test-timeout=60000 --test-reporter=spec firmware-bridge.mjs)

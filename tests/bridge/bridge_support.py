@@ -59,6 +59,19 @@ def readme_server(name: str, *, port: int | None = None, device: str | None = No
     return entry["command"], list(entry["args"])
 
 
+def check_bridge_log(path: Path) -> str:
+    """The bridge's stderr: it exited on stdin EOF, without a sanitizer report."""
+    import sys
+    sys.path.insert(0, str(REPO / "tests" / "common"))
+    from sanitizers import report_in
+
+    log = path.read_text(errors="replace")
+    assert "stdin closed; exiting" in log, f"the bridge did not exit on stdin EOF:\n{log[-3000:]}"
+    marker = report_in(log)
+    assert marker is None, f"{marker} in the bridge's stderr:\n{log[-3000:]}"
+    return log
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -17,7 +17,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from bridge_support import GONE, TARGETS, readme_server
+from bridge_support import GONE, TARGETS, check_bridge_log, readme_server
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 TIMEOUT_S = 60  # one whole client session
@@ -35,12 +35,6 @@ def run(session_fn, command: str, args: list[str], mode: str, errlog) -> None:
                 await session_fn(c)
 
     anyio.run(main)
-
-
-def check_bridge_log(path) -> str:
-    log = path.read_text(errors="replace")
-    assert "stdin closed; exiting" in log, f"the bridge did not exit on stdin EOF:\n{log[-3000:]}"
-    return log
 
 
 @pytest.mark.parametrize("target", list(TARGETS))

@@ -26,7 +26,7 @@ from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
-from bridge_support import GONE, PtyCable, readme_server
+from bridge_support import GONE, PtyCable, check_bridge_log, readme_server
 
 BOOT_NOISE = (
     b"\x00\xff\xfe boot ROM v1.2\r\n"
@@ -89,7 +89,7 @@ def test_serial_pty_with_boot_noise(bridge_bin, firmware, tmp_path, entry):
         assert not iflag & (termios.ICRNL | termios.IXON | termios.INLCR), "input mapping or XON/XOFF on"
         assert not oflag & termios.OPOST, "output processing on"
         assert cflag & termios.CSIZE == termios.CS8 and cflag & termios.CLOCAL
-        log = errpath.read_text(errors="replace")
+        log = check_bridge_log(errpath)
         assert "serial speed 57600 baud" in log, log
         dropped = [ln for ln in log.splitlines() if "not JSON-RPC, dropped" in ln]
         assert len(dropped) >= 200, log[-3000:]
@@ -148,7 +148,100 @@ def test_raw_requests_in_flight_keep_their_ids(bridge_bin, firmware, tmp_path):
         proc.stdin.close()
         assert proc.wait(10) == 0
         assert proc.stdout.read() == b"", "stdout carried more than the answers"
+        check_bridge_log(tmp_path / "bridge.stderr")
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(5)
+
+
+class RawBridge:
+    """emcp-bridge driven line by line, every read bounded."""
+
+    META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+    def __init__(self, command: str, args: list[str], errpath):
+        err = open(errpath, "wb")
+        self.proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        err.close()
+
+    def call(self, id_, sensor: str) -> None:
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {
+            "_meta": self.META, "name": "read_sensor", "arguments": {"sensor_id": sensor}}}).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 15.0) -> dict:
+        out: list[bytes] = []
+        t = threading.Thread(target=lambda: out.append(self.proc.stdout.readline()), daemon=True)
+        t.start()
+        t.join(timeout)
+        assert out and out[0], "no answer from the bridge"
+        return json.loads(out[0])
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(10)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)
+
+
+def plug(fw_port: int, link, noise: bytes) -> PtyCable:
+    """A new pty behind the stable path `link` (as udev's /dev/serial/by-id
+    names a board again after it re-enumerates), relayed to the firmware
+    once the bridge has opened and configured it."""
+    cable = PtyCable(fw_port)
+    tmp = link.with_name(link.name + ".new")
+    os.symlink(cable.path, tmp)
+    os.replace(tmp, link)
+
+    def board() -> None:
+        wait_for_speed(cable.master, termios.B9600, timeout=20)
+        cable.start_relay(noise)
+
+    threading.Thread(target=board, daemon=True).start()
+    return cable
+
+
+def test_serial_port_disappears_and_comes_back(bridge_bin, firmware, tmp_path):
+    """The board resets and re-enumerates: its tty goes away with a request in
+    flight (answered -32000 with its id), the path is missing for a while (the
+    bridge retries with backoff; a request sent meanwhile is held), then a new
+    tty appears under the same path, the rebooted firmware behind it, boot
+    text first: the held request is answered by the board."""
+    fw = firmware("m0")
+    link = tmp_path / "ttyBOARD"
+    cable = plug(fw.port, link, b"boot 1\r\n")
+    command, args = readme_server("mcpservers-bridge-serial", device=str(link))
+    args[args.index("--baud") + 1] = "9600"
+    b = RawBridge(command, args, tmp_path / "bridge.stderr")
+    try:
+        b.call(1, "t1")
+        assert b.answer()["result"]["structuredContent"]["value"] == 21.5
+
+        fw.signal(signal.SIGSTOP)
+        b.call("in-flight", "t2")
+        time.sleep(0.5)
+        cable.close()  # unplugged: the tty hangs up and its node goes away
+        os.unlink(link)
+        lost = b.answer()
+        assert lost["id"] == "in-flight" and lost["error"]["code"] == GONE, lost
+        fw.kill()
+
+        b.call("held", "rh1")  # while the port is missing
+        time.sleep(1.0)
+        fw.start()  # the board boots again and re-enumerates
+        cable = plug(fw.port, link, b"\x00boot 2\r\n{half")
+        back = b.answer()
+        assert back["id"] == "held" and back["result"]["structuredContent"]["value"] == 62, back
+        assert b.close() == 0
+        log = check_bridge_log(tmp_path / "bridge.stderr")
+        assert "1 request(s) in flight answered with error -32000" in log, log
+        assert "No such file or directory" in log, log
+        assert log.count(f"connected to {link}") == 2, log
+    finally:
+        b.kill()
+        cable.close()

@@ -143,7 +143,10 @@ static void link_up(uint64_t now)
     b.up_since_ms = now;
     b.failing = false;
     (void)mcp_framer_reset(&b.dev_rx);
-    b.tx_len = 0;
+    /* A newline first: it ends whatever half line the device still holds
+     * from before (its framer skips the empty line). */
+    b.dev_tx[0] = '\n';
+    b.tx_len = 1;
     logf_("connected to %s", b.device);
 }
 
@@ -272,8 +275,16 @@ static void pump_device(void)
         }
         struct emcp_bridge_msg m;
         if (line[0] != '{' || emcp_bridge_json_scan(line, len, &m) != 0) {
-            logf_("not JSON-RPC, dropped: %s", shown(line, len, 80));
-            continue;
+            /* A reset mid-line glues the half line to the next message: keep
+             * the message if the line ends with one whole. */
+            size_t at = emcp_bridge_last_message_start(line, len);
+            if (at == 0 || emcp_bridge_json_scan(line + at, len - at, &m) != 0) {
+                logf_("not JSON-RPC, dropped: %s", shown(line, len, 80));
+                continue;
+            }
+            logf_("not JSON-RPC, dropped: %s (a message follows it on the line)", shown(line, at, 80));
+            line += at;
+            len -= at;
         }
         if (!m.has_method && m.id != NULL && !emcp_bridge_id_is_null(m.id, m.id_len) &&
             !emcp_bridge_ids_take(&b.ids, m.id, m.id_len)) {

@@ -289,3 +289,15 @@ bool emcp_bridge_id_is_null(const uint8_t *id, size_t len)
 {
     return len == 4 && memcmp(id, "null", 4) == 0;
 }
+
+size_t emcp_bridge_last_message_start(const uint8_t *s, size_t n)
+{
+    static const char head[] = "{\"jsonrpc\"";
+    const size_t k = sizeof head - 1;
+    for (size_t i = n >= k ? n - k : 0; i > 0; i--) {
+        if (memcmp(s + i, head, k) == 0) {
+            return i;
+        }
+    }
+    return 0;
+}

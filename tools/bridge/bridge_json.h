@@ -30,6 +30,14 @@ struct emcp_bridge_msg {
  */
 int emcp_bridge_json_scan(const uint8_t *s, size_t n, struct emcp_bridge_msg *out);
 
+/**
+ * Where the last `{"jsonrpc"` of a line starts after its first byte (every
+ * message of the core starts so): a reset mid-line glues the half line to
+ * the next message, which the bridge then keeps if it scans whole.
+ * @return Its offset, or 0 when there is none after the first byte.
+ */
+size_t emcp_bridge_last_message_start(const uint8_t *s, size_t n);
+
 /** True when the raw id is the JSON literal null. */
 bool emcp_bridge_id_is_null(const uint8_t *id, size_t len);
 

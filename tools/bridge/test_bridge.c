@@ -63,6 +63,22 @@ static void test_scan(void)
     }
 }
 
+static size_t start_of(const char *s)
+{
+    return emcp_bridge_last_message_start((const uint8_t *)s, strlen(s));
+}
+
+static void test_glued(void)
+{
+    struct emcp_bridge_msg m;
+    const char *glued = "{\"jsonrpc\":\"2.0\",\"id\":4,\"res\x00boot{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}";
+    size_t at = start_of(glued);
+    CHECK(at > 0 && scan(glued + at, &m) == 0 && id_is(&m, "5"));
+    CHECK(start_of("{\"jsonrpc\":\"2.0\",\"id\":1}") == 0);
+    CHECK(start_of("noise only") == 0 && start_of("") == 0 && start_of("{\"jsonrpc\"") == 0);
+    CHECK(start_of("x{\"jsonrpc\"") == 1);
+}
+
 static void test_ids(void)
 {
     static struct emcp_bridge_ids t;
@@ -97,6 +113,7 @@ static void test_ids(void)
 int main(void)
 {
     test_scan();
+    test_glued();
     test_ids();
     return check_summary("test_bridge");
 }
