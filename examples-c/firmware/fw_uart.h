@@ -1,5 +1,6 @@
 /*
- * The UART of the emcp firmware's boards, polled (no interrupts): the MPS2
+ * The UART of the emcp firmware's boards, polled (the receive interrupt only
+ * wakes the core from WFI): the MPS2
  * boards' CMSDK APB UART0 (uart-cmsdk.c) and the RISC-V virt machine's
  * NS16550A (uart-ns16550.c). QEMU connects it to -serial (a TCP socket, a
  * pty). Used by serve.c, the firmware that serves MCP over the UART.
@@ -18,6 +19,13 @@ void fw_uart_init(void);
 
 /** Copies up to @p cap received bytes to @p buf without waiting; returns the count. */
 size_t fw_uart_read(uint8_t *buf, size_t cap);
+
+/**
+ * Sleeps (WFI) until the next interrupt unless a byte is already waiting:
+ * the receiver's interrupt, or the clock's tick. Keeps QEMU from spinning
+ * on an idle UART.
+ */
+void fw_uart_idle(void);
 
 /** Sends @p len bytes, waiting for room in the transmitter. */
 void fw_uart_write(const uint8_t *buf, size_t len);

@@ -140,7 +140,8 @@ __attribute__((noinline)) static void serve(void)
         }
         size_t n = room > 0 ? fw_uart_read(space, (size_t)room) : 0;
         if (n == 0 && room > 0) {
-            continue; /* nothing received: poll again (a product would sleep until the RX interrupt) */
+            fw_uart_idle(); /* nothing received: sleep until the receiver's interrupt or the tick */
+            continue;
         }
         (void)mcp_framer_commit(&rx, n);
         mcp_request_ctx_t ctx = uart_ctx();

@@ -27,6 +27,7 @@ extern void _start(void) __attribute__((noreturn));
 void Reset_Handler(void) __attribute__((noreturn));
 void Fault_Handler(void) __attribute__((noreturn));
 void Default_Handler(void) __attribute__((noreturn));
+void UART0RX_Handler(void);
 #ifdef FW_LIVE_CLOCK
 static void clock_start(void);
 void SysTick_Handler(void);
@@ -69,10 +70,19 @@ void Default_Handler(void)
     _exit(91);
 }
 
+/* The first external interrupt of the MPS2 boards: UART0's receiver. The
+ * UART image's driver (uart-cmsdk.c) replaces this weak one; in the
+ * self-test image nothing enables it, so taking it is a failure. */
+__attribute__((weak)) void UART0RX_Handler(void)
+{
+    Default_Handler();
+}
+
 typedef void (*vector_t)(void);
 
-/* Initial SP, reset, then the ten system exception vectors of ARMv6-M/v7-M. */
-__attribute__((section(".isr_vector"), used)) static const vector_t vectors[16] = {
+/* Initial SP, reset, the ten system exception vectors of ARMv6-M/v7-M,
+ * then external interrupt 0 (UART0 RX). */
+__attribute__((section(".isr_vector"), used)) static const vector_t vectors[17] = {
     (vector_t)(uintptr_t)&__StackTop,
     Reset_Handler,
     Default_Handler, /* NMI */
@@ -89,6 +99,7 @@ __attribute__((section(".isr_vector"), used)) static const vector_t vectors[16] 
     0,
     Default_Handler, /* PendSV */
     FW_SYSTICK,      /* SysTick: the live clock's tick, or unexpected */
+    UART0RX_Handler, /* IRQ 0 */
 };
 
 /* ---- Board support ---------------------------------------------------- */
