@@ -99,6 +99,10 @@ static int serial_open(struct emcp_bridge_link *l)
         close(fd);
         return -e;
     }
+    /* Bytes the port received before this open (a previous session's
+     * answers still in the driver's buffer) belong to nobody now: dropped
+     * before the new settings, so nothing sent after them is lost. */
+    (void)tcflush(fd, TCIFLUSH);
     cfmakeraw(&t);
     t.c_cflag |= CLOCAL | CREAD;
     t.c_cflag &= ~(tcflag_t)(CSTOPB | PARENB | CRTSCTS);
