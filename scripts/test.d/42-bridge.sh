@@ -11,7 +11,10 @@
 #     firmware killed mid-request and restarted (the request in flight gets
 #     -32000 with its id, the next call succeeds); raw requests with number
 #     and string ids in flight; the serial path on a pty (the bridge's raw
-#     mode and --baud checked with termios, a burst of boot noise dropped).
+#     mode and --baud checked with termios, a burst of boot noise dropped;
+#     the port vanishing with a request in flight and coming back under the
+#     same path); the bridge's own answers (hold, timeout and a late answer,
+#     an oversize host line).
 #   - tests/ts/firmware-bridge.mjs: the official TypeScript SDK client, the
 #     same session and reset on both cores.
 # The firmware is built in build/firmware/<core> like 40-firmware.sh does

@@ -186,3 +186,37 @@ class PtyCable:
                 os.close(fd)
             except OSError:
                 pass
+
+
+class RawBridge:
+    """emcp-bridge driven line by line, every read bounded."""
+
+    META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+
+    def __init__(self, command: str, args: list[str], errpath):
+        err = open(errpath, "wb")
+        self.proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        err.close()
+
+    def call(self, id_, sensor: str) -> None:
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {
+            "_meta": self.META, "name": "read_sensor", "arguments": {"sensor_id": sensor}}}).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 15.0) -> dict:
+        out: list[bytes] = []
+        t = threading.Thread(target=lambda: out.append(self.proc.stdout.readline()), daemon=True)
+        t.start()
+        t.join(timeout)
+        assert out and out[0], "no answer from the bridge"
+        return json.loads(out[0])
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(10)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)

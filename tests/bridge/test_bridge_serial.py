@@ -26,7 +26,7 @@ from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
-from bridge_support import GONE, PtyCable, check_bridge_log, readme_server
+from bridge_support import GONE, PtyCable, RawBridge, check_bridge_log, readme_server
 
 BOOT_NOISE = (
     b"\x00\xff\xfe boot ROM v1.2\r\n"
@@ -153,40 +153,6 @@ def test_raw_requests_in_flight_keep_their_ids(bridge_bin, firmware, tmp_path):
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(5)
-
-
-class RawBridge:
-    """emcp-bridge driven line by line, every read bounded."""
-
-    META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}
-
-    def __init__(self, command: str, args: list[str], errpath):
-        err = open(errpath, "wb")
-        self.proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
-        err.close()
-
-    def call(self, id_, sensor: str) -> None:
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {
-            "_meta": self.META, "name": "read_sensor", "arguments": {"sensor_id": sensor}}}).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, timeout: float = 15.0) -> dict:
-        out: list[bytes] = []
-        t = threading.Thread(target=lambda: out.append(self.proc.stdout.readline()), daemon=True)
-        t.start()
-        t.join(timeout)
-        assert out and out[0], "no answer from the bridge"
-        return json.loads(out[0])
-
-    def close(self) -> int:
-        self.proc.stdin.close()
-        return self.proc.wait(10)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(5)
 
 
 def plug(fw_port: int, link, noise: bytes) -> PtyCable:
