@@ -34,6 +34,15 @@
  *  @{ */
 
 /**
+ * Defined when this compiler's pointers are 64 bits wide. It selects the
+ * 64-bit layout's MCP_SERVER_SIZE; a 32-bit firmware reserves the smaller
+ * 32-bit layout (the library built for the same target checks its own).
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define EMCP_PTR64 1
+#endif
+
+/**
  * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
  * absent from the context was absent on the wire. A modern request then
  * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
@@ -129,14 +138,25 @@
  */
 #define MCP_MIN_RESPONSE_CAP 192
 
+#if defined(EMCP_PTR64)
 /**
- * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
- * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 184 bytes (with its rate state), a resource
- * 104 and a prompt 128; 32-bit targets need less. Schemas take nothing here:
- * they are read from the registered text.
+ * Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+ * for the pointer width of the target (the header picks the formula by
+ * `UINTPTR_MAX`, the library by its target; each is checked at compile time
+ * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+ * (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+ * 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * from the registered text.
  */
 #define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#endif
+
+#if !defined(EMCP_PTR64)
+/**
+ * Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+ */
+#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 96)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
+#endif
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
