@@ -35,11 +35,8 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 /// 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
 /// from the registered text.
 #[cfg(target_pointer_width = "64")]
-pub const MCP_SERVER_SIZE: usize = 400
-    + MCP_MAX_TOOLS * 184
-    + MCP_MAX_RESOURCES * 104
-    + MCP_MAX_PROMPTS * 128
-    + 64;
+pub const MCP_SERVER_SIZE: usize =
+    400 + MCP_MAX_TOOLS * 184 + MCP_MAX_RESOURCES * 104 + MCP_MAX_PROMPTS * 128 + 64;
 /// Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
 #[cfg(not(target_pointer_width = "64"))]
 pub const MCP_SERVER_SIZE: usize =

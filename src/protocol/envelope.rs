@@ -153,6 +153,9 @@ fn compare(
 /// arrive in a header equal to the argument (strings exactly after base64
 /// decoding, integers numerically, booleans as `true`/`false`). Over HTTP a
 /// missing header is an error too; a header for an absent argument always is.
+// Out of line: its 512-byte header decode buffer must not stay in the
+// frame of `tools::call` while the tool's callback runs.
+#[inline(never)]
 pub fn check_params<'r>(
     tool: &Tool<'_>,
     doc: &Doc<'_>,
@@ -165,6 +168,12 @@ pub fn check_params<'r>(
         ));
     }
     let http = info.flags & MCP_CTX_HTTP != 0;
+    // Every mismatch needs a header or HTTP (where a missing one is an
+    // error): without either there is nothing to compare, and the schema
+    // text need not be read.
+    if !http && info.hdr_params.is_empty() {
+        return Ok(());
+    }
     let t = Schema::new(tool.input_schema);
     let Some(root) = t.node(t.root()) else {
         return Ok(());
