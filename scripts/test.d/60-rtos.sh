@@ -35,6 +35,19 @@ result() { # result STATUS NAME [LOG]
   fi
 }
 skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
+# zsize BUILD_DIR: the image's `size zephyr.elf` line (text, data, bss) and the
+# sizes of the binding instances it links (nm -S), the figures docs/zephyr.md
+# points to instead of quoting them.
+zsize() {
+  local elf="$1/zephyr/zephyr.elf"
+  [ -f "$elf" ] || return 0
+  size "$elf" | awk 'NR == 2 { printf "    size zephyr.elf: text %s, data %s, bss %s\n", $1, $2, $3 }'
+  nm -S "$elf" | while read -r _ sz type name; do
+    case "$type:$name" in
+      [bBdD]:http | [bBdD]:coap | [bBdD]:binding) echo "    $name (static): $((16#$sz)) B" ;;
+    esac
+  done
+}
 OUT=build/rtos
 mkdir -p "$OUT"
 
@@ -120,6 +133,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   } >"$OUT/zephyr.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
+  zsize "$OUT/zephyr-greenhouse"
 
   # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
   # from a network namespace when we may create one (root and ip).
@@ -128,6 +142,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     -d "$PWD/$OUT/zephyr-http" -- -DZEPHYR_EXTRA_MODULES="$PWD" -DOVERLAY_CONFIG=overlay-http.conf \
     >"$OUT/zephyr-http-build.log" 2>&1 || rc=$?
   result "$rc" "Zephyr greenhouse with overlay-http.conf builds for native_sim_64" "$OUT/zephyr-http-build.log"
+  zsize "$OUT/zephyr-http"
   if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
     rc=0
     tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-http/zephyr/zephyr.exe" >"$OUT/zephyr-http.log" 2>&1 || rc=$?
@@ -149,6 +164,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
       -DOVERLAY_CONFIG="overlay-http.conf;overlay-https.conf" >"$OUT/zephyr-https-build.log" 2>&1 || rc=$?
     result "$rc" "Zephyr greenhouse with overlay-https.conf (Mbed TLS) builds for native_sim_64" \
       "$OUT/zephyr-https-build.log"
+    zsize "$OUT/zephyr-https"
     if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
       rc=0
       tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-https/zephyr/zephyr.exe" \
@@ -175,6 +191,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
       -DOVERLAY_CONFIG=overlay-coap.conf >"$OUT/zephyr-coap-build.log" 2>&1 || rc=$?
     result "$rc" "Zephyr greenhouse with overlay-coap.conf (libcoap module) builds for native_sim_64" \
       "$OUT/zephyr-coap-build.log"
+    zsize "$OUT/zephyr-coap"
     rc=0
     {
       ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
@@ -185,6 +202,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coap.log" | sed 's/^/    /' || true
     result "$rc" "Zephyr CoAP greenhouse: libcoap client in the image, MCP over Zephyr's UDP (loopback)" \
       "$OUT/zephyr-coap.log"
+    zsize "$OUT/zephyr-coap-selftest"
     # The same over DTLS-PSK (overlay-coaps.conf: libcoap's Mbed TLS backend, from the mbedtls module).
     if [ -f "$mbedtls/zephyr/module.yml" ]; then
       rc=0
@@ -199,6 +217,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
       grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coaps.log" | sed 's/^/    /' || true
       result "$rc" "Zephyr CoAP greenhouse over DTLS-PSK: the in-image client as greenhouse-operator" \
         "$OUT/zephyr-coaps.log"
+      zsize "$OUT/zephyr-coaps-selftest"
     else
       skip "Zephyr CoAP over DTLS: no Mbed TLS module at '$mbedtls' (set ZEPHYR_MBEDTLS_PATH)"
     fi
