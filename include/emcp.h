@@ -20,8 +20,10 @@
  * several threads at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
  * idempotency keys (mcp_dedup_t) are claimed atomically before a callback
  * runs, by compare-and-swap; on a target without it (Cortex-M0/M0+) only
- * with mcp_server_set_critical. Never call mcp_server_handle from an
- * interrupt handler.
+ * with mcp_server_set_critical. No emcp function may be called from an
+ * interrupt handler, except mcp_framer_space and mcp_framer_commit while the
+ * thread that polls the framer masks that interrupt around its own calls on
+ * it (see mcp_framer_t).
  */
 
 #ifndef EMCP_H
@@ -1000,9 +1002,11 @@ typedef struct mcp_annotations_t {
  *   that arrived, then `mcp_framer_poll` (or `mcp_framer_next`) takes the
  *   complete messages.
  *
- * A framer is not locked: use it from one context at a time (an ISR that
- * receives and a main loop that polls must not run its calls concurrently;
- * let the ISR only signal, or mask it around the calls).
+ * A framer is not locked: use it from one context at a time. An interrupt
+ * handler may call only `mcp_framer_space` and `mcp_framer_commit`, while
+ * the thread that polls masks that interrupt around its own framer calls
+ * (the Threading rule at the top of this header); or let the ISR only
+ * signal the thread.
  */
 typedef struct mcp_framer_t {
   /**
@@ -2496,9 +2500,8 @@ int mcp_server_set_audit(struct mcp_server_t *server,
  * exclude every other thread that may call `mcp_server_handle` (masking
  * interrupts does on a single core).
  *
- * No emcp function may be called from an interrupt handler, with or without
- * this hook (framers aside: see `mcp_framer_t`); the hook itself is called
- * from the handling thread only.
+ * The hook does not change the Threading rule at the top of this header
+ * (interrupt handlers included); it is called from the handling thread only.
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
