@@ -30,7 +30,10 @@ fn header_rule() -> String {
     let start = toml
         .find(" * Threading: ")
         .expect("cbindgen.toml: no ' * Threading: ' paragraph in the header comment");
-    let end = start + toml[start..].find("*/").expect("unterminated header comment");
+    let end = start
+        + toml[start..]
+            .find("*/")
+            .expect("unterminated header comment");
     words(&toml[start + " * Threading: ".len()..end])
 }
 
@@ -66,7 +69,12 @@ fn the_generated_header_carries_the_rule() {
 /// phrases below are the old paraphrases that disagreed with the header.
 #[test]
 fn no_document_paraphrases_the_rule() {
-    for doc in ["README.md", "docs/firmware.md", "docs/freertos.md", "docs/zephyr.md"] {
+    for doc in [
+        "README.md",
+        "docs/firmware.md",
+        "docs/freertos.md",
+        "docs/zephyr.md",
+    ] {
         let text = words(&read(doc));
         for phrase in [
             "No emcp function is for interrupt handlers",
@@ -74,7 +82,10 @@ fn no_document_paraphrases_the_rule() {
             "framers aside",
             "(or its ISR/DMA callback)",
         ] {
-            assert!(!text.contains(phrase), "{doc} restates the Threading rule: '{phrase}'");
+            assert!(
+                !text.contains(phrase),
+                "{doc} restates the Threading rule: '{phrase}'"
+            );
         }
     }
 }
