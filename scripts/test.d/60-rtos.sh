@@ -74,12 +74,24 @@ if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
   python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/e2e/requirements.txt
   rc=0
   {
-    cmake -S examples-c/freertos -B "$OUT/freertos" -G Ninja -DFREERTOS_KERNEL_PATH="$FREERTOS_KERNEL_PATH" &&
+    cmake -S examples-c/freertos -B "$OUT/freertos" -G Ninja -DFREERTOS_KERNEL_PATH="$FREERTOS_KERNEL_PATH" \
+      -DEMCP_SANITIZE=ON &&
     cmake --build "$OUT/freertos" &&
     python3 tests/rtos/mcp_client_check.py "$PWD/$OUT/freertos/greenhouse-freertos"
   } >"$OUT/freertos.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos.log" | sed 's/^/    /' || true
   result "$rc" "FreeRTOS POSIX greenhouse with the Python SDK client (stdio task)" "$OUT/freertos.log"
+  # End of input stops the scheduler from the task (no exit() inside it): status 0, the
+  # answer written, and no ASan/LeakSanitizer report from the FreeRTOS threads.
+  rc=0
+  {
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"ping"}' |
+      "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-eof.out" &&
+    grep -qx '{"jsonrpc":"2.0","id":1,"result":{}}' "$OUT/freertos-eof.out"
+  } 2>"$OUT/freertos-eof.log" || rc=$?
+  if grep -q 'Sanitizer' "$OUT/freertos-eof.log"; then rc=1; fi
+  result "$rc" "FreeRTOS POSIX greenhouse ends at end of input with status 0, LeakSanitizer clean" \
+    "$OUT/freertos-eof.log"
   # The same binary serving Streamable HTTP from its task (built in when http_parser is installed).
   rc=0; tests/rtos/freertos_http.sh "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-http.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos-http.log" | sed 's/^/    /' || true
@@ -180,11 +192,21 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   fi
 
   # CoAP through libcoap's own Zephyr module (LIBCOAP_PATH: a libcoap checkout
-  # with its zephyr/ directory, 4.3.5 or later). The overlay alone, then with
+  # with its zephyr/ directory, v4.3.5-8-g4803f161 or later: the overlays set
+  # CONFIG_LIBCOAP_LOG_WARNING, which the v4.3.5 tag lacks, checked first by
+  # tests/zephyr/check_libcoap_kconfig.py). The overlay alone, then with
   # the in-image libcoap client whose responses tests/rtos/zephyr_coap_check.py
   # checks (Zephyr 3.4.99's TAP driver cannot be built with the C library
   # libcoap needs there, so the exchange runs over the loopback interface).
+  libcoap_ok=0
   if [ -n "${LIBCOAP_PATH:-}" ]; then
+    rc=0; python3 tests/zephyr/check_libcoap_kconfig.py "$LIBCOAP_PATH" >"$OUT/libcoap-kconfig.log" 2>&1 || rc=$?
+    sed 's/^/    /' "$OUT/libcoap-kconfig.log"
+    result "$rc" "LIBCOAP_PATH's Zephyr module defines every CONFIG_LIBCOAP_* the CoAP overlays set" \
+      "$OUT/libcoap-kconfig.log"
+    libcoap_ok=$rc
+  fi
+  if [ -n "${LIBCOAP_PATH:-}" ] && [ "$libcoap_ok" -eq 0 ]; then
     rc=0
     ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
       -d "$PWD/$OUT/zephyr-coap" -- -DZEPHYR_EXTRA_MODULES="$PWD;$LIBCOAP_PATH" \
@@ -221,12 +243,21 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     else
       skip "Zephyr CoAP over DTLS: no Mbed TLS module at '$mbedtls' (set ZEPHYR_MBEDTLS_PATH)"
     fi
+  elif [ -n "${LIBCOAP_PATH:-}" ]; then
+    skip "Zephyr CoAP builds: LIBCOAP_PATH's libcoap cannot configure the overlays (above)"
   else
-    skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, 4.3.5 or later)"
+    skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   fi
 else
   skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
-  skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module)"
+  skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
+  if [ -n "${LIBCOAP_PATH:-}" ]; then
+    # Without Zephyr the libcoap revision is still checked.
+    rc=0; python3 tests/zephyr/check_libcoap_kconfig.py "$LIBCOAP_PATH" >"$OUT/libcoap-kconfig.log" 2>&1 || rc=$?
+    sed 's/^/    /' "$OUT/libcoap-kconfig.log"
+    result "$rc" "LIBCOAP_PATH's Zephyr module defines every CONFIG_LIBCOAP_* the CoAP overlays set" \
+      "$OUT/libcoap-kconfig.log"
+  fi
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
