@@ -1844,14 +1844,20 @@ static unsigned active_conns(const emcp_http_t *h)
 
 static void reject_busy(emcp_http_t *h, int fd)
 {
-#define BUSY_BODY                                                                      \
-    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":"            \
-    "\"Too many connections\"}}"
-    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                               "Retry-After: 1\r\nConnection: close\r\nContent-Length: 84\r\n\r\n" BUSY_BODY;
-    _Static_assert(sizeof BUSY_BODY - 1 == 84, "Content-Length of the 503 body");
-#undef BUSY_BODY
-    (void)!send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
+    char busy[128 + MCP_MIN_RESPONSE_CAP];
+    int hn = 0;
+    char body[MCP_MIN_RESPONSE_CAP];
+    int bn = mcp_write_error(body, sizeof body, NULL, 0, MCP_RPC_INTERNAL_ERROR, "Too many connections");
+    if (bn > 0) {
+        hn = snprintf(busy, sizeof busy - (size_t)bn,
+                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                      "Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
+                      bn);
+    }
+    if (hn > 0 && (size_t)hn < sizeof busy - (size_t)bn) {
+        memcpy(busy + hn, body, (size_t)bn);
+        (void)!send(fd, busy, (size_t)hn + (size_t)bn, MSG_NOSIGNAL);
+    }
     shutdown(fd, SHUT_WR);
     /* Read what already arrived, so closing does not reset the connection
      * before the client reads the 503. */
