@@ -36,8 +36,9 @@
  *  @{ */
 
 /**
- * Tokens per request, held on the stack of `mcp_server_handle`
- * (12 bytes each). A request needing more is answered with -32600.
+ * JSON values (object keys included) per request. A count that bounds the
+ * work of one request; nothing is stored per value (the request is read in
+ * place). A request holding more is answered with -32600.
  */
 #define MCP_MAX_JSON_TOKENS 128
 
@@ -73,11 +74,11 @@
 /**
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
  * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 184 bytes (with its rate state), schema
- * nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
- * prompt 128; 32-bit targets need less.
+ * On 64-bit hosts a tool takes 184 bytes (with its rate state), a resource
+ * 104 and a prompt 128; 32-bit targets need less. Schemas take nothing here:
+ * they are read from the registered text.
  */
-#define MCP_SERVER_SIZE (((((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -278,29 +279,15 @@
 #define MCP_FRAME_OVERSIZE 2
 
 /**
- * Schema nodes (one per schema object) across all registered tools' input
- * and output schemas; registration beyond it returns `-MCP_ENOSPC`.
- */
-#define MCP_MAX_SCHEMA_NODES 48
-
-/**
- * Declared properties across all registered schemas.
- */
-#define MCP_MAX_SCHEMA_PROPS 32
-
-/**
- * Constraint keywords (bounds, enum, const, default) across all schemas.
- */
-#define MCP_MAX_SCHEMA_KEYWORDS 64
-
-/**
- * JSON tokens of one schema text, on the stack of `mcp_server_add_tool` only.
+ * JSON values (object keys included) of one schema text. Schemas are not
+ * copied or compiled into the server: calls read the registered text in
+ * place, so this bounds the work of registration and validation, not memory.
  */
 #define MCP_MAX_SCHEMA_TOKENS 256
 
 /**
- * JSON tokens of a tool's structuredContent when it is checked against an
- * outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
+ * JSON values (object keys included) of a tool's structuredContent when it
+ * is checked against an outputSchema (a count; nothing is stored per value).
  */
 #define MCP_MAX_OUTPUT_TOKENS 64
 
@@ -1145,18 +1132,6 @@ typedef struct mcp_usage_t {
    */
   struct mcp_usage_pair_t tools;
   /**
-   * Compiled schema nodes (`MCP_MAX_SCHEMA_NODES`).
-   */
-  struct mcp_usage_pair_t schema_nodes;
-  /**
-   * Schema properties (`MCP_MAX_SCHEMA_PROPS`).
-   */
-  struct mcp_usage_pair_t schema_props;
-  /**
-   * Schema keywords (`MCP_MAX_SCHEMA_KEYWORDS`).
-   */
-  struct mcp_usage_pair_t schema_keywords;
-  /**
    * Resources and templates (`MCP_MAX_RESOURCES`).
    */
   struct mcp_usage_pair_t resources;
@@ -1238,8 +1213,9 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * @param fn     The callback run for a valid `tools/call` of this tool.
  * @param user   Passed back to `fn` unchanged.
  * @retval 0 Success.
- * The input schema (and output schema, if any) is compiled here into the
- * server's constraint tables; every `tools/call` is validated against it
+ * The input schema (and output schema, if any) is checked here and then
+ * read in place from its text (nothing is copied into the server, so the
+ * text must stay where it is); every `tools/call` is validated against it
  * before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
  * not a JSON-RPC error, so the host shows it to the model, which can correct
  * the call: `fn` does not run, the result (HTTP 200, in both eras) has
@@ -1275,9 +1251,10 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  *         library was built without the `policy` feature.
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
- * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
- *         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full;
- *         `mcp_server_schema_error` names the limit to raise.
+ * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+ *         `mcp_server_schema_error` names the limit to raise. Schemas take
+ *         no server storage (they are read from the text on each call), so
+ *         no schema table can fill.
  *
  * # Safety
  * `server` must have been initialised with `mcp_server_init`; `tool` must

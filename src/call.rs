@@ -7,13 +7,13 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::json::{ConvError, Doc, Kind, Mark, Token, WriteError, Writer, tokenize};
+use crate::json::{ConvError, Doc, Kind, Mark, WriteError, Writer};
 use crate::limits::{
     MCP_AUDIENCE_ASSISTANT, MCP_AUDIENCE_USER, MCP_MAX_COMPLETIONS, MCP_MAX_DEPTH,
     MCP_MAX_NOTIFICATION, MCP_MAX_REQUEST_STATE, MCP_MAX_TEMPLATE_VARS,
 };
 use crate::registry::Tool;
-use crate::schema::{self, Tables};
+use crate::schema;
 
 /// What the transport knows about one exchange, as the core sees it.
 #[derive(Clone, Copy)]
@@ -132,8 +132,6 @@ pub struct Call<'r> {
     pub args: Option<usize>,
     /// The tool being called.
     pub tool: &'r Tool<'r>,
-    /// The server's schema tables (for `default` values).
-    pub tables: &'r Tables,
     /// Token of the request's `params._meta` object, if sent.
     pub meta: Option<usize>,
     /// Token of `params.inputResponses` (the answers of a retried
@@ -234,12 +232,12 @@ impl<'r> Call<'r> {
             Err((ArgError::Missing, true)) => {
                 let text = self.tool.input_schema;
                 let segs = segments(path).flatten();
-                let span = schema::default_for(self.tables, text, self.tool.input_root, segs)
-                    .ok_or(ArgError::Missing)?;
+                let input = schema::Schema::new(text);
+                let span =
+                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
                 let raw = span.of(text);
-                let mut toks = [Token::EMPTY; DEFAULT_TOKENS];
-                let n = tokenize(raw, &mut toks, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
-                f(&Doc::new(raw, toks.get(..n).unwrap_or(&[])), 0)
+                crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
+                f(&Doc::new(raw), 0)
             }
             Err((e, _)) => Err(e),
         }
@@ -396,9 +394,6 @@ pub fn trace_id_of<'r>(doc: &Doc<'r>, meta: Option<usize>) -> Option<&'r [u8]> {
             .is_some_and(|id| id.iter().any(|&b| b != b'0'));
     if ok { tp.get(3..35) } else { None }
 }
-
-/// Tokens available for a `default` value read by an accessor.
-const DEFAULT_TOKENS: usize = 16;
 
 /// One step of an argument path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

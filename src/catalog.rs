@@ -9,7 +9,7 @@
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use crate::json::{Kind, Token, tokenize};
+use crate::json::Kind;
 use crate::limits::*;
 use crate::registry::{Handler, RegisterError};
 use crate::uri_template;
@@ -256,15 +256,18 @@ impl Default for Catalog<'_> {
 /// string `name` and optional `title`, `description` strings and `required`
 /// boolean) and returns the spans of the required names.
 fn required_arguments(text: &str) -> Option<([(u16, u16); MCP_MAX_PROMPT_ARGS], u8)> {
-    let mut toks = [Token::EMPTY; MCP_MAX_SCHEMA_TOKENS];
-    let n = tokenize(text.as_bytes(), &mut toks, MCP_MAX_DEPTH).ok()?;
-    let doc = crate::json::Doc::new(text.as_bytes(), toks.get(..n)?);
-    if doc.kind(0)? != Kind::Array || text.len() > usize::from(u16::MAX) {
+    let n = crate::json::check(text.as_bytes(), MCP_MAX_DEPTH).ok()?;
+    if n > MCP_MAX_SCHEMA_TOKENS {
+        return None;
+    }
+    let doc = crate::json::Doc::new(text.as_bytes());
+    let root = doc.root();
+    if doc.kind(root)? != Kind::Array || text.len() > usize::from(u16::MAX) {
         return None;
     }
     let mut out = [(0u16, 0u16); MCP_MAX_PROMPT_ARGS];
     let mut count = 0u8;
-    for arg in doc.elements(0) {
+    for arg in doc.elements(root) {
         if doc.kind(arg)? != Kind::Object {
             return None;
         }

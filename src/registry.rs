@@ -10,7 +10,7 @@ use core::ffi::{c_int, c_void};
 use crate::call::{Call, ToolResult};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 use crate::policy::Rates;
-use crate::schema::{self, MsgBuf, NONE, SchemaError, SchemaErrorKind, Span, Tables};
+use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
 
 /// Opaque handle a tool callback receives for reading its arguments.
 pub struct mcp_call_t {
@@ -99,10 +99,6 @@ pub struct Tool<'a> {
     pub max_result_len: usize,
     /// What runs when the tool is called.
     pub handler: Handler,
-    /// Root of the compiled `input_schema` (set by registration).
-    pub input_root: u16,
-    /// Root of the compiled `output_schema`, or `schema::NONE` (set by registration).
-    pub output_root: u16,
 }
 
 impl<'a> Tool<'a> {
@@ -121,8 +117,6 @@ impl<'a> Tool<'a> {
             idempotency_key: None,
             max_result_len: 0,
             handler,
-            input_root: NONE,
-            output_root: NONE,
         }
     }
 }
@@ -184,12 +178,11 @@ impl LastSchemaError<'_> {
     }
 }
 
-/// The fixed-capacity table, with the compiled schemas.
+/// The fixed-capacity tool table (schemas stay in their text; see
+/// [`schema::Schema`]).
 pub struct Registry<'a> {
     pub(crate) tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
     pub(crate) len: usize,
-    /// Constraint tables of every registered schema.
-    pub tables: Tables,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
     /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
@@ -206,7 +199,6 @@ impl<'a> Registry<'a> {
         Registry {
             tools: [None; MCP_MAX_TOOLS],
             len: 0,
-            tables: Tables::new(),
             last_error: None,
             page_size: 0,
             rates: Rates::new(),
@@ -215,7 +207,7 @@ impl<'a> Registry<'a> {
     }
 
     /// Adds `tool` at the end of the list.
-    pub fn add(&mut self, mut tool: Tool<'a>) -> Result<(), RegisterError> {
+    pub fn add(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
         if !valid_name(tool.name)
             || tool.annotations & !hints::ALL != 0
             || matches!(tool.handler, Handler::C(None, _))
@@ -248,26 +240,18 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::Full);
         }
-        let mark = self.tables.usage();
-        tool.input_root = self.compile(tool.input_schema, false)?;
-        tool.output_root = match tool.output_schema {
-            Some(text) => match self.compile(text, true) {
-                Ok(root) => root,
-                Err(e) => {
-                    self.tables.truncate(mark);
-                    return Err(e);
-                }
-            },
-            None => NONE,
-        };
+        self.compile(tool.input_schema, false)?;
+        if let Some(text) = tool.output_schema {
+            self.compile(text, true)?;
+        }
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
         *slot = Some(tool);
         self.len += 1;
         Ok(())
     }
 
-    fn compile(&mut self, text: &'a str, output: bool) -> Result<u16, RegisterError> {
-        schema::compile(text, &mut self.tables).map_err(|error| {
+    fn compile(&mut self, text: &'a str, output: bool) -> Result<usize, RegisterError> {
+        schema::compile(text).map_err(|error| {
             self.last_error = Some(LastSchemaError {
                 error,
                 output,

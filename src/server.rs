@@ -10,7 +10,7 @@
 use crate::call::RequestInfo;
 use crate::catalog::{Catalog, Prompt, Resource};
 use crate::dedup::Dedup;
-use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
+use crate::json::{Doc, Kind, TokenizeError, WriteError, Writer, check};
 use crate::limits::*;
 use crate::policy::Hooks;
 use crate::protocol::listen::{self, Listener};
@@ -229,13 +229,13 @@ impl<'a> Server<'a> {
         if out.len() < MCP_MIN_RESPONSE_CAP {
             return Err(HandleError::BufferTooSmall);
         }
-        let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
         let mut w = Writer::new(out);
-        let n = match tokenize(request, &mut toks, MCP_MAX_DEPTH) {
-            Ok(n) => n,
+        match check(request, MCP_MAX_DEPTH) {
+            Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
+            Ok(_) => return Ok(refuse_early(&mut w, request, TokenizeError::TooManyTokens)),
             Err(e) => return Ok(refuse_early(&mut w, request, e)),
-        };
-        let doc = Doc::new(request, toks.get(..n).unwrap_or(&[]));
+        }
+        let doc = Doc::new(request);
         let req = match rpc::parse_request(doc) {
             Ok(r) => r,
             Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, "")),

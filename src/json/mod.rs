@@ -7,7 +7,7 @@ pub mod tokenizer;
 pub mod writer;
 
 pub use doc::{ConvError, Doc, Unescape};
-pub use tokenizer::{Error as TokenizeError, Kind, Token, tokenize};
+pub use tokenizer::{Error as TokenizeError, Kind, Token, check, tokenize};
 pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)

@@ -78,7 +78,6 @@ pub fn run<'r>(
         doc,
         args,
         tool: &tool,
-        tables: &s.tools.tables,
         meta: object("_meta"),
         inputs: if asks { object("inputResponses") } else { None },
         state: state_len.and_then(|n| state_buf.get(..n)),

@@ -10,7 +10,7 @@ use crate::json::{Doc, Kind};
 use crate::limits::*;
 use crate::registry::Tool;
 use crate::rpc::{Data, Message, Request, RpcError};
-use crate::schema::{Tables, compile::same_text};
+use crate::schema::{Schema, compile::same_text};
 
 /// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
 /// absent from the context was absent on the wire. A modern request then
@@ -198,7 +198,6 @@ fn compare(
 /// decoding, integers numerically, booleans as `true`/`false`). Over HTTP a
 /// missing header is an error too; a header for an absent argument always is.
 pub fn check_params<'r>(
-    t: &Tables,
     tool: &Tool<'_>,
     doc: &Doc<'_>,
     args: Option<usize>,
@@ -210,18 +209,23 @@ pub fn check_params<'r>(
         ));
     }
     let http = info.flags & MCP_CTX_HTTP != 0;
-    let Some(root) = t.node(tool.input_root) else {
+    let t = Schema::new(tool.input_schema);
+    let Some(root) = t.node(t.root()) else {
         return Ok(());
     };
     let text = tool.input_schema;
-    for p in t.props(root).iter().filter(|p| !p.header.is_empty()) {
+    let sd = t.doc();
+    for (p, header) in t.props(&root).filter_map(|p| {
+        t.node(p.node)
+            .and_then(|n| sd.str_inner(n.header))
+            .map(|h| (p, h))
+    }) {
         let name = p.name.of(text);
         let arg = args.and_then(|a| {
             doc.members(a)
                 .find(|&(k, _)| same_text(doc.str_inner(k).unwrap_or(&[]), name))
                 .map(|(_, v)| v)
         });
-        let header = p.header.of(text);
         let hdr = info
             .hdr_params
             .iter()

@@ -145,9 +145,7 @@ pub fn verify_state(
     t: usize,
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
 ) -> Option<usize> {
-    let text = doc
-        .str_inner(t)
-        .filter(|_| !doc.token(t).is_some_and(|tok| tok.escaped))?;
+    let text = doc.str_inner(t).filter(|_| !doc.escaped(t))?;
     let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN];
     let n = super::envelope::base64_decode(text, &mut raw)?;
     let token = raw.get(..n)?;
@@ -215,7 +213,7 @@ pub fn close_input_required(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{Token, tokenize};
+    use crate::json::check;
 
     fn roundtrip(
         m: &StateMac,
@@ -230,9 +228,8 @@ mod tests {
         if let Some(i) = tamper {
             text[i] = if text[i] == b'A' { b'B' } else { b'A' };
         }
-        let mut t = [Token::EMPTY; 2];
-        let n = tokenize(&text, &mut t, 2).unwrap();
-        let doc = Doc::new(&text, &t[..n]);
+        check(&text, 2).unwrap();
+        let doc = Doc::new(&text);
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         verify_state(m, verify_as, &doc, 0, &mut out).map(|n| out[..n].to_vec())
     }
@@ -260,11 +257,10 @@ mod tests {
         let mut w = Writer::new(&mut buf);
         write_state(&mut w, &StateMac::Key(other, 16), "set_vent", b"percent=90").unwrap();
         let text = w.as_bytes().to_vec();
-        let mut t = [Token::EMPTY; 2];
-        tokenize(&text, &mut t, 2).unwrap();
+        check(&text, 2).unwrap();
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         assert_eq!(
-            verify_state(&m, "set_vent", &Doc::new(&text, &t[..1]), 0, &mut out),
+            verify_state(&m, "set_vent", &Doc::new(&text), 0, &mut out),
             None
         );
         assert!(!StateMac::None.enabled());
