@@ -36,6 +36,75 @@
  *  @{ */
 
 /**
+ * Defined when this compiler's pointers are 64 bits wide. It selects the
+ * 64-bit layout's MCP_SERVER_SIZE; a 32-bit firmware reserves the smaller
+ * 32-bit layout (the library built for the same target checks its own).
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define EMCP_PTR64 1
+#endif
+
+/**
+ * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+ * absent from the context was absent on the wire. A modern request then
+ * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+ * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+ * answered with -32020 (HTTP 400).
+ */
+#define MCP_CTX_HTTP 1
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+ * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+ * with -32020 (HTTP 400).
+ */
+#define MCP_CTX_DUPLICATE_HEADER 2
+
+/**
+ * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+ * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+ * legacy era; any other request without the 2026-07-28 envelope gets -32600
+ * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+ */
+#define MCP_CTX_LEGACY_NO_SESSION 4
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
+ * this legacy-era request to the client before its response (the HTTP
+ * binding's SSE stream). A 2025-11-25 client sets its log level with
+ * `logging/setLevel`, which the stateless core does not keep; with no level
+ * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
+ * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
+ * Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_LOG 8
+
+/**
+ * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
+ * `elicitation` at `initialize`, and the transport can send it the
+ * server-to-client `elicitation/create` request and then re-run this request
+ * with the answer under `params.inputResponses` (and the `requestState`).
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
+ * is the `input_required` result, for the transport to turn into those
+ * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
+ * the request is answered with -32021. Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_ELICITATION 16
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `sampling/createMessage` (`mcp_result_sample`).
+ */
+#define MCP_CTX_LEGACY_SAMPLING 32
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `roots/list` (`mcp_result_list_roots`).
+ */
+#define MCP_CTX_LEGACY_ROOTS 64
+
+/**
  * JSON values (object keys included) per request. A count that bounds the
  * work of one request; nothing is stored per value (the request is read in
  * place). A request holding more is answered with -32600.
@@ -71,14 +140,25 @@
  */
 #define MCP_MIN_RESPONSE_CAP 192
 
+#if defined(EMCP_PTR64)
 /**
- * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
- * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 184 bytes (with its rate state), a resource
- * 104 and a prompt 128; 32-bit targets need less. Schemas take nothing here:
- * they are read from the registered text.
+ * Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+ * for the pointer width of the target (the header picks the formula by
+ * `UINTPTR_MAX`, the library by its target; each is checked at compile time
+ * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+ * (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+ * 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * from the registered text.
  */
 #define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#endif
+
+#if !defined(EMCP_PTR64)
+/**
+ * Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+ */
+#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 96)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
+#endif
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -540,66 +620,6 @@
  * `out` buffer an `mcp_mac_fn` fills.
  */
 #define MCP_MAC_LEN 32
-
-/**
- * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
- * absent from the context was absent on the wire. A modern request then
- * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
- * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
- * answered with -32020 (HTTP 400).
- */
-#define MCP_CTX_HTTP 1
-
-/**
- * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
- * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
- * with -32020 (HTTP 400).
- */
-#define MCP_CTX_DUPLICATE_HEADER 2
-
-/**
- * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
- * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
- * legacy era; any other request without the 2026-07-28 envelope gets -32600
- * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
- */
-#define MCP_CTX_LEGACY_NO_SESSION 4
-
-/**
- * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
- * this legacy-era request to the client before its response (the HTTP
- * binding's SSE stream). A 2025-11-25 client sets its log level with
- * `logging/setLevel`, which the stateless core does not keep; with no level
- * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
- * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
- * Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_LOG 8
-
-/**
- * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
- * `elicitation` at `initialize`, and the transport can send it the
- * server-to-client `elicitation/create` request and then re-run this request
- * with the answer under `params.inputResponses` (and the `requestState`).
- * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
- * is the `input_required` result, for the transport to turn into those
- * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
- * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
- * the request is answered with -32021. Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_ELICITATION 16
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `sampling/createMessage` (`mcp_result_sample`).
- */
-#define MCP_CTX_LEGACY_SAMPLING 32
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `roots/list` (`mcp_result_list_roots`).
- */
-#define MCP_CTX_LEGACY_ROOTS 64
 
 /**
  * Opaque handle a tool callback receives for reading its arguments.

@@ -5,7 +5,7 @@
 //! one table that maps error codes to HTTP statuses for every binding.
 //! Must not: know MCP methods.
 
-use crate::json::{Doc, Kind, Token, WriteError, Writer, scan, tokenize};
+use crate::json::{Doc, Kind, WriteError, Writer, check, scan};
 use crate::limits::*;
 
 /// A well-formed JSON-RPC request or notification.
@@ -315,10 +315,9 @@ pub fn is_id(raw: &[u8]) -> bool {
     if raw.len() > MCP_MAX_ID_LEN {
         return false;
     }
-    let mut tok = [Token::EMPTY; 1];
-    let ok = tokenize(raw, &mut tok, 1) == Ok(1);
-    let [t] = tok;
-    ok && matches!(t.kind, Kind::String | Kind::Number)
+    let ok = check(raw, 1) == Ok(1);
+    let kind = Doc::new(raw).kind(0);
+    ok && matches!(kind, Some(Kind::String | Kind::Number))
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.

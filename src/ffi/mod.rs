@@ -1045,7 +1045,7 @@ pub unsafe extern "C" fn mcp_call_arguments(
 pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c_char {
     // SAFETY: see call_ref. The name came from a NUL-terminated C string.
     match unsafe { call_ref(call) } {
-        Some(c) => c.tool.name.as_ptr().cast::<c_char>(),
+        Some(c) => c.name.as_ptr().cast::<c_char>(),
         None => core::ptr::null(),
     }
 }

@@ -16,7 +16,7 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
     let first = text
         .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    first == Some(open) && tokenize(text.as_bytes(), &mut [], max_depth).is_ok()
+    first == Some(open) && check(text.as_bytes(), max_depth).is_ok()
 }
 
 /// Scans the bytes of a JSON string from `from` to the first byte that ends a

@@ -12,7 +12,7 @@ use crate::policy::mcp_audit_t;
 use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Schema};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 
 /// The members of a `tools/list` result: the tools in registration order,
 /// one page at a time. A page ends after `page_size` tools or when the next
@@ -278,6 +278,7 @@ fn no_space<'r>(cap: usize, needed: usize, msg: &mut MsgBuf) -> Fail<'r> {
 /// or `None` when the call does not carry one.
 /// A key too long to keep is an argument the model can fix, so it is
 /// refused like a schema violation (`msg` says why, keyword `maxLength`).
+#[inline(never)]
 fn idempotency_key<'r>(
     doc: &Doc<'r>,
     args: Option<usize>,
@@ -339,6 +340,7 @@ fn claim_key<'r>(
 }
 
 /// The isError result for a call refused by its rate limit.
+#[inline(never)]
 fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fail<'r>> {
     let mut text = MsgBuf::new();
     text.push("rate limited: retry in ");
@@ -353,16 +355,19 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// `{"type":"text","text":"percent: 120 is above maximum 100",
 /// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}`.
 /// (Not structuredContent: clients check that against the outputSchema.)
+#[inline(never)]
 fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
     refusal_with(w, era, msg.as_str(), msg.path_keyword())
 }
 
 /// An isError result with one text block; the tool did not run.
+#[inline(never)]
 fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
     refusal_with(w, era, text, None)
 }
 
 /// [`refusal`], the block carrying the invalid argument's path and keyword.
+#[inline(never)]
 fn refusal_with<'r>(
     w: &mut Writer<'_>,
     era: Era,
@@ -395,6 +400,8 @@ fn refusal_with<'r>(
 }
 
 /// Hands one record to the firmware's audit hook, if it set one.
+// Cold, and its record would sit in every caller's frame if inlined.
+#[inline(never)]
 fn audit(
     s: &Server<'_>,
     info: &RequestInfo<'_>,
@@ -473,7 +480,8 @@ fn execute<'r>(
     let call = Call {
         doc,
         args,
-        tool,
+        name: tool.name,
+        input_schema: tool.input_schema,
         meta: req.meta_object(),
         inputs: req
             .input_responses()

@@ -19,6 +19,15 @@ pub use validate::{default_for, validate};
 
 use crate::json::{Doc, Kind};
 
+/// One step of an argument path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seg<'p> {
+    /// An object member.
+    Key(&'p str),
+    /// An array element.
+    Index(usize),
+}
+
 /// "No node" in `Node::items` and `Prop::node`.
 pub(crate) const NONE: usize = usize::MAX;
 

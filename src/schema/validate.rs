@@ -4,9 +4,9 @@
 
 use core::cmp::Ordering;
 
+use super::Seg;
 use super::compile::same_text;
 use super::{KwKind, MsgBuf, NONE, Node, Schema, Span, ty};
-use crate::call::Seg;
 use crate::json::doc::exact_int;
 use crate::json::num::Dec;
 use crate::json::{ConvError, Doc, Kind, Unescape};
