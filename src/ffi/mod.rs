@@ -25,6 +25,7 @@ pub mod framer;
 pub mod input;
 pub mod limit;
 pub mod policy;
+pub mod rpc;
 pub mod sizing;
 pub mod types;
 

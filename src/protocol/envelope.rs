@@ -3,7 +3,7 @@
 //! envelope present (-32602), headers match body (-32020), version is a
 //! string (-32602), version supported (-32022).
 
-use super::{Era, LEGACY_VERSIONS, MODERN_VERSION};
+use super::{Era, MODERN_VERSION};
 use crate::call::RequestInfo;
 use crate::json::doc::exact_int;
 use crate::json::{Doc, Kind};
@@ -32,7 +32,7 @@ pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
     let keyed = req.meta_version().is_some() || req.meta_caps().is_some();
     let header_modern = info
         .hdr_protocol_version
-        .is_some_and(|h| !LEGACY_VERSIONS.iter().any(|v| trim_ows(h) == v.as_bytes()));
+        .is_some_and(|h| !super::is_legacy_version(h));
     // Without a legacy session only the handshake is legacy; everything else
     // goes through `check`, which refuses it.
     let sessionless =
