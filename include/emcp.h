@@ -20,8 +20,10 @@
  * several threads at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
  * idempotency keys (mcp_dedup_t) are claimed atomically before a callback
  * runs, by compare-and-swap; on a target without it (Cortex-M0/M0+) only
- * with mcp_server_set_critical. Never call mcp_server_handle from an
- * interrupt handler.
+ * with mcp_server_set_critical. No emcp function may be called from an
+ * interrupt handler, except mcp_framer_space and mcp_framer_commit while the
+ * thread that polls the framer masks that interrupt around its own calls on
+ * it (see mcp_framer_t).
  */
 
 #ifndef EMCP_H
@@ -32,6 +34,75 @@
 #include <stdint.h>
 /** @defgroup emcp emcp MCP server core
  *  @{ */
+
+/**
+ * Defined when this compiler's pointers are 64 bits wide. It selects the
+ * 64-bit layout's MCP_SERVER_SIZE; a 32-bit firmware reserves the smaller
+ * 32-bit layout (the library built for the same target checks its own).
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define EMCP_PTR64 1
+#endif
+
+/**
+ * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+ * absent from the context was absent on the wire. A modern request then
+ * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+ * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+ * answered with -32020 (HTTP 400).
+ */
+#define MCP_CTX_HTTP 1
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+ * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+ * with -32020 (HTTP 400).
+ */
+#define MCP_CTX_DUPLICATE_HEADER 2
+
+/**
+ * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+ * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+ * legacy era; any other request without the 2026-07-28 envelope gets -32600
+ * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+ */
+#define MCP_CTX_LEGACY_NO_SESSION 4
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
+ * this legacy-era request to the client before its response (the HTTP
+ * binding's SSE stream). A 2025-11-25 client sets its log level with
+ * `logging/setLevel`, which the stateless core does not keep; with no level
+ * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
+ * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
+ * Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_LOG 8
+
+/**
+ * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
+ * `elicitation` at `initialize`, and the transport can send it the
+ * server-to-client `elicitation/create` request and then re-run this request
+ * with the answer under `params.inputResponses` (and the `requestState`).
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
+ * is the `input_required` result, for the transport to turn into those
+ * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
+ * the request is answered with -32021. Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_ELICITATION 16
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `sampling/createMessage` (`mcp_result_sample`).
+ */
+#define MCP_CTX_LEGACY_SAMPLING 32
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `roots/list` (`mcp_result_list_roots`).
+ */
+#define MCP_CTX_LEGACY_ROOTS 64
 
 /**
  * JSON values (object keys included) per request. A count that bounds the
@@ -69,14 +140,25 @@
  */
 #define MCP_MIN_RESPONSE_CAP 192
 
+#if defined(EMCP_PTR64)
 /**
- * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
- * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 184 bytes (with its rate state), a resource
- * 104 and a prompt 128; 32-bit targets need less. Schemas take nothing here:
- * they are read from the registered text.
+ * Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+ * for the pointer width of the target (the header picks the formula by
+ * `UINTPTR_MAX`, the library by its target; each is checked at compile time
+ * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+ * (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+ * 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * from the registered text.
  */
 #define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#endif
+
+#if !defined(EMCP_PTR64)
+/**
+ * Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+ */
+#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 96)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
+#endif
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -102,11 +184,6 @@
  * The object already exists (a tool name registered twice).
  */
 #define MCP_EEXIST 17
-
-/**
- * A storage hook (`mcp_store_t`) failed.
- */
-#define MCP_EIO 5
 
 /**
  * An argument is invalid (NULL pointer, uninitialised server, bad name or
@@ -138,6 +215,20 @@
  * A buffer is too small (response buffer, string destination).
  */
 #define MCP_ENOBUFS 105
+
+/**
+ * A transport's I/O failed (a socket, a read or write, the network
+ * library), or a durable store (`mcp_store_t`): returned by the bindings,
+ * and by the core only from `mcp_dedup_set_store`.
+ */
+#define MCP_EIO 5
+
+/**
+ * Bytes of the JSON array `mcp_protocol_versions_json` writes: every
+ * protocol version the core answers, newest first
+ * (`["2026-07-28","2025-11-25",...]`).
+ */
+#define MCP_PROTOCOL_VERSIONS_JSON_LEN 66
 
 /**
  * JSON-RPC: the request is not valid JSON.
@@ -568,66 +659,6 @@
 #define MCP_MAC_LEN 32
 
 /**
- * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
- * absent from the context was absent on the wire. A modern request then
- * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
- * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
- * answered with -32020 (HTTP 400).
- */
-#define MCP_CTX_HTTP 1
-
-/**
- * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
- * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
- * with -32020 (HTTP 400).
- */
-#define MCP_CTX_DUPLICATE_HEADER 2
-
-/**
- * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
- * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
- * legacy era; any other request without the 2026-07-28 envelope gets -32600
- * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
- */
-#define MCP_CTX_LEGACY_NO_SESSION 4
-
-/**
- * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
- * this legacy-era request to the client before its response (the HTTP
- * binding's SSE stream). A 2025-11-25 client sets its log level with
- * `logging/setLevel`, which the stateless core does not keep; with no level
- * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
- * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
- * Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_LOG 8
-
-/**
- * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
- * `elicitation` at `initialize`, and the transport can send it the
- * server-to-client `elicitation/create` request and then re-run this request
- * with the answer under `params.inputResponses` (and the `requestState`).
- * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
- * is the `input_required` result, for the transport to turn into those
- * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
- * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
- * the request is answered with -32021. Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_ELICITATION 16
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `sampling/createMessage` (`mcp_result_sample`).
- */
-#define MCP_CTX_LEGACY_SAMPLING 32
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `roots/list` (`mcp_result_list_roots`).
- */
-#define MCP_CTX_LEGACY_ROOTS 64
-
-/**
  * Opaque handle a tool callback receives for reading its arguments.
  */
 typedef struct mcp_call_t mcp_call_t;
@@ -1028,9 +1059,11 @@ typedef struct mcp_annotations_t {
  *   that arrived, then `mcp_framer_poll` (or `mcp_framer_next`) takes the
  *   complete messages.
  *
- * A framer is not locked: use it from one context at a time (an ISR that
- * receives and a main loop that polls must not run its calls concurrently;
- * let the ISR only signal, or mask it around the calls).
+ * A framer is not locked: use it from one context at a time. An interrupt
+ * handler may call only `mcp_framer_space` and `mcp_framer_commit`, while
+ * the thread that polls masks that interrupt around its own framer calls
+ * (the Threading rule at the top of this header); or let the ISR only
+ * signal the thread.
  */
 typedef struct mcp_framer_t {
   /**
@@ -2586,9 +2619,8 @@ int mcp_server_set_audit(struct mcp_server_t *server,
  * exclude every other thread that may call `mcp_server_handle` (masking
  * interrupts does on a single core).
  *
- * No emcp function may be called from an interrupt handler, with or without
- * this hook (framers aside: see `mcp_framer_t`); the hook itself is called
- * from the handling thread only.
+ * The hook does not change the Threading rule at the top of this header
+ * (interrupt handlers included); it is called from the handling thread only.
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
@@ -2603,6 +2635,73 @@ int mcp_server_set_critical(struct mcp_server_t *server,
                             mcp_critical_enter_fn enter,
                             mcp_critical_exit_fn leave,
                             void *user);
+
+/**
+ * Whether a protocol version (e.g. an `MCP-Protocol-Version` header value;
+ * spaces and tabs around it are ignored) is one the core serves through the
+ * legacy `initialize` handshake (2025-11-25 and earlier). A transport that
+ * sees a version for which this is 0 treats the exchange as 2026-07-28.
+ *
+ * @param version The version text (need not be NUL-terminated), or NULL.
+ * @param len     Its length in bytes.
+ * @return 1 for a legacy version, 0 otherwise (NULL included).
+ *
+ * # Safety
+ * `version` must be NULL or point to `len` readable bytes.
+ */
+int mcp_protocol_version_is_legacy(const char *version, size_t len);
+
+/**
+ * Writes the JSON array of every protocol version the core answers, newest
+ * first (`["2026-07-28","2025-11-25",...]`, `MCP_PROTOCOL_VERSIONS_JSON_LEN`
+ * bytes), for a transport that advertises them (MQTT presence). No NUL is
+ * written.
+ *
+ * @param buf Destination.
+ * @param cap Its size in bytes.
+ * @return The array's length (`MCP_PROTOCOL_VERSIONS_JSON_LEN`).
+ * @retval -MCP_EINVAL `buf` is NULL or `cap` is 0.
+ * @retval -MCP_ENOBUFS `cap` is below `MCP_PROTOCOL_VERSIONS_JSON_LEN`;
+ *                      nothing is written.
+ *
+ * # Safety
+ * `buf` must be NULL or point to `cap` writable bytes.
+ */
+int mcp_protocol_versions_json(char *buf, size_t cap);
+
+/**
+ * Writes a complete JSON-RPC error response,
+ * `{"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,"message":"<message>"}}`,
+ * with `message` escaped as JSON, exactly as the core writes its own errors:
+ * when the whole response does not fit, the code's standard message
+ * ("Invalid Request", "Internal error", ...) replaces `message`, and that
+ * form always fits `MCP_MIN_RESPONSE_CAP` bytes. No NUL is written.
+ *
+ * @param buf     Destination.
+ * @param cap     Its size in bytes.
+ * @param id      The request's id as it was written in the request (a JSON
+ *                string with its quotes, or a number; at most
+ *                `MCP_MAX_ID_LEN` bytes), or NULL (or `id_len` 0) for `null`.
+ * @param id_len  The id's length in bytes.
+ * @param code    The JSON-RPC error code (`MCP_RPC_*`, or a binding's own).
+ * @param message The message, NUL-terminated UTF-8, or NULL for the code's
+ *                standard message.
+ * @return The response's length in bytes.
+ * @retval -MCP_EINVAL `buf` is NULL, `cap` is 0, or `id` is not one JSON
+ *                     string or number of at most `MCP_MAX_ID_LEN` bytes.
+ * @retval -MCP_EILSEQ `message` is not valid UTF-8.
+ * @retval -MCP_ENOBUFS Not even the short form fits `cap`.
+ *
+ * # Safety
+ * `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
+ * readable bytes; `message` NULL or NUL-terminated.
+ */
+int mcp_write_error(char *buf,
+                    size_t cap,
+                    const char *id,
+                    size_t id_len,
+                    int code,
+                    const char *message);
 
 /**
  * Bytes still free for result content in the response buffer: what the

@@ -29,7 +29,7 @@ use crate::limits::{
     MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_DEDUP_SLOTS, MCP_DEDUP_WINDOW_MS, MCP_STORE_GONE,
     MCP_STORE_INTENT, MCP_STORE_LOG_MAX, MCP_STORE_RECORD_MAX, MCP_STORE_RELEASE, MCP_STORE_RESULT,
 };
-use crate::store::{HEADER_LEN, Head, Log, Record, decode, encode, mcp_store_t, record_len};
+use crate::store::{Durable, HEADER_LEN, Head, Log, Record, decode, encode, record_len};
 use crate::sync::{Critical, cas};
 
 /// Slot states.
@@ -311,13 +311,13 @@ impl Dedup {
     /// runs: one append and one sync (or a compaction). False when the
     /// store failed or the lock stayed taken: the tool must not run (finish
     /// the ticket with [`End::Release`]).
-    pub fn persist_intent(
+    pub fn persist_intent<S: Durable>(
         &self,
         ticket: &Ticket,
-        store: &mcp_store_t,
+        store: &S,
         crit: Option<&Critical>,
     ) -> bool {
-        let (Some(s), Some(log)) = (self.slots.get(ticket.0), Log::of(store)) else {
+        let (Some(s), Some(log)) = (self.slots.get(ticket.0), store.log()) else {
             return false;
         };
         let log = &log;
@@ -340,11 +340,11 @@ impl Dedup {
     /// the claim evicted, if any, stays evicted. With a `log` and a durable
     /// intent, the end is appended too: a result with a sync, a release
     /// without one (lost, it only leaves the key unknown).
-    pub fn finish(
+    pub fn finish<S: Durable>(
         &self,
         ticket: Ticket,
         end: End<'_>,
-        store: Option<&mcp_store_t>,
+        store: Option<&S>,
         crit: Option<&Critical>,
     ) {
         // Only this call writes a running entry, so without a store no lock
@@ -369,7 +369,7 @@ impl Dedup {
         };
         let log = store
             .filter(|_| durable && state != UNKNOWN)
-            .and_then(Log::of);
+            .and_then(|st| st.log());
         match log {
             // Not written when the lock stays taken: a restart then reads
             // the key as unknown, never as a result.
@@ -548,6 +548,9 @@ const LOAD_SPREAD: u32 = 2048;
 mod tests {
     use super::*;
 
+    /// No store (the RAM-only table).
+    const NO_STORE: Option<&Log> = None;
+
     /// What a look-up finds, as bytes for a replay; a new key is given back.
     #[derive(Debug, PartialEq, Eq)]
     enum Found {
@@ -562,7 +565,7 @@ mod tests {
         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
         match d.claim(tool, p, key, now, None, false, &mut out) {
             Seen::New(t) => {
-                d.finish(t, End::Release, None, None);
+                d.finish(t, End::Release, NO_STORE, None);
                 Found::New
             }
             Seen::Result(n) => Found::Result(out[..n].to_vec()),
@@ -576,7 +579,7 @@ mod tests {
     fn record(d: &Dedup, tool: usize, p: &[u8], key: &[u8], now: u64, result: &[u8]) {
         let mut out = [0u8; MCP_DEDUP_RESULT_MAX];
         match d.claim(tool, p, key, now, None, false, &mut out) {
-            Seen::New(t) => d.finish(t, End::Keep(result), None, None),
+            Seen::New(t) => d.finish(t, End::Keep(result), NO_STORE, None),
             other => panic!("{other:?}"),
         }
     }
@@ -691,13 +694,13 @@ mod tests {
             record(&d, 1, b"op", &[i], 20 + u64::from(i), b"r");
         }
         assert_eq!(seen(&d, 0, b"op", b"k", 30), Found::InProgress);
-        d.finish(first, End::Keep(b"\"done\":1"), None, None);
+        d.finish(first, End::Keep(b"\"done\":1"), NO_STORE, None);
         assert_eq!(seen(&d, 0, b"op", b"k", 40), res(b"\"done\":1"));
         // A call that gives its key back lets the key run again.
         let Seen::New(t) = d.claim(0, b"op", b"again", 50, None, false, &mut out) else {
             panic!("new key");
         };
-        d.finish(t, End::Release, None, None);
+        d.finish(t, End::Release, NO_STORE, None);
         assert_eq!(seen(&d, 0, b"op", b"again", 60), Found::New);
         // Every entry running: nothing is evicted, the next key is busy.
         let d = Dedup::new();
@@ -709,7 +712,7 @@ mod tests {
             .collect();
         assert_eq!(seen(&d, 0, b"", b"x", 1), Found::Busy);
         for t in held {
-            d.finish(t, End::Release, None, None);
+            d.finish(t, End::Release, NO_STORE, None);
         }
         assert_eq!(seen(&d, 0, b"", b"x", 1), Found::New);
         // A taken lock (another call looking up) is busy after bounded tries.
@@ -733,7 +736,7 @@ mod tests {
                         {
                             runs.fetch_add(1, Ordering::SeqCst);
                             std::thread::sleep(std::time::Duration::from_micros(200));
-                            d.finish(t, End::Keep(b"r"), None, None);
+                            d.finish(t, End::Keep(b"r"), NO_STORE, None);
                         }
                     });
                 }

@@ -27,13 +27,20 @@ pub const MCP_MAX_ID_LEN: usize = 64;
 /// response that does not fit can always be replaced by an error that does.
 pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
-/// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
-/// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 184 bytes (with its rate state), a resource
-/// 104 and a prompt 128; 32-bit targets need less. Schemas take nothing here:
-/// they are read from the registered text.
+/// Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+/// for the pointer width of the target (the header picks the formula by
+/// `UINTPTR_MAX`, the library by its target; each is checked at compile time
+/// against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+/// (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+/// 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+/// from the registered text.
+#[cfg(target_pointer_width = "64")]
 pub const MCP_SERVER_SIZE: usize =
     400 + MCP_MAX_TOOLS * 184 + MCP_MAX_RESOURCES * 104 + MCP_MAX_PROMPTS * 128 + 64;
+/// Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+#[cfg(not(target_pointer_width = "64"))]
+pub const MCP_SERVER_SIZE: usize =
+    256 + MCP_MAX_TOOLS * 96 + MCP_MAX_RESOURCES * 56 + MCP_MAX_PROMPTS * 88;
 
 /// `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
 pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
@@ -46,8 +53,6 @@ pub const MCP_EPERM: i32 = 1;
 pub const MCP_ENOENT: i32 = 2;
 /// The object already exists (a tool name registered twice).
 pub const MCP_EEXIST: i32 = 17;
-/// A storage hook (`mcp_store_t`) failed.
-pub const MCP_EIO: i32 = 5;
 /// An argument is invalid (NULL pointer, uninitialised server, bad name or
 /// malformed schema).
 pub const MCP_EINVAL: i32 = 22;
@@ -61,6 +66,15 @@ pub const MCP_ERANGE: i32 = 34;
 pub const MCP_EILSEQ: i32 = 84;
 /// A buffer is too small (response buffer, string destination).
 pub const MCP_ENOBUFS: i32 = 105;
+/// A transport's I/O failed (a socket, a read or write, the network
+/// library), or a durable store (`mcp_store_t`): returned by the bindings,
+/// and by the core only from `mcp_dedup_set_store`.
+pub const MCP_EIO: i32 = 5;
+
+/// Bytes of the JSON array `mcp_protocol_versions_json` writes: every
+/// protocol version the core answers, newest first
+/// (`["2026-07-28","2025-11-25",...]`).
+pub const MCP_PROTOCOL_VERSIONS_JSON_LEN: usize = 66;
 
 /// JSON-RPC: the request is not valid JSON.
 pub const MCP_RPC_PARSE_ERROR: i32 = -32700;

@@ -5,32 +5,10 @@
 //! which is the `tools/list` order.
 //! Must not: run tools or write responses.
 
-use core::ffi::{c_int, c_void};
-
-use crate::call::{Call, ToolResult};
+pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
-use crate::policy::Rates;
+use crate::rate::Rates;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
-
-/// Opaque handle a tool callback receives for reading its arguments.
-pub struct mcp_call_t {
-    _opaque: [u8; 0],
-}
-
-/// Opaque handle a tool callback receives for writing its result.
-pub struct mcp_result_t {
-    _opaque: [u8; 0],
-}
-
-/// A tool callback. It runs only for a well-formed `tools/call` request (never
-/// for a notification), reads its arguments with the `mcp_arg_*` functions and
-/// writes its result with the `mcp_result_*` and `mcp_json_*` functions.
-/// Returns 0 on success or a negative `MCP_E*` value; a negative return makes
-/// the request fail with -32603 (internal error). Report a failure the model
-/// should see (a refused actuation) with `mcp_result_error` and return 0.
-pub type mcp_tool_fn = Option<
-    extern "C" fn(call: *const mcp_call_t, result: *mut mcp_result_t, user: *mut c_void) -> c_int,
->;
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.
 pub mod hints {
@@ -40,33 +18,6 @@ pub mod hints {
     };
     /// Every defined flag.
     pub(crate) const ALL: u32 = READ_ONLY | DESTRUCTIVE | IDEMPOTENT | OPEN_WORLD;
-}
-
-/// What runs for a `tools/call`: a C callback with its user pointer, or a
-/// plain Rust function for firmware written in Rust.
-#[derive(Clone, Copy)]
-pub enum Handler {
-    /// A C callback (registration refuses NULL) and the pointer passed back to it.
-    C(mcp_tool_fn, *mut c_void),
-    /// A Rust function: reads the call, writes the result, returns 0 or a
-    /// negative `MCP_E*` value.
-    Rust(fn(&Call<'_>, &mut ToolResult<'_, '_>) -> c_int),
-}
-
-impl Handler {
-    /// Runs the callback for one call; C gets opaque handles that the ffi
-    /// accessors turn back into `call` and `result`.
-    pub fn run(&self, call: &Call<'_>, result: &mut ToolResult<'_, '_>) -> c_int {
-        match *self {
-            Handler::C(Some(f), user) => f(
-                call as *const Call<'_> as *const mcp_call_t,
-                result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
-                user,
-            ),
-            Handler::C(None, _) => -crate::limits::MCP_EINVAL,
-            Handler::Rust(f) => f(call, result),
-        }
-    }
 }
 
 /// One registered tool, with its text checked and its callback.
@@ -190,7 +141,7 @@ pub struct Registry<'a> {
     /// When each tool last ran, for rate limits.
     pub rates: Rates,
     /// Which tools are enabled (listed and callable).
-    pub on: crate::catalog::Switches<MCP_MAX_TOOLS>,
+    pub on: crate::sync::Switches<MCP_MAX_TOOLS>,
 }
 
 impl<'a> Registry<'a> {
@@ -202,7 +153,7 @@ impl<'a> Registry<'a> {
             last_error: None,
             page_size: 0,
             rates: Rates::new(),
-            on: crate::catalog::Switches::new(),
+            on: crate::sync::Switches::new(),
         }
     }
 
@@ -308,6 +259,7 @@ pub(crate) fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::ffi::c_void;
 
     extern "C" fn nop(_: *const mcp_call_t, _: *mut mcp_result_t, _: *mut c_void) -> i32 {
         0

@@ -1,8 +1,9 @@
 //! Durable idempotency records: the storage hooks a firmware supplies under
 //! the duplicate table, and the record format written through them.
 //!
-//! Owns: `mcp_store_t` (append, sync, read, restart, and the optional
-//! recovery callback), the byte layout of one record and its CRC-32.
+//! Owns: the four log hooks of `mcp_store_t` (append, sync, read, restart;
+//! the struct itself, with the recovery callback, is in [`crate::policy`]),
+//! the byte layout of one record and its CRC-32.
 //! Must not: allocate, or call a hook except from [`crate::dedup`] with the
 //! table's lock held.
 //!
@@ -27,7 +28,6 @@
 use core::ffi::{c_int, c_void};
 
 use crate::limits::{MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_STORE_RECORD_MAX};
-use crate::registry::mcp_tool_fn;
 
 /// Appends one whole record (`len` bytes) to the log. Durable only after the
 /// next `sync`. Returns 0, or a negative value (e.g. -MCP_ENOSPC when the
@@ -51,33 +51,17 @@ pub type mcp_store_read_fn =
 /// what a restart reads). Returns 0 or a negative value.
 pub type mcp_store_restart_fn = Option<extern "C" fn(user: *mut c_void) -> c_int>;
 
-/// Firmware-supplied durable storage for a duplicate table
-/// (`mcp_dedup_set_store`): a log of records on flash or in a file. The
-/// firmware owns this struct and what `user` points to; both must outlive
-/// the table's use. The hooks are called with the table's lock held, from
-/// the thread running `mcp_server_handle`, never two at once for one table.
-#[repr(C)]
-pub struct mcp_store_t {
-    /// Appends one record.
-    pub append: mcp_store_append_fn,
-    /// Makes the appended records durable.
-    pub sync: mcp_store_sync_fn,
-    /// Reads the log at start-up.
-    pub read: mcp_store_read_fn,
-    /// Starts a new log for compaction.
-    pub restart: mcp_store_restart_fn,
-    /// Passed to the four hooks above.
-    pub user: *mut c_void,
-    /// Optional: settles a call found interrupted after a restart (an intent
-    /// without a result). Called like the tool's own callback, with the
-    /// retry's arguments, instead of it; it must not act, only read the
-    /// device's real state. Return 0 with a final result written (ok or
-    /// isError: it is kept and sent as the call's result), or any negative
-    /// value when it cannot tell (the retry is then answered "earlier
-    /// outcome unknown"). NULL: every interrupted call is answered so.
-    pub recover: mcp_tool_fn,
-    /// Passed to `recover`.
-    pub recover_user: *mut c_void,
+/// What carries a store's log hooks: `mcp_store_t` (in [`crate::policy`],
+/// with the recovery callback), or a [`Log`] itself.
+pub trait Durable {
+    /// The four log hooks, or `None` when one is missing.
+    fn log(&self) -> Option<Log>;
+}
+
+impl Durable for Log {
+    fn log(&self) -> Option<Log> {
+        Some(*self)
+    }
 }
 
 // A compacted log (one record per entry, plus the one being written) fits
@@ -226,14 +210,20 @@ pub struct Log {
 }
 
 impl Log {
-    /// The hooks of `s`, or `None` when one is missing.
-    pub fn of(s: &mcp_store_t) -> Option<Log> {
+    /// These hooks, or `None` when one is missing.
+    pub fn of(
+        append: mcp_store_append_fn,
+        sync: mcp_store_sync_fn,
+        read: mcp_store_read_fn,
+        restart: mcp_store_restart_fn,
+        user: *mut c_void,
+    ) -> Option<Log> {
         Some(Log {
-            append: s.append?,
-            sync: s.sync?,
-            read: s.read?,
-            restart: s.restart?,
-            user: s.user,
+            append: append?,
+            sync: sync?,
+            read: read?,
+            restart: restart?,
+            user,
         })
     }
 

@@ -25,6 +25,7 @@ pub mod framer;
 pub mod input;
 pub mod limit;
 pub mod policy;
+pub mod rpc;
 pub mod sizing;
 pub mod store;
 pub mod types;
@@ -37,11 +38,12 @@ use crate::limits::*;
 /// The length of the MAC an `mcp_mac_fn` writes.
 pub use crate::mac::MCP_MAC_LEN;
 pub use crate::policy::mcp_audit_t;
+pub use crate::policy::mcp_store_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
 use crate::server::{HandleError, Server, ServerInfo};
 pub use crate::store::{
-    mcp_store_append_fn, mcp_store_read_fn, mcp_store_restart_fn, mcp_store_sync_fn, mcp_store_t,
+    mcp_store_append_fn, mcp_store_read_fn, mcp_store_restart_fn, mcp_store_sync_fn,
 };
 pub use content::mcp_annotations_t;
 pub use framer::*;
@@ -71,7 +73,7 @@ pub(crate) struct DedupSlot {
     pub(crate) table: crate::dedup::Dedup,
     /// The firmware's store (`mcp_dedup_set_store`), or NULL. After the
     /// table, which keeps its offset (and the code that reaches it).
-    pub(crate) store: *const crate::store::mcp_store_t,
+    pub(crate) store: *const crate::policy::mcp_store_t,
 }
 
 pub(crate) const DEDUP_MAGIC: u32 = 0x4D43_4444;
@@ -116,7 +118,7 @@ unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> 
 
 /// The store of an initialised `mcp_dedup_t` (`mcp_dedup_set_store`), if any.
 #[cfg(feature = "policy")]
-unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::store::mcp_store_t> {
+unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::policy::mcp_store_t> {
     // SAFETY: forwarded caller promises; the store pointer is NULL or the
     // firmware's store, which outlives the table's use (mcp_dedup_set_store,
     // its only writer, must not run during a handle call).
@@ -1076,7 +1078,7 @@ pub unsafe extern "C" fn mcp_call_arguments(
 pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c_char {
     // SAFETY: see call_ref. The name came from a NUL-terminated C string.
     match unsafe { call_ref(call) } {
-        Some(c) => c.tool.name.as_ptr().cast::<c_char>(),
+        Some(c) => c.name.as_ptr().cast::<c_char>(),
         None => core::ptr::null(),
     }
 }

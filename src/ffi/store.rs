@@ -5,7 +5,8 @@ use core::ffi::c_int;
 
 use super::{DEDUP_MAGIC, DedupSlot, mcp_dedup_t};
 use crate::limits::MCP_EINVAL;
-use crate::store::{Log, mcp_store_t};
+use crate::policy::mcp_store_t;
+use crate::store::Durable;
 
 /// Makes the duplicate table `dedup` durable on `store` and replays the
 /// store's log into it, at the request clock's `now_ms`: a key whose call
@@ -67,7 +68,7 @@ pub unsafe extern "C" fn mcp_dedup_set_store(
         slot.store = core::ptr::null();
         return 0;
     };
-    let Some(log) = Log::of(st) else {
+    let Some(log) = st.log() else {
         return -MCP_EINVAL;
     };
     match slot.table.load(&log, now_ms) {
@@ -87,9 +88,10 @@ mod tests {
     use crate::call::{Call, RequestInfo, ToolResult};
     use crate::dedup::Dedup;
     use crate::limits::*;
+    use crate::policy::mcp_store_t;
     use crate::registry::{Handler, Tool, mcp_call_t, mcp_result_t};
     use crate::server::{Exchange, Server, ServerInfo};
-    use crate::store::{Log, mcp_store_t};
+    use crate::store::Durable;
 
     /// An in-memory log: `durable` is what a power cut keeps; `pending` the
     /// appends since the last sync (a restarted log when `fresh`).
@@ -229,7 +231,7 @@ mod tests {
             }
         });
         let d = Dedup::new();
-        let n = d.load(&Log::of(st).unwrap(), 0);
+        let n = d.load(&st.log().unwrap(), 0);
         (d, n)
     }
 

@@ -7,66 +7,14 @@
 //! replayed against another tool. The key (or a MAC hook using the device's
 //! own crypto) comes from the firmware.
 
-use core::ffi::{c_int, c_void};
-
-use crate::call::{Finished, RequestInfo, caps};
+use crate::call::{Finished, caps};
 use crate::json::{Doc, Kind, WriteError, Writer};
-use crate::limits::{
-    MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN, MCP_RPC_INVALID_PARAMS,
-    MCP_RPC_MISSING_CAPABILITY,
-};
+use crate::limits::{MCP_MAX_REQUEST_STATE, MCP_RPC_INVALID_PARAMS, MCP_RPC_MISSING_CAPABILITY};
 use crate::mac::{self, MCP_MAC_LEN};
 use crate::rpc::{Data, Request, RpcError};
-use crate::server::Fail;
+use crate::state::Fail;
 
-/// A MAC supplied by the firmware: writes `MCP_MAC_LEN` bytes of a MAC of
-/// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
-pub type MacFn =
-    extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int;
-
-/// How the server protects `requestState`.
-#[derive(Clone, Copy)]
-pub enum StateMac {
-    /// Not configured: tools cannot set a request state.
-    None,
-    /// The built-in HMAC-SHA256 under this key (its first `len` bytes).
-    Key([u8; 64], u8),
-    /// The firmware's own MAC.
-    Hook(MacFn, *mut c_void),
-}
-
-const LABEL: &[u8] = b"emcp/requestState/1\0";
-
-impl StateMac {
-    /// True when a state can be protected.
-    pub fn enabled(&self) -> bool {
-        !matches!(self, StateMac::None)
-    }
-
-    fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
-        match *self {
-            StateMac::None => None,
-            StateMac::Key(k, n) => {
-                let key = k.get(..usize::from(n))?;
-                Some(mac::hmac_sha256(
-                    key,
-                    &[LABEL, tool.as_bytes(), b"\0", state],
-                ))
-            }
-            StateMac::Hook(f, user) => {
-                let mut buf =
-                    [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
-                let mut n = 0;
-                for part in [LABEL, tool.as_bytes(), b"\0", state] {
-                    buf.get_mut(n..n + part.len())?.copy_from_slice(part);
-                    n += part.len();
-                }
-                let mut out = [0u8; MCP_MAC_LEN];
-                (f(user, buf.as_ptr(), n, out.as_mut_ptr()) == 0).then_some(out)
-            }
-        }
-    }
-}
+pub use crate::mac::{MacFn, StateMac};
 
 /// The client capabilities the request declared, as [`caps`] bits.
 pub fn declared_caps(req: &Request<'_>) -> u8 {
@@ -94,25 +42,7 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
     bits
 }
 
-/// The client capabilities a legacy-era request may ask for, as [`caps`]
-/// bits: what the transport vouches for with `MCP_CTX_LEGACY_*` flags (the
-/// dispatcher clears them for a 2026-07-28 request).
-pub fn legacy_caps(info: &RequestInfo<'_>) -> u8 {
-    use super::envelope::{
-        MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
-    };
-    let mut bits = 0;
-    if info.flags & MCP_CTX_LEGACY_ELICITATION != 0 {
-        bits |= caps::ELICITATION;
-    }
-    if info.flags & MCP_CTX_LEGACY_SAMPLING != 0 {
-        bits |= caps::SAMPLING;
-    }
-    if info.flags & MCP_CTX_LEGACY_ROOTS != 0 {
-        bits |= caps::ROOTS;
-    }
-    bits
-}
+pub use crate::call::legacy_caps;
 
 /// Writes the `requestState` string for `state`.
 pub fn write_state(
@@ -138,6 +68,7 @@ pub fn write_state(
 
 /// Checks the `requestState` string at token `t` for `tool`; returns the
 /// state length in `out`, or `None` for a malformed or tampered token.
+#[inline(never)]
 pub fn verify_state(
     m: &StateMac,
     tool: &str,
@@ -196,6 +127,7 @@ pub fn missing_capability<'r>(bit: u8) -> Fail<'r> {
 
 /// Closes an input_required result: the `inputRequests` object, the
 /// protected `requestState` when the callback set one, and `resultType`.
+#[inline(never)]
 pub fn close_input_required(
     w: &mut Writer<'_>,
     m: &StateMac,

@@ -9,13 +9,13 @@ use crate::dedup::{Dedup, End, Seen, Ticket};
 use crate::json::{Doc, Kind, WriteError, Writer, check};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
+use crate::policy::mcp_store_t;
 #[cfg(feature = "policy")]
 use crate::registry::Handler;
 use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
 use crate::schema::{self, MsgBuf, Schema};
-use crate::server::{Fail, Server};
-use crate::store::mcp_store_t;
+use crate::state::{Fail, Server};
 
 /// The members of a `tools/list` result: the tools in registration order,
 /// one page at a time. A page ends after `page_size` tools or when the next
@@ -121,9 +121,14 @@ pub fn call<'r>(
         message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
         data: crate::rpc::Data::None,
     });
+    // The name is read once; a name without escapes compares as bytes.
+    let raw_name = doc.str_inner(name).filter(|n| !n.contains(&b'\\'));
     let Some((index, tool)) = s
         .tools
-        .position_by(|n| doc.str_eq(name, n))
+        .position_by(|n| match raw_name {
+            Some(raw) => raw == n.as_bytes(),
+            None => doc.str_eq(name, n),
+        })
         .filter(|(i, _)| s.tools.on.enabled(*i))
     else {
         return Err(unknown);
@@ -318,6 +323,7 @@ fn no_space<'r>(cap: usize, needed: usize, msg: &mut MsgBuf) -> Fail<'r> {
 /// or `None` when the call does not carry one.
 /// A key too long to keep is an argument the model can fix, so it is
 /// refused like a schema violation (`msg` says why, keyword `maxLength`).
+#[inline(never)]
 fn idempotency_key<'r>(
     doc: &Doc<'r>,
     args: Option<usize>,
@@ -457,6 +463,7 @@ fn settle<'r>(
 }
 
 /// The isError result for a call refused by its rate limit.
+#[inline(never)]
 fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fail<'r>> {
     let mut text = MsgBuf::new();
     text.push("rate limited: retry in ");
@@ -471,16 +478,19 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// `{"type":"text","text":"percent: 120 is above maximum 100",
 /// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}`.
 /// (Not structuredContent: clients check that against the outputSchema.)
+#[inline(never)]
 fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
     refusal_with(w, era, msg.as_str(), msg.path_keyword())
 }
 
 /// An isError result with one text block; the tool did not run.
+#[inline(never)]
 fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
     refusal_with(w, era, text, None)
 }
 
 /// [`refusal`], the block carrying the invalid argument's path and keyword.
+#[inline(never)]
 fn refusal_with<'r>(
     w: &mut Writer<'_>,
     era: Era,
@@ -513,6 +523,8 @@ fn refusal_with<'r>(
 }
 
 /// Hands one record to the firmware's audit hook, if it set one.
+// Cold, and its record would sit in every caller's frame if inlined.
+#[inline(never)]
 fn audit(
     s: &Server<'_>,
     info: &RequestInfo<'_>,
@@ -591,7 +603,8 @@ fn execute<'r>(
     let call = Call {
         doc,
         args,
-        tool,
+        name: tool.name,
+        input_schema: tool.input_schema,
         meta: req.meta_object(),
         inputs: req
             .input_responses()
