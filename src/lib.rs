@@ -62,6 +62,7 @@ pub mod policy;
 pub mod protocol;
 #[allow(non_camel_case_types)]
 pub mod registry;
+pub mod roundtrip;
 pub mod rpc;
 pub mod schema;
 pub mod server;
