@@ -646,9 +646,10 @@
  * `elicitation` at `initialize`, and the transport can send it the
  * server-to-client `elicitation/create` request and then re-run this request
  * with the answer under `params.inputResponses` (and the `requestState`).
- * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
- * is the `input_required` result, for the transport to turn into those
- * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28. With
+ * `mcp_request_ctx_t.roundtrip` the core sends those requests itself
+ * (`mcp_roundtrip_t`); without it the response is the `input_required`
+ * result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
  * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
  * the request is answered with -32021. Ignored for a 2026-07-28 request.
  */
@@ -665,11 +666,6 @@
  * `roots/list` (`mcp_result_list_roots`).
  */
 #define MCP_CTX_LEGACY_ROOTS 64
-
-/**
- * The transport flags that let a legacy call ask the client for input.
- */
-#define INPUT_FLAGS ((MCP_CTX_LEGACY_ELICITATION | MCP_CTX_LEGACY_SAMPLING) | MCP_CTX_LEGACY_ROOTS)
 
 /**
  * Opaque handle a tool callback receives for reading its arguments.
@@ -2675,6 +2671,7 @@ int mcp_roundtrip_init(struct mcp_roundtrip_t *rt, uint8_t *buf, size_t cap, uin
  * @retval 1 A call waits for the client's answers (or to be resumed).
  * @retval 0 The storage is free.
  * @retval -MCP_EINVAL `rt` is NULL or not initialised.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
  * # Safety
  * `rt` must be NULL or point to `mcp_roundtrip_t` storage.
@@ -2739,6 +2736,7 @@ int mcp_roundtrip_resume(struct mcp_server_t *server,
  * @retval -MCP_ENOBUFS `out` is not NULL and `out_cap` is below
  *         `MCP_MIN_RESPONSE_CAP` (the call is still ended).
  * @retval -MCP_EINVAL `rt` is NULL or not initialised.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
  * # Safety
  * `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or

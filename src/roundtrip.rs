@@ -25,7 +25,7 @@ use crate::rpc::{self, RpcError};
 use crate::server::{Exchange, HandleError, Outcome, Server};
 
 /// The transport flags that let a legacy call ask the client for input.
-pub const INPUT_FLAGS: u32 =
+pub(crate) const INPUT_FLAGS: u32 =
     MCP_CTX_LEGACY_ELICITATION | MCP_CTX_LEGACY_SAMPLING | MCP_CTX_LEGACY_ROOTS;
 
 const KEYS: usize = MCP_MAX_ID_LEN;
@@ -158,6 +158,7 @@ impl RoundTrip {
     /// round's requests (`client_request`). While the storage is busy, or
     /// the call does not fit, a legacy call is handled as if the client had
     /// declared no input capability.
+    #[inline(never)]
     pub fn handle(
         &mut self,
         buf: &mut [u8],
@@ -201,6 +202,7 @@ impl RoundTrip {
 
     /// Takes the client's message if it is a response to one of our
     /// requests.
+    #[inline(never)]
     pub fn answer(&mut self, buf: &mut [u8], msg: &[u8]) -> Answer {
         // A request or notification names its method: a cheap look first.
         let top = |k| crate::json::scan::top_level_member(msg, k);
@@ -267,6 +269,7 @@ impl RoundTrip {
     /// Runs the waiting call again with every answer (or answers it with
     /// the failure): the final response, or the next round's requests.
     /// `None` when no call is ready.
+    #[inline(never)]
     pub fn resume(
         &mut self,
         buf: &mut [u8],
@@ -364,6 +367,7 @@ impl RoundTrip {
     }
 
     /// Keeps the call (its id and where its params open) for the rounds.
+    #[inline(never)]
     fn start(&mut self, buf: &mut [u8], req: &[u8]) -> bool {
         let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
         let Ok(n) = tokenize(req, &mut toks, MCP_MAX_DEPTH) else {
@@ -399,6 +403,7 @@ impl RoundTrip {
 
     /// Turns the `input_required` result in `out[..n]` into this round's
     /// requests, written over it; keeps the keys and the state.
+    #[inline(never)]
     fn round(&mut self, buf: &mut [u8], out: &mut [u8], n: usize) -> Outcome {
         self.rounds += 1;
         if usize::from(self.rounds) > MCP_ROUNDTRIP_MAX_ROUNDS {

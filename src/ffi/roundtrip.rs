@@ -143,11 +143,14 @@ pub unsafe extern "C" fn mcp_roundtrip_init(
 /// @retval 1 A call waits for the client's answers (or to be resumed).
 /// @retval 0 The storage is free.
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
+/// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
 /// # Safety
 /// `rt` must be NULL or point to `mcp_roundtrip_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_int {
+    require_feature!("legacy");
+    require_feature!("mrtr");
     // SAFETY: see state().
     match unsafe { state(rt) } {
         Some((s, _)) => c_int::from(s.waiting()),
@@ -250,6 +253,7 @@ pub unsafe extern "C" fn mcp_roundtrip_resume(
 /// @retval -MCP_ENOBUFS `out` is not NULL and `out_cap` is below
 ///         `MCP_MIN_RESPONSE_CAP` (the call is still ended).
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
+/// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
 /// # Safety
 /// `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
@@ -262,6 +266,8 @@ pub unsafe extern "C" fn mcp_roundtrip_cancel(
     out: *mut u8,
     out_cap: usize,
 ) -> c_int {
+    require_feature!("legacy");
+    require_feature!("mrtr");
     // SAFETY: see state().
     let Some((s, buf)) = (unsafe { state(rt) }) else {
         return -MCP_EINVAL;
