@@ -527,7 +527,7 @@ impl RoundTrip {
             len: pos,
             rpc_error: 0,
             http_status: 200,
-            client_request: true,
+            client: MCP_RESPONSE_CLIENT_REQUEST as u8,
             ..Outcome::default()
         }
     }

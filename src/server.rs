@@ -63,12 +63,24 @@ pub struct Outcome {
     /// The response is a `subscriptions/listen` acknowledgement: the stream
     /// stays open and the exchange's listener is now in use.
     pub listen: bool,
-    /// The bytes are server-to-client requests of a legacy call waiting in
-    /// its round-trip storage, one per line ([`crate::roundtrip`]).
-    pub client_request: bool,
-    /// On the answer to `initialize`: the input capabilities the client
-    /// declared, as `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` bits.
-    pub client_caps: u16,
+    /// `MCP_RESPONSE_CLIENT_REQUEST` when the bytes are server-to-client
+    /// requests of a legacy call waiting in its round-trip storage, one per
+    /// line ([`crate::roundtrip`]); on the answer to `initialize`, the
+    /// `MCP_RESPONSE_CLIENT_*` capabilities the client declared. One byte, so
+    /// the outcome stays three words on a 32-bit target.
+    pub client: u8,
+}
+
+impl Outcome {
+    /// The bytes are server-to-client requests.
+    pub fn client_request(&self) -> bool {
+        u16::from(self.client) & MCP_RESPONSE_CLIENT_REQUEST != 0
+    }
+
+    /// The `MCP_RESPONSE_CLIENT_*` capabilities an `initialize` declared.
+    pub fn client_caps(&self) -> u16 {
+        u16::from(self.client) & MCP_RESPONSE_CLIENT_CAPS
+    }
 }
 
 /// Per-transport state one exchange may use (each optional).
@@ -275,8 +287,7 @@ impl<'a> Server<'a> {
                 rpc_error: 0,
                 http_status: 200,
                 listen,
-                client_request: false,
-                client_caps: if cfg!(feature = "legacy") && req.is("initialize") {
+                client: if cfg!(feature = "legacy") && req.is("initialize") {
                     crate::protocol::mrtr::initialize_caps(&req)
                 } else {
                     0
@@ -1116,12 +1127,12 @@ mod tests {
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}"#;
         let (o, _) = run(&mut rt, &mut buf, &RequestInfo::default(), init);
         assert_eq!(
-            o.client_caps,
+            o.client_caps(),
             (MCP_CTX_LEGACY_ELICITATION | MCP_CTX_LEGACY_ROOTS) as u16
         );
         let call = r#"{"jsonrpc":"2.0","id":"c-9","method":"tools/call","params":{"name":"ask","arguments":{}}}"#;
         let (o, text) = run(&mut rt, &mut buf, &info, call);
-        assert!(o.client_request, "{text}");
+        assert!(o.client_request(), "{text}");
         let req: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(req["id"], 1, "{text}");
         assert_eq!(req["method"], "elicitation/create", "{text}");
@@ -1130,7 +1141,7 @@ mod tests {
         // While it waits: another call asking for input sees no capability,
         // a ping is answered, a stray response is not.
         let (o, text) = run(&mut rt, &mut buf, &info, &call.replace("c-9", "10"));
-        assert!(!o.client_request);
+        assert!(!o.client_request());
         assert!(text.contains("needs confirmation"), "{text}");
         let (_, text) = run(
             &mut rt,
@@ -1154,7 +1165,7 @@ mod tests {
         let answer =
             r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"ok":true}}}"#;
         let (o, text) = run(&mut rt, &mut buf, &info, answer);
-        assert!(!o.client_request);
+        assert!(!o.client_request());
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["id"], "c-9", "{text}");
         assert_eq!(v["result"]["content"][0]["text"], "done", "{text}");
@@ -1175,7 +1186,7 @@ mod tests {
             let (o, text) = run(&mut rt, &mut buf, &info, &no);
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             if round <= MCP_ROUNDTRIP_MAX_ROUNDS {
-                assert!(o.client_request, "{text}");
+                assert!(o.client_request(), "{text}");
                 assert_eq!(v["id"].as_u64(), Some(id + 1), "{text}");
                 id += 1;
             } else {
@@ -1214,14 +1225,14 @@ mod tests {
         // tool sees a client that cannot be asked.
         let (o, text) = run(&mut rt, &mut buf, &RequestInfo::default(), call);
         assert!(
-            !o.client_request && text.contains("needs confirmation"),
+            !o.client_request() && text.contains("needs confirmation"),
             "{text}"
         );
         let mut tiny = [0u8; MCP_ROUNDTRIP_MIN_BUF];
         let long = call.replace("{}}}", &format!(r#"{{"pad":"{}"}}}}}}"#, "x".repeat(400)));
         let (o, text) = run(&mut rt, &mut tiny, &info, &long);
         assert!(
-            !o.client_request && text.contains("needs confirmation"),
+            !o.client_request() && text.contains("needs confirmation"),
             "{text}"
         );
 
@@ -1229,7 +1240,7 @@ mod tests {
         let modern = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"name":"ask"}}"#;
         let (o, text) = run(&mut rt, &mut buf, &info, modern);
         assert!(
-            !o.client_request && text.contains(r#""resultType":"input_required""#),
+            !o.client_request() && text.contains(r#""resultType":"input_required""#),
             "{text}"
         );
         assert!(!rt.waiting());

@@ -745,18 +745,22 @@ pub(crate) unsafe fn exchange(
     let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
     let ex = crate::server::Exchange { dedup, listener };
     let server = &slot.server;
+    // The round trip is reached only through the function its storage holds
+    // (set by mcp_roundtrip_init), so a firmware that never initialises one
+    // does not link its code.
     let rt_on = cfg!(all(feature = "legacy", feature = "mrtr"));
-    let result = match run {
-        // SAFETY: NULL or the caller's round-trip storage, used by this call only.
-        Run::Handle(req) => match unsafe { roundtrip::state(rt_ptr) }.filter(|_| rt_on) {
-            Some((rt, buf)) => rt.handle(buf, server, &ri, ex, req, out),
-            None => server.handle_with(&ri, ex, req, out),
-        },
-        // SAFETY: as above; checked by the caller.
-        Run::Resume(p) => match unsafe { roundtrip::state(p) } {
-            Some((rt, buf)) => rt.resume(buf, server, &ri, ex, out),
-            None => return -MCP_EINVAL,
-        },
+    let (req, rt_ptr) = match run {
+        Run::Handle(req) => (
+            Some(req),
+            if rt_on { rt_ptr } else { core::ptr::null_mut() },
+        ),
+        Run::Resume(p) => (None, p),
+    };
+    // SAFETY: NULL or the caller's round-trip storage, used by this call only.
+    let result = match (unsafe { roundtrip::state(rt_ptr) }, req) {
+        (Some((rt, buf, run_rt)), msg) if rt_on => run_rt(rt, buf, server, &ri, ex, msg, out),
+        (_, Some(req)) => server.handle_with(&ri, ex, req, out),
+        (_, None) => return -MCP_EINVAL,
     };
     match result {
         Ok(o) => {
@@ -768,12 +772,9 @@ pub(crate) unsafe fn exchange(
             }
             // SAFETY: info is NULL or points to writable storage.
             if let Some(i) = unsafe { info.as_mut() } {
-                let mut flags = o.client_caps & MCP_RESPONSE_CLIENT_CAPS;
+                let mut flags = u16::from(o.client);
                 if o.listen {
                     flags |= MCP_RESPONSE_LISTEN;
-                }
-                if o.client_request {
-                    flags |= MCP_RESPONSE_CLIENT_REQUEST;
                 }
                 *i = mcp_response_info_t {
                     rpc_error: o.rpc_error,

@@ -7,8 +7,10 @@ use core::ffi::{CStr, c_char, c_int};
 
 use super::types::{mcp_request_ctx_t, mcp_response_info_t, mcp_server_t};
 use super::{Run, exchange};
+use crate::call::RequestInfo;
 use crate::limits::*;
 use crate::roundtrip::{Answer, RoundTrip};
+use crate::server::{Exchange, HandleError, Outcome, Server};
 
 /// Caller-owned storage for one legacy-era (2025-11-25) tool call, prompt or
 /// resource read waiting for the client's answers to server-to-client
@@ -53,11 +55,39 @@ pub struct mcp_roundtrip_t {
     pub opaque: [u64; MCP_ROUNDTRIP_WORDS],
 }
 
+/// Runs one exchange through the storage: a message (`Some`) or the resume
+/// of the waiting call (`None`).
+pub(crate) type RunFn = fn(
+    &mut RoundTrip,
+    &mut [u8],
+    &Server<'_>,
+    &RequestInfo<'_>,
+    Exchange<'_>,
+    Option<&[u8]>,
+    &mut [u8],
+) -> Result<Outcome, HandleError>;
+
+fn run(
+    rt: &mut RoundTrip,
+    buf: &mut [u8],
+    s: &Server<'_>,
+    info: &RequestInfo<'_>,
+    ex: Exchange<'_>,
+    msg: Option<&[u8]>,
+    out: &mut [u8],
+) -> Result<Outcome, HandleError> {
+    match msg {
+        Some(m) => rt.handle(buf, s, info, ex, m, out),
+        None => rt.resume(buf, s, info, ex, out),
+    }
+}
+
 #[repr(C)]
 struct RtSlot {
     magic: usize,
     buf: *mut u8,
     cap: usize,
+    run: RunFn,
     state: RoundTrip,
 }
 
@@ -70,7 +100,7 @@ const _: () = assert!(core::mem::align_of::<RtSlot>() <= core::mem::align_of::<m
 /// uninitialised handle.
 pub(crate) unsafe fn state<'a>(
     rt: *mut mcp_roundtrip_t,
-) -> Option<(&'a mut RoundTrip, &'a mut [u8])> {
+) -> Option<(&'a mut RoundTrip, &'a mut [u8], RunFn)> {
     if rt.is_null() {
         return None;
     }
@@ -86,7 +116,7 @@ pub(crate) unsafe fn state<'a>(
         }
         let s = &mut *p;
         let buf = core::slice::from_raw_parts_mut(s.buf, s.cap);
-        Some((&mut s.state, buf))
+        Some((&mut s.state, buf, s.run))
     }
 }
 
@@ -132,6 +162,7 @@ pub unsafe extern "C" fn mcp_roundtrip_init(
             magic: RT_MAGIC,
             buf,
             cap: cap.min(u32::MAX as usize),
+            run,
             state: RoundTrip::new(first_id & (i64::MAX as u64)),
         });
     }
@@ -153,7 +184,7 @@ pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_in
     require_feature!("mrtr");
     // SAFETY: see state().
     match unsafe { state(rt) } {
-        Some((s, _)) => c_int::from(s.waiting()),
+        Some((s, _, _)) => c_int::from(s.waiting()),
         None => -MCP_EINVAL,
     }
 }
@@ -200,7 +231,7 @@ pub unsafe extern "C" fn mcp_roundtrip_answer(
     } else {
         // SAFETY: see state().
         match unsafe { state(rt) } {
-            Some(v) => v,
+            Some((s, b, _)) => (s, b),
             None => return -MCP_EINVAL,
         }
     };
@@ -269,7 +300,7 @@ pub unsafe extern "C" fn mcp_roundtrip_cancel(
     require_feature!("legacy");
     require_feature!("mrtr");
     // SAFETY: see state().
-    let Some((s, buf)) = (unsafe { state(rt) }) else {
+    let Some((s, buf, _)) = (unsafe { state(rt) }) else {
         return -MCP_EINVAL;
     };
     let text = if message.is_null() {

@@ -95,8 +95,9 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
 }
 
 /// The input capabilities a legacy `initialize` request declares (objects
-/// under `params.capabilities`), as `MCP_CTX_LEGACY_*` bits.
-pub fn initialize_caps(req: &Request<'_>) -> u16 {
+/// under `params.capabilities`), as `MCP_CTX_LEGACY_*` bits (the same
+/// values as `MCP_RESPONSE_CLIENT_*`).
+pub fn initialize_caps(req: &Request<'_>) -> u8 {
     use super::envelope::{
         MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
     };
@@ -120,7 +121,7 @@ pub fn initialize_caps(req: &Request<'_>) -> u16 {
             bits |= bit;
         }
     }
-    bits as u16
+    bits as u8
 }
 
 /// The client capabilities a legacy-era request may ask for, as [`caps`]

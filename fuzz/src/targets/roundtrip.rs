@@ -102,7 +102,7 @@ pub fn run(data: &[u8]) {
             assert!(matches!(o.http_status, 202 | 400), "{} {text}", o.http_status);
             continue;
         }
-        if o.client_request {
+        if o.client_request() {
             assert!(rt.waiting());
             for line in text.split('\n') {
                 let v: serde_json::Value = serde_json::from_str(line)
