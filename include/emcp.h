@@ -34,8 +34,79 @@
  *  @{ */
 
 /**
- * Tokens per request, held on the stack of `mcp_server_handle`
- * (12 bytes each). A request needing more is answered with -32600.
+ * Defined when this compiler's pointers are 64 bits wide. It selects the
+ * 64-bit layout's MCP_SERVER_SIZE; a 32-bit firmware reserves the smaller
+ * 32-bit layout (the library built for the same target checks its own).
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define EMCP_PTR64 1
+#endif
+
+/**
+ * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+ * absent from the context was absent on the wire. A modern request then
+ * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+ * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+ * answered with -32020 (HTTP 400).
+ */
+#define MCP_CTX_HTTP 1
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+ * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+ * with -32020 (HTTP 400).
+ */
+#define MCP_CTX_DUPLICATE_HEADER 2
+
+/**
+ * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+ * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+ * legacy era; any other request without the 2026-07-28 envelope gets -32600
+ * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+ */
+#define MCP_CTX_LEGACY_NO_SESSION 4
+
+/**
+ * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
+ * this legacy-era request to the client before its response (the HTTP
+ * binding's SSE stream). A 2025-11-25 client sets its log level with
+ * `logging/setLevel`, which the stateless core does not keep; with no level
+ * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
+ * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
+ * Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_LOG 8
+
+/**
+ * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
+ * `elicitation` at `initialize`, and the transport can send it the
+ * server-to-client `elicitation/create` request and then re-run this request
+ * with the answer under `params.inputResponses` (and the `requestState`).
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28. With
+ * `mcp_request_ctx_t.roundtrip` the core sends those requests itself
+ * (`mcp_roundtrip_t`); without it the response is the `input_required`
+ * result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
+ * the request is answered with -32021. Ignored for a 2026-07-28 request.
+ */
+#define MCP_CTX_LEGACY_ELICITATION 16
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `sampling/createMessage` (`mcp_result_sample`).
+ */
+#define MCP_CTX_LEGACY_SAMPLING 32
+
+/**
+ * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+ * `roots/list` (`mcp_result_list_roots`).
+ */
+#define MCP_CTX_LEGACY_ROOTS 64
+
+/**
+ * JSON values (object keys included) per request. A count that bounds the
+ * work of one request; nothing is stored per value (the request is read in
+ * place). A request holding more is answered with -32600.
  */
 #define MCP_MAX_JSON_TOKENS 128
 
@@ -68,14 +139,25 @@
  */
 #define MCP_MIN_RESPONSE_CAP 192
 
+#if defined(EMCP_PTR64)
 /**
- * Size in bytes of `mcp_server_t`, the caller's static storage for a server.
- * Checked at compile time against the library's real layout.
- * On 64-bit hosts a tool takes 184 bytes (with its rate state), schema
- * nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
- * prompt 128; 32-bit targets need less.
+ * Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+ * for the pointer width of the target (the header picks the formula by
+ * `UINTPTR_MAX`, the library by its target; each is checked at compile time
+ * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+ * (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+ * 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * from the registered text.
  */
-#define MCP_SERVER_SIZE (((((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_SCHEMA_NODES * 12)) + (MCP_MAX_SCHEMA_PROPS * 20)) + (MCP_MAX_SCHEMA_KEYWORDS * 12)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#endif
+
+#if !defined(EMCP_PTR64)
+/**
+ * Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+ */
+#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 96)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
+#endif
 
 /**
  * `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
@@ -263,29 +345,15 @@
 #define MCP_FRAME_OVERSIZE 2
 
 /**
- * Schema nodes (one per schema object) across all registered tools' input
- * and output schemas; registration beyond it returns `-MCP_ENOSPC`.
- */
-#define MCP_MAX_SCHEMA_NODES 48
-
-/**
- * Declared properties across all registered schemas.
- */
-#define MCP_MAX_SCHEMA_PROPS 32
-
-/**
- * Constraint keywords (bounds, enum, const, default) across all schemas.
- */
-#define MCP_MAX_SCHEMA_KEYWORDS 64
-
-/**
- * JSON tokens of one schema text, on the stack of `mcp_server_add_tool` only.
+ * JSON values (object keys included) of one schema text. Schemas are not
+ * copied or compiled into the server: calls read the registered text in
+ * place, so this bounds the work of registration and validation, not memory.
  */
 #define MCP_MAX_SCHEMA_TOKENS 256
 
 /**
- * JSON tokens of a tool's structuredContent when it is checked against an
- * outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
+ * JSON values (object keys included) of a tool's structuredContent when it
+ * is checked against an outputSchema (a count; nothing is stored per value).
  */
 #define MCP_MAX_OUTPUT_TOKENS 64
 
@@ -605,67 +673,6 @@
  * `out` buffer an `mcp_mac_fn` fills.
  */
 #define MCP_MAC_LEN 32
-
-/**
- * `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
- * absent from the context was absent on the wire. A modern request then
- * needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
- * `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
- * answered with -32020 (HTTP 400).
- */
-#define MCP_CTX_HTTP 1
-
-/**
- * `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
- * `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
- * with -32020 (HTTP 400).
- */
-#define MCP_CTX_DUPLICATE_HEADER 2
-
-/**
- * `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
- * `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
- * legacy era; any other request without the 2026-07-28 envelope gets -32600
- * "Bad Request: Missing session ID" (HTTP 400), and is never executed.
- */
-#define MCP_CTX_LEGACY_NO_SESSION 4
-
-/**
- * `mcp_request_ctx_t.flags`: the transport delivers the notifications of
- * this legacy-era request to the client before its response (the HTTP
- * binding's SSE stream). A 2025-11-25 client sets its log level with
- * `logging/setLevel`, which the stateless core does not keep; with no level
- * known, `mcp_log` then sends every message (at 2026-07-28 only the request's
- * `_meta` `logLevel` decides), and `initialize` advertises `logging`.
- * Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_LOG 8
-
-/**
- * `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
- * `elicitation` at `initialize`, and the transport can send it the
- * server-to-client `elicitation/create` request and then re-run this request
- * with the answer under `params.inputResponses` (and the `requestState`).
- * A tool may then call `mcp_result_elicit` as at 2026-07-28. With
- * `mcp_request_ctx_t.roundtrip` the core sends those requests itself
- * (`mcp_roundtrip_t`); without it the response is the `input_required`
- * result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
- * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
- * the request is answered with -32021. Ignored for a 2026-07-28 request.
- */
-#define MCP_CTX_LEGACY_ELICITATION 16
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `sampling/createMessage` (`mcp_result_sample`).
- */
-#define MCP_CTX_LEGACY_SAMPLING 32
-
-/**
- * `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
- * `roots/list` (`mcp_result_list_roots`).
- */
-#define MCP_CTX_LEGACY_ROOTS 64
 
 /**
  * Opaque handle a tool callback receives for reading its arguments.
@@ -1252,18 +1259,6 @@ typedef struct mcp_usage_t {
    */
   struct mcp_usage_pair_t tools;
   /**
-   * Compiled schema nodes (`MCP_MAX_SCHEMA_NODES`).
-   */
-  struct mcp_usage_pair_t schema_nodes;
-  /**
-   * Schema properties (`MCP_MAX_SCHEMA_PROPS`).
-   */
-  struct mcp_usage_pair_t schema_props;
-  /**
-   * Schema keywords (`MCP_MAX_SCHEMA_KEYWORDS`).
-   */
-  struct mcp_usage_pair_t schema_keywords;
-  /**
    * Resources and templates (`MCP_MAX_RESOURCES`).
    */
   struct mcp_usage_pair_t resources;
@@ -1345,8 +1340,9 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * @param fn     The callback run for a valid `tools/call` of this tool.
  * @param user   Passed back to `fn` unchanged.
  * @retval 0 Success.
- * The input schema (and output schema, if any) is compiled here into the
- * server's constraint tables; every `tools/call` is validated against it
+ * The input schema (and output schema, if any) is checked here and then
+ * read in place from its text (nothing is copied into the server, so the
+ * text must stay where it is); every `tools/call` is validated against it
  * before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
  * not a JSON-RPC error, so the host shows it to the model, which can correct
  * the call: `fn` does not run, the result (HTTP 200, in both eras) has
@@ -1382,9 +1378,10 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  *         library was built without the `policy` feature.
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
- * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
- *         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full;
- *         `mcp_server_schema_error` names the limit to raise.
+ * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+ *         `mcp_server_schema_error` names the limit to raise. Schemas take
+ *         no server storage (they are read from the text on each call), so
+ *         no schema table can fill.
  *
  * # Safety
  * `server` must have been initialised with `mcp_server_init`; `tool` must

@@ -7,13 +7,12 @@
 
 use core::ffi::{c_int, c_void};
 
-use crate::json::{ConvError, Doc, Kind, Mark, Token, WriteError, Writer, tokenize};
+use crate::json::{ConvError, Doc, Kind, Mark, WriteError, Writer};
 use crate::limits::{
     MCP_AUDIENCE_ASSISTANT, MCP_AUDIENCE_USER, MCP_MAX_COMPLETIONS, MCP_MAX_DEPTH,
     MCP_MAX_NOTIFICATION, MCP_MAX_REQUEST_STATE, MCP_MAX_TEMPLATE_VARS,
 };
-use crate::registry::Tool;
-use crate::schema::{self, Tables};
+use crate::schema;
 
 /// What the transport knows about one exchange, as the core sees it.
 #[derive(Clone, Copy)]
@@ -130,10 +129,11 @@ pub struct Call<'r> {
     pub doc: Doc<'r>,
     /// Token of the `arguments` object, if sent.
     pub args: Option<usize>,
-    /// The tool being called.
-    pub tool: &'r Tool<'r>,
-    /// The server's schema tables (for `default` values).
-    pub tables: &'r Tables,
+    /// The name of the tool (prompt, resource) being called.
+    pub name: &'r str,
+    /// Its input schema, for `default` values of absent arguments (`{}`
+    /// for prompts, reads and completion).
+    pub input_schema: &'r str,
     /// Token of the request's `params._meta` object, if sent.
     pub meta: Option<usize>,
     /// Token of `params.inputResponses` (the answers of a retried
@@ -232,14 +232,14 @@ impl<'r> Call<'r> {
             // A default stands in for an absent member, never for an element
             // past the end of an array.
             Err((ArgError::Missing, true)) => {
-                let text = self.tool.input_schema;
+                let text = self.input_schema;
                 let segs = segments(path).flatten();
-                let span = schema::default_for(self.tables, text, self.tool.input_root, segs)
-                    .ok_or(ArgError::Missing)?;
+                let input = schema::Schema::new(text);
+                let span =
+                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
                 let raw = span.of(text);
-                let mut toks = [Token::EMPTY; DEFAULT_TOKENS];
-                let n = tokenize(raw, &mut toks, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
-                f(&Doc::new(raw, toks.get(..n).unwrap_or(&[])), 0)
+                crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
+                f(&Doc::new(raw), 0)
             }
             Err((e, _)) => Err(e),
         }
@@ -257,7 +257,7 @@ impl<'r> Call<'r> {
     /// legacy era, when the transport says the client declared it at
     /// initialize (`MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING`, `_ROOTS`).
     pub fn client_capability(&self, name: &str) -> bool {
-        let legacy = crate::protocol::mrtr::legacy_caps(self.info);
+        let legacy = legacy_caps(self.info);
         let bit = match name {
             "elicitation" => caps::ELICITATION,
             "sampling" => caps::SAMPLING,
@@ -320,7 +320,7 @@ impl<'r> Call<'r> {
         let Some(name) = LOG_LEVELS.get(level) else {
             return Ok(false);
         };
-        let legacy = self.info.flags & crate::protocol::envelope::MCP_CTX_LEGACY_LOG != 0;
+        let legacy = self.info.flags & MCP_CTX_LEGACY_LOG != 0;
         let wanted = self
             .meta_string("io.modelcontextprotocol/logLevel")
             .and_then(|v| LOG_LEVELS.iter().position(|l| self.doc.str_eq(v, l)))
@@ -397,16 +397,76 @@ pub fn trace_id_of<'r>(doc: &Doc<'r>, meta: Option<usize>) -> Option<&'r [u8]> {
     if ok { tp.get(3..35) } else { None }
 }
 
-/// Tokens available for a `default` value read by an accessor.
-const DEFAULT_TOKENS: usize = 16;
+pub use crate::schema::Seg;
 
-/// One step of an argument path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seg<'p> {
-    /// An object member.
-    Key(&'p str),
-    /// An array element.
-    Index(usize),
+/// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
+/// absent from the context was absent on the wire. A modern request then
+/// needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
+/// `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
+/// answered with -32020 (HTTP 400).
+pub const MCP_CTX_HTTP: u32 = 1;
+
+/// `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
+/// `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
+/// with -32020 (HTTP 400).
+pub const MCP_CTX_DUPLICATE_HEADER: u32 = 2;
+
+/// `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
+/// `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
+/// legacy era; any other request without the 2026-07-28 envelope gets -32600
+/// "Bad Request: Missing session ID" (HTTP 400), and is never executed.
+pub const MCP_CTX_LEGACY_NO_SESSION: u32 = 4;
+
+/// `mcp_request_ctx_t.flags`: the transport delivers the notifications of
+/// this legacy-era request to the client before its response (the HTTP
+/// binding's SSE stream). A 2025-11-25 client sets its log level with
+/// `logging/setLevel`, which the stateless core does not keep; with no level
+/// known, `mcp_log` then sends every message (at 2026-07-28 only the request's
+/// `_meta` `logLevel` decides), and `initialize` advertises `logging`.
+/// Ignored for a 2026-07-28 request.
+pub const MCP_CTX_LEGACY_LOG: u32 = 8;
+
+/// `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
+/// `elicitation` at `initialize`, and the transport can send it the
+/// server-to-client `elicitation/create` request and then re-run this request
+/// with the answer under `params.inputResponses` (and the `requestState`).
+/// A tool may then call `mcp_result_elicit` as at 2026-07-28. With
+/// `mcp_request_ctx_t.roundtrip` the core sends those requests itself
+/// (`mcp_roundtrip_t`); without it the response is the `input_required`
+/// result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+/// legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
+/// the request is answered with -32021. Ignored for a 2026-07-28 request.
+pub const MCP_CTX_LEGACY_ELICITATION: u32 = 16;
+
+/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+/// `sampling/createMessage` (`mcp_result_sample`).
+pub const MCP_CTX_LEGACY_SAMPLING: u32 = 32;
+
+/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
+/// `roots/list` (`mcp_result_list_roots`).
+pub const MCP_CTX_LEGACY_ROOTS: u32 = 64;
+
+/// The flags that describe a legacy-era exchange, cleared for a 2026-07-28 one.
+pub(crate) const LEGACY_FLAGS: u32 = MCP_CTX_LEGACY_LOG
+    | MCP_CTX_LEGACY_ELICITATION
+    | MCP_CTX_LEGACY_SAMPLING
+    | MCP_CTX_LEGACY_ROOTS;
+
+/// The client capabilities a legacy-era request may ask for, as [`caps`]
+/// bits: what the transport vouches for with `MCP_CTX_LEGACY_*` flags (the
+/// dispatcher clears them for a 2026-07-28 request).
+pub fn legacy_caps(info: &RequestInfo<'_>) -> u8 {
+    let mut bits = 0;
+    if info.flags & MCP_CTX_LEGACY_ELICITATION != 0 {
+        bits |= caps::ELICITATION;
+    }
+    if info.flags & MCP_CTX_LEGACY_SAMPLING != 0 {
+        bits |= caps::SAMPLING;
+    }
+    if info.flags & MCP_CTX_LEGACY_ROOTS != 0 {
+        bits |= caps::ROOTS;
+    }
+    bits
 }
 
 /// Parses `a.b[2].c` into segments; a malformed path yields `Err(BadPath)`.

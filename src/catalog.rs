@@ -7,49 +7,12 @@
 //! enabled state.
 //! Must not: write responses or run callbacks.
 
-use core::sync::atomic::{AtomicBool, Ordering};
-
-use crate::json::{Kind, Token, tokenize};
+use crate::json::Kind;
 use crate::limits::*;
 use crate::registry::{Handler, RegisterError};
 use crate::uri_template;
 
-/// Enabled flags for a fixed table. Reads and writes are single atomic
-/// loads and stores (no read-modify-write, so Cortex-M0 has them), which makes
-/// a switch safe to flip from a tool callback while requests are served.
-pub struct Switches<const N: usize> {
-    pub(crate) off: [AtomicBool; N],
-}
-
-impl<const N: usize> Switches<N> {
-    /// Every entry enabled.
-    pub const fn new() -> Self {
-        Switches {
-            off: [const { AtomicBool::new(false) }; N],
-        }
-    }
-
-    /// Whether entry `i` is listed and callable.
-    pub fn enabled(&self, i: usize) -> bool {
-        self.off.get(i).is_some_and(|f| !f.load(Ordering::Relaxed))
-    }
-
-    /// Enables or disables entry `i`; returns whether the state changed.
-    pub fn set(&self, i: usize, on: bool) -> bool {
-        let Some(f) = self.off.get(i) else {
-            return false;
-        };
-        let was_on = !f.load(Ordering::Relaxed);
-        f.store(!on, Ordering::Relaxed);
-        was_on != on
-    }
-}
-
-impl<const N: usize> Default for Switches<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+pub use crate::sync::Switches;
 
 /// What a resource holds: fixed text, fixed bytes, or a callback that writes
 /// its contents when read (required for templates).
@@ -256,15 +219,18 @@ impl Default for Catalog<'_> {
 /// string `name` and optional `title`, `description` strings and `required`
 /// boolean) and returns the spans of the required names.
 fn required_arguments(text: &str) -> Option<([(u16, u16); MCP_MAX_PROMPT_ARGS], u8)> {
-    let mut toks = [Token::EMPTY; MCP_MAX_SCHEMA_TOKENS];
-    let n = tokenize(text.as_bytes(), &mut toks, MCP_MAX_DEPTH).ok()?;
-    let doc = crate::json::Doc::new(text.as_bytes(), toks.get(..n)?);
-    if doc.kind(0)? != Kind::Array || text.len() > usize::from(u16::MAX) {
+    let n = crate::json::check(text.as_bytes(), MCP_MAX_DEPTH).ok()?;
+    if n > MCP_MAX_SCHEMA_TOKENS {
+        return None;
+    }
+    let doc = crate::json::Doc::new(text.as_bytes());
+    let root = doc.root();
+    if doc.kind(root)? != Kind::Array || text.len() > usize::from(u16::MAX) {
         return None;
     }
     let mut out = [(0u16, 0u16); MCP_MAX_PROMPT_ARGS];
     let mut count = 0u8;
-    for arg in doc.elements(0) {
+    for arg in doc.elements(root) {
         if doc.kind(arg)? != Kind::Object {
             return None;
         }

@@ -25,9 +25,33 @@
 //! Non-features: nothing allocates, nothing blocks, no state is kept between
 //! requests, and no transport or clock is assumed.
 //!
-//! Layering: [`json`] (tokenizer, spans, writer) → [`rpc`] (JSON-RPC framing)
-//! → [`protocol`] (eras, envelope, methods) → [`server`] (dispatch) with
-//! [`registry`] and [`call`]; [`ffi`] is the only module with `unsafe`.
+//! ## Layers
+//!
+//! Bottom to top. A module may use its own layer and the layers below it,
+//! never one above (`tests/layering.rs` reads this list and fails on an
+//! upward `crate::` path outside a module's tests):
+//!
+//! 0. `limits`, `sync`: constants and return codes; the atomics (the one
+//!    compare-and-swap, the tables' enabled flags).
+//! 1. `json`, `mac`, `uri_template`, `rate`, `dedup`: reading and writing
+//!    JSON text; HMAC and the `requestState` MAC; URI templates; per-tool
+//!    rate words; the duplicate table.
+//! 2. `schema`, `rpc`: checking schemas and validating against their text;
+//!    JSON-RPC envelopes, errors and HTTP statuses.
+//! 3. `call`: what a callback sees (its arguments, the exchange, the result
+//!    it writes) and the `mcp_request_ctx_t` flags that describe it.
+//! 4. `handler`: the callback ABI and running one callback.
+//! 5. `registry`: the tool table.
+//! 6. `catalog`, `policy`: resources, prompts and completion; who may call
+//!    what, and the audit record.
+//! 7. `state`: the server (identity, tables, MAC, hooks) and registration.
+//! 8. `protocol`: the eras and every method's body.
+//! 9. `server`: one message in, at most one response out (dispatch).
+//! 10. `framer`, `sizing`, `roundtrip`: byte streams to messages; the
+//!     response sizes the registrations need; the legacy server-to-client
+//!     round trip (a call held in caller-owned storage, run again through
+//!     `server`).
+//! 11. `ffi`: the C ABI, the only module with `unsafe`.
 
 #![cfg_attr(not(any(test, feature = "std")), no_std)]
 #![deny(unsafe_code)]
@@ -48,6 +72,8 @@ pub mod dedup;
 #[allow(non_camel_case_types)]
 pub mod ffi;
 pub mod framer;
+#[allow(non_camel_case_types)]
+pub mod handler;
 pub mod json;
 #[cfg(not(emcp_limits_override))]
 pub mod limits;
@@ -60,6 +86,7 @@ pub mod limits {
 pub mod mac;
 pub mod policy;
 pub mod protocol;
+pub mod rate;
 #[allow(non_camel_case_types)]
 pub mod registry;
 pub mod roundtrip;
@@ -67,5 +94,6 @@ pub mod rpc;
 pub mod schema;
 pub mod server;
 pub mod sizing;
+pub mod state;
 pub mod sync;
 pub mod uri_template;

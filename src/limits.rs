@@ -3,8 +3,9 @@
 //! These are exported to `include/emcp.h` by cbindgen; the README's sizing
 //! table lists the same values. Change a limit here and regenerate the header.
 
-/// Tokens per request, held on the stack of `mcp_server_handle`
-/// (12 bytes each). A request needing more is answered with -32600.
+/// JSON values (object keys included) per request. A count that bounds the
+/// work of one request; nothing is stored per value (the request is read in
+/// place). A request holding more is answered with -32600.
 pub const MCP_MAX_JSON_TOKENS: usize = 128;
 
 /// Deepest JSON nesting accepted in a request; deeper is answered with -32600.
@@ -26,19 +27,20 @@ pub const MCP_MAX_ID_LEN: usize = 64;
 /// response that does not fit can always be replaced by an error that does.
 pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 
-/// Size in bytes of `mcp_server_t`, the caller's static storage for a server.
-/// Checked at compile time against the library's real layout.
-/// On 64-bit hosts a tool takes 184 bytes (with its rate state), schema
-/// nodes, properties and keywords 12, 20 and 12 bytes, a resource 104 and a
-/// prompt 128; 32-bit targets need less.
-pub const MCP_SERVER_SIZE: usize = 400
-    + MCP_MAX_TOOLS * 184
-    + MCP_MAX_SCHEMA_NODES * 12
-    + MCP_MAX_SCHEMA_PROPS * 20
-    + MCP_MAX_SCHEMA_KEYWORDS * 12
-    + MCP_MAX_RESOURCES * 104
-    + MCP_MAX_PROMPTS * 128
-    + 64;
+/// Size in bytes of `mcp_server_t`, the caller's static storage for a server,
+/// for the pointer width of the target (the header picks the formula by
+/// `UINTPTR_MAX`, the library by its target; each is checked at compile time
+/// against the library's real layout). On 64-bit hosts a tool takes 184 bytes
+/// (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
+/// 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+/// from the registered text.
+#[cfg(target_pointer_width = "64")]
+pub const MCP_SERVER_SIZE: usize =
+    400 + MCP_MAX_TOOLS * 184 + MCP_MAX_RESOURCES * 104 + MCP_MAX_PROMPTS * 128 + 64;
+/// Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
+#[cfg(not(target_pointer_width = "64"))]
+pub const MCP_SERVER_SIZE: usize =
+    256 + MCP_MAX_TOOLS * 96 + MCP_MAX_RESOURCES * 56 + MCP_MAX_PROMPTS * 88;
 
 /// `MCP_SERVER_SIZE` in 8-byte words (the element count of `mcp_server_t`).
 pub const MCP_SERVER_WORDS: usize = MCP_SERVER_SIZE / 8;
@@ -126,17 +128,12 @@ pub const MCP_FRAME_LINE: i32 = 1;
 /// `mcp_framer_oversize_response`.
 pub const MCP_FRAME_OVERSIZE: i32 = 2;
 
-/// Schema nodes (one per schema object) across all registered tools' input
-/// and output schemas; registration beyond it returns `-MCP_ENOSPC`.
-pub const MCP_MAX_SCHEMA_NODES: usize = 48;
-/// Declared properties across all registered schemas.
-pub const MCP_MAX_SCHEMA_PROPS: usize = 32;
-/// Constraint keywords (bounds, enum, const, default) across all schemas.
-pub const MCP_MAX_SCHEMA_KEYWORDS: usize = 64;
-/// JSON tokens of one schema text, on the stack of `mcp_server_add_tool` only.
+/// JSON values (object keys included) of one schema text. Schemas are not
+/// copied or compiled into the server: calls read the registered text in
+/// place, so this bounds the work of registration and validation, not memory.
 pub const MCP_MAX_SCHEMA_TOKENS: usize = 256;
-/// JSON tokens of a tool's structuredContent when it is checked against an
-/// outputSchema (on the stack of `mcp_server_handle`, 12 bytes each).
+/// JSON values (object keys included) of a tool's structuredContent when it
+/// is checked against an outputSchema (a count; nothing is stored per value).
 pub const MCP_MAX_OUTPUT_TOKENS: usize = 64;
 /// Significant digits of a schema's `multipleOf` (`0.05` has 1,
 /// `1.23456789` has 9): the divisor must fit in 64 bits for the exact check.

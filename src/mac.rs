@@ -1,7 +1,8 @@
 //! HMAC-SHA256 (FIPS 180-4, RFC 2104), for integrity-protecting the
 //! `requestState` of multi-round-trip tool calls.
 //!
-//! Owns: a small, allocation-free SHA-256 and HMAC. A firmware with a crypto
+//! Owns: a small, allocation-free SHA-256 and HMAC, and the server's choice
+//! of MAC for `requestState` ([`StateMac`]: none, a key, or a firmware hook). A firmware with a crypto
 //! accelerator can replace it with its own MAC through `mcp_server_set_state_mac`.
 //! Must not: be used for anything but authenticating state the server itself
 //! issued (it is not constant-time against cache attacks on every CPU).
@@ -9,6 +10,58 @@
 /// Length of a SHA-256 digest and of the MAC, in bytes: the size of the
 /// `out` buffer an `mcp_mac_fn` fills.
 pub const MCP_MAC_LEN: usize = 32;
+
+use core::ffi::{c_int, c_void};
+
+use crate::limits::{MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN};
+
+/// A MAC supplied by the firmware: writes `MCP_MAC_LEN` bytes of a MAC of
+/// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
+pub type MacFn =
+    extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int;
+
+/// How the server protects `requestState`.
+#[derive(Clone, Copy)]
+pub enum StateMac {
+    /// Not configured: tools cannot set a request state.
+    None,
+    /// The built-in HMAC-SHA256 under this key (its first `len` bytes).
+    Key([u8; 64], u8),
+    /// The firmware's own MAC.
+    Hook(MacFn, *mut c_void),
+}
+
+const LABEL: &[u8] = b"emcp/requestState/1\0";
+
+impl StateMac {
+    /// True when a state can be protected.
+    pub fn enabled(&self) -> bool {
+        !matches!(self, StateMac::None)
+    }
+
+    /// The MAC of `state` bound to `tool`, `None` when none is configured
+    /// (or the hook failed).
+    pub(crate) fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
+        match *self {
+            StateMac::None => None,
+            StateMac::Key(k, n) => {
+                let key = k.get(..usize::from(n))?;
+                Some(hmac_sha256(key, &[LABEL, tool.as_bytes(), b"\0", state]))
+            }
+            StateMac::Hook(f, user) => {
+                let mut buf =
+                    [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
+                let mut n = 0;
+                for part in [LABEL, tool.as_bytes(), b"\0", state] {
+                    buf.get_mut(n..n + part.len())?.copy_from_slice(part);
+                    n += part.len();
+                }
+                let mut out = [0u8; MCP_MAC_LEN];
+                (f(user, buf.as_ptr(), n, out.as_mut_ptr()) == 0).then_some(out)
+            }
+        }
+    }
+}
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

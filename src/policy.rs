@@ -4,16 +4,14 @@
 //! Owns: the allow decision (a tool's principal list and the firmware's
 //! policy callback), per-tool minimum intervals on the caller's clock, and
 //! the audit record handed to the firmware.
-//! Must not: keep request data, or allocate. Rate state is one 32-bit word
-//! per tool, claimed with a compare-and-swap ([`crate::sync::cas`]) before
-//! the callback runs, so two threads calling a rate-limited tool at once
-//! never both run it inside its interval.
+//! Must not: keep request data, or allocate. The rate words themselves are
+//! [`crate::rate`]'s.
 use core::ffi::{c_char, c_void};
-use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::limits::MCP_MAX_TOOLS;
+pub(crate) use crate::rate::NEVER;
+pub use crate::rate::{RateClaim, Rates};
 use crate::registry::Tool;
-use crate::sync::{Critical, cas};
+use crate::sync::Critical;
 
 /// Decides whether `principal` (absent: NULL and 0) may see and call the tool
 /// named by `tool` and `tool_len` (not NUL-terminated).
@@ -71,9 +69,11 @@ pub struct Hooks {
     pub critical: Option<Critical>,
 }
 
-/// True when `principal` is in the comma-separated `list` (spaces ignored).
+/// True when `principal` is in the comma-separated `list` (ASCII spaces and
+/// tabs around a name ignored; no Unicode tables are linked for this).
 fn listed(list: &str, principal: &[u8]) -> bool {
-    list.split(',').any(|p| p.trim().as_bytes() == principal)
+    list.split(',')
+        .any(|p| p.as_bytes().trim_ascii() == principal)
 }
 
 impl Hooks {
@@ -105,133 +105,11 @@ impl Hooks {
     }
 }
 
-/// A tool's rate word before its first run. A run at a clock reading of
-/// `NEVER` (mod 2^32) is recorded 1 ms later, so it cannot read as no run
-/// (the limit then holds 1 ms longer, never shorter).
-pub(crate) const NEVER: u32 = u32::MAX;
-
-/// Per-tool rate state: when each tool last ran (or was claimed to run).
-pub struct Rates {
-    /// The clock (mod 2^32) of each tool's last run, or [`NEVER`].
-    pub(crate) last: [AtomicU32; MCP_MAX_TOOLS],
-}
-
-impl Default for Rates {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// A run claimed with [`Rates::claim`]: it holds the tool's interval until
-/// [`RateClaim::keep`] makes it count. Dropped without `keep`, it gives the
-/// interval back — the tool's word returns to what it was before, unless
-/// another call has claimed it since (then that claim stands).
-#[must_use]
-pub struct RateClaim<'a> {
-    word: &'a AtomicU32,
-    prev: u32,
-    mine: u32,
-    crit: Option<Critical>,
-}
-
-impl RateClaim<'_> {
-    /// The run counts: the interval runs from its clock.
-    pub fn keep(self) {
-        core::mem::forget(self);
-    }
-}
-
-impl Drop for RateClaim<'_> {
-    fn drop(&mut self) {
-        let _ = cas(self.word, self.mine, self.prev, self.crit.as_ref());
-    }
-}
-
-/// Milliseconds until a tool last run at `last` may run again at `now`,
-/// with minimum interval `interval`, or `None` when it may run now. Compared
-/// modulo 2^32, so a wrapping 32-bit millisecond counter is harmless (an
-/// interval is at most `u32::MAX` ms). A clock reading up to one interval
-/// *before* the last run is inside the interval too: a thread that read the
-/// clock before another thread's call but claims after it must not run.
-fn wait_ms(last: u32, interval: u32, now: u64) -> Option<u32> {
-    if interval == 0 || last == NEVER {
-        return None;
-    }
-    let since = (now as u32).wrapping_sub(last);
-    if since < interval {
-        return Some(interval - since);
-    }
-    let before = last.wrapping_sub(now as u32);
-    if before < interval.min(u32::MAX - interval) {
-        return Some(interval.saturating_add(before));
-    }
-    None
-}
-
-impl Rates {
-    /// No tool has run.
-    pub const fn new() -> Self {
-        Rates {
-            last: [const { AtomicU32::new(NEVER) }; MCP_MAX_TOOLS],
-        }
-    }
-
-    /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
-    /// run at `now_ms`, or `Err(ms until it may run)`. A query only: nothing
-    /// is claimed (see [`Rates::claim`]).
-    pub fn check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
-        let Some(last) = self.last.get(index) else {
-            return Ok(());
-        };
-        match wait_ms(last.load(Ordering::Acquire), interval_ms, now_ms) {
-            Some(ms) => Err(ms),
-            None => Ok(()),
-        }
-    }
-
-    /// Claims a run of tool `index` at `now_ms`, atomically: `Err(ms until it
-    /// may run)` when the interval has not passed, else `Ok` with the claim
-    /// (`None` without a limit, or beyond the table). Of two calls claiming
-    /// at once, one gets the claim and the other sees it and is refused. The
-    /// caller keeps the claim once the run counts, or drops it to give the
-    /// interval back.
-    pub fn claim(
-        &self,
-        index: usize,
-        interval_ms: u32,
-        now_ms: u64,
-        crit: Option<Critical>,
-    ) -> Result<Option<RateClaim<'_>>, u32> {
-        let Some(word) = self.last.get(index).filter(|_| interval_ms != 0) else {
-            return Ok(None);
-        };
-        let mine = match now_ms as u32 {
-            NEVER => NEVER.wrapping_add(1),
-            t => t,
-        };
-        loop {
-            let prev = word.load(Ordering::Acquire);
-            if let Some(ms) = wait_ms(prev, interval_ms, now_ms) {
-                return Err(ms);
-            }
-            // Lost to another claim: look again (it is now most likely
-            // inside the interval).
-            if cas(word, prev, mine, crit.as_ref()) {
-                return Ok(Some(RateClaim {
-                    word,
-                    prev,
-                    mine,
-                    crit,
-                }));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::Handler;
+    use crate::handler::Handler;
+    use crate::limits::MCP_MAX_TOOLS;
 
     /// A claim kept, as the server does for a run that counts.
     fn admit(r: &Rates, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {

@@ -5,32 +5,10 @@
 //! which is the `tools/list` order.
 //! Must not: run tools or write responses.
 
-use core::ffi::{c_int, c_void};
-
-use crate::call::{Call, ToolResult};
+pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
-use crate::policy::Rates;
-use crate::schema::{self, MsgBuf, NONE, SchemaError, SchemaErrorKind, Span, Tables};
-
-/// Opaque handle a tool callback receives for reading its arguments.
-pub struct mcp_call_t {
-    _opaque: [u8; 0],
-}
-
-/// Opaque handle a tool callback receives for writing its result.
-pub struct mcp_result_t {
-    _opaque: [u8; 0],
-}
-
-/// A tool callback. It runs only for a well-formed `tools/call` request (never
-/// for a notification), reads its arguments with the `mcp_arg_*` functions and
-/// writes its result with the `mcp_result_*` and `mcp_json_*` functions.
-/// Returns 0 on success or a negative `MCP_E*` value; a negative return makes
-/// the request fail with -32603 (internal error). Report a failure the model
-/// should see (a refused actuation) with `mcp_result_error` and return 0.
-pub type mcp_tool_fn = Option<
-    extern "C" fn(call: *const mcp_call_t, result: *mut mcp_result_t, user: *mut c_void) -> c_int,
->;
+use crate::rate::Rates;
+use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.
 pub mod hints {
@@ -40,33 +18,6 @@ pub mod hints {
     };
     /// Every defined flag.
     pub(crate) const ALL: u32 = READ_ONLY | DESTRUCTIVE | IDEMPOTENT | OPEN_WORLD;
-}
-
-/// What runs for a `tools/call`: a C callback with its user pointer, or a
-/// plain Rust function for firmware written in Rust.
-#[derive(Clone, Copy)]
-pub enum Handler {
-    /// A C callback (registration refuses NULL) and the pointer passed back to it.
-    C(mcp_tool_fn, *mut c_void),
-    /// A Rust function: reads the call, writes the result, returns 0 or a
-    /// negative `MCP_E*` value.
-    Rust(fn(&Call<'_>, &mut ToolResult<'_, '_>) -> c_int),
-}
-
-impl Handler {
-    /// Runs the callback for one call; C gets opaque handles that the ffi
-    /// accessors turn back into `call` and `result`.
-    pub fn run(&self, call: &Call<'_>, result: &mut ToolResult<'_, '_>) -> c_int {
-        match *self {
-            Handler::C(Some(f), user) => f(
-                call as *const Call<'_> as *const mcp_call_t,
-                result as *mut ToolResult<'_, '_> as *mut mcp_result_t,
-                user,
-            ),
-            Handler::C(None, _) => -crate::limits::MCP_EINVAL,
-            Handler::Rust(f) => f(call, result),
-        }
-    }
 }
 
 /// One registered tool, with its text checked and its callback.
@@ -99,10 +50,6 @@ pub struct Tool<'a> {
     pub max_result_len: usize,
     /// What runs when the tool is called.
     pub handler: Handler,
-    /// Root of the compiled `input_schema` (set by registration).
-    pub input_root: u16,
-    /// Root of the compiled `output_schema`, or `schema::NONE` (set by registration).
-    pub output_root: u16,
 }
 
 impl<'a> Tool<'a> {
@@ -121,8 +68,6 @@ impl<'a> Tool<'a> {
             idempotency_key: None,
             max_result_len: 0,
             handler,
-            input_root: NONE,
-            output_root: NONE,
         }
     }
 }
@@ -184,12 +129,11 @@ impl LastSchemaError<'_> {
     }
 }
 
-/// The fixed-capacity table, with the compiled schemas.
+/// The fixed-capacity tool table (schemas stay in their text; see
+/// [`schema::Schema`]).
 pub struct Registry<'a> {
     pub(crate) tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
     pub(crate) len: usize,
-    /// Constraint tables of every registered schema.
-    pub tables: Tables,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
     /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
@@ -197,7 +141,7 @@ pub struct Registry<'a> {
     /// When each tool last ran, for rate limits.
     pub rates: Rates,
     /// Which tools are enabled (listed and callable).
-    pub on: crate::catalog::Switches<MCP_MAX_TOOLS>,
+    pub on: crate::sync::Switches<MCP_MAX_TOOLS>,
 }
 
 impl<'a> Registry<'a> {
@@ -206,16 +150,15 @@ impl<'a> Registry<'a> {
         Registry {
             tools: [None; MCP_MAX_TOOLS],
             len: 0,
-            tables: Tables::new(),
             last_error: None,
             page_size: 0,
             rates: Rates::new(),
-            on: crate::catalog::Switches::new(),
+            on: crate::sync::Switches::new(),
         }
     }
 
     /// Adds `tool` at the end of the list.
-    pub fn add(&mut self, mut tool: Tool<'a>) -> Result<(), RegisterError> {
+    pub fn add(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
         if !valid_name(tool.name)
             || tool.annotations & !hints::ALL != 0
             || matches!(tool.handler, Handler::C(None, _))
@@ -248,26 +191,18 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::Full);
         }
-        let mark = self.tables.usage();
-        tool.input_root = self.compile(tool.input_schema, false)?;
-        tool.output_root = match tool.output_schema {
-            Some(text) => match self.compile(text, true) {
-                Ok(root) => root,
-                Err(e) => {
-                    self.tables.truncate(mark);
-                    return Err(e);
-                }
-            },
-            None => NONE,
-        };
+        self.compile(tool.input_schema, false)?;
+        if let Some(text) = tool.output_schema {
+            self.compile(text, true)?;
+        }
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
         *slot = Some(tool);
         self.len += 1;
         Ok(())
     }
 
-    fn compile(&mut self, text: &'a str, output: bool) -> Result<u16, RegisterError> {
-        schema::compile(text, &mut self.tables).map_err(|error| {
+    fn compile(&mut self, text: &'a str, output: bool) -> Result<usize, RegisterError> {
+        schema::compile(text).map_err(|error| {
             self.last_error = Some(LastSchemaError {
                 error,
                 output,
@@ -324,6 +259,7 @@ pub(crate) fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::ffi::c_void;
 
     extern "C" fn nop(_: *const mcp_call_t, _: *mut mcp_result_t, _: *mut c_void) -> i32 {
         0

@@ -16,7 +16,7 @@
 //! buffer's end and read from there.
 
 use crate::call::RequestInfo;
-use crate::json::{Doc, Kind, Token, Writer, tokenize};
+use crate::json::{Doc, Kind, Writer, check};
 use crate::limits::*;
 use crate::protocol::envelope::{
     MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
@@ -57,13 +57,13 @@ enum Why {
 impl Why {
     fn text(self) -> &'static str {
         match self {
-            Why::AnswerTooBig => "The client's answer exceeds MCP_MAX_JSON_TOKENS",
+            Why::AnswerTooBig => "The client's answer is not valid JSON within MCP_MAX_DEPTH",
             Why::ClientError => "The client answered an input request with an error",
             Why::AnswerNotObject => "The client's answer is not an object",
             Why::AnswersOverflow => "Input responses exceed the round-trip buffer",
             Why::TooManyRounds => "More rounds of input than MCP_ROUNDTRIP_MAX_ROUNDS",
             Why::RequestsOverflow => "Input requests exceed the round-trip buffer",
-            Why::RequestsTokens => "Input requests exceed MCP_MAX_JSON_TOKENS",
+            Why::RequestsTokens => "Malformed input_required result",
             Why::Malformed => "Malformed input_required result",
             Why::TooManyRequests => {
                 "Too many input requests (MCP_ROUNDTRIP_MAX_REQUESTS), or keys longer than MCP_ROUNDTRIP_KEY_SPACE"
@@ -209,12 +209,11 @@ impl RoundTrip {
         if top(b"method").is_some() || (top(b"result").is_none() && top(b"error").is_none()) {
             return Answer::NotResponse;
         }
-        let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
-        let doc = tokenize(msg, &mut toks, MCP_MAX_DEPTH)
-            .ok()
-            .map(|n| Doc::new(msg, toks.get(..n).unwrap_or(&[])));
+        let doc = check(msg, MCP_MAX_DEPTH).ok().map(|_| Doc::new(msg));
         let id = match &doc {
-            Some(d) if d.kind(0) == Some(Kind::Object) => d.get(0, "id").map(|t| d.raw(t)),
+            Some(d) if d.kind(d.root()) == Some(Kind::Object) => {
+                d.get(d.root(), "id").map(|t| d.raw(t))
+            }
             Some(_) => return Answer::NotResponse,
             None => rpc::scan_id(msg),
         };
@@ -224,7 +223,7 @@ impl RoundTrip {
         let Some(doc) = doc else {
             return self.fail(Why::AnswerTooBig);
         };
-        let Some(result) = doc.get(0, "result") else {
+        let Some(result) = doc.get(doc.root(), "result") else {
             return self.fail(Why::ClientError);
         };
         if doc.kind(result) != Some(Kind::Object) {
@@ -369,17 +368,14 @@ impl RoundTrip {
     /// Keeps the call (its id and where its params open) for the rounds.
     #[inline(never)]
     fn start(&mut self, buf: &mut [u8], req: &[u8]) -> bool {
-        let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
-        let Ok(n) = tokenize(req, &mut toks, MCP_MAX_DEPTH) else {
+        if check(req, MCP_MAX_DEPTH).is_err() {
+            return false;
+        }
+        let doc = Doc::new(req);
+        let (Some(id), Some(p)) = (doc.get(doc.root(), "id"), doc.get(doc.root(), "params")) else {
             return false;
         };
-        let doc = Doc::new(req, toks.get(..n).unwrap_or(&[]));
-        let (Some(id), Some(p)) = (doc.get(0, "id"), doc.get(0, "params")) else {
-            return false;
-        };
-        let (id, Some(pt)) = (doc.raw(id), doc.token(p)) else {
-            return false;
-        };
+        let id = doc.raw(id);
         if id.len() > MCP_MAX_ID_LEN || doc.kind(p) != Some(Kind::Object) {
             return false;
         }
@@ -393,9 +389,9 @@ impl RoundTrip {
         dst.copy_from_slice(req);
         self.id_len = id.len() as u8;
         self.len = req.len() as u32;
-        self.head = pt.start + 1;
+        self.head = (p + 1) as u32;
         self.ins = 0;
-        self.params_empty = usize::from(pt.next) == p + 1;
+        self.params_empty = doc.members(p).next().is_none();
         self.rounds = 0;
         self.phase = Phase::Waiting;
         true
@@ -426,12 +422,11 @@ impl RoundTrip {
         }
         let (work, copy) = buf.split_at_mut(split);
         copy.copy_from_slice(out.get(..n).unwrap_or(&[]));
-        let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
-        let Ok(t) = tokenize(copy, &mut toks, MCP_MAX_DEPTH) else {
+        if check(copy, MCP_MAX_DEPTH).is_err() {
             return self.finish(work, out, Why::RequestsTokens);
-        };
-        let doc = Doc::new(copy, toks.get(..t).unwrap_or(&[]));
-        let result = doc.get(0, "result");
+        }
+        let doc = Doc::new(copy);
+        let result = doc.get(doc.root(), "result");
         let requests = result
             .and_then(|r| doc.get(r, "inputRequests"))
             .filter(|&q| doc.kind(q) == Some(Kind::Object));
@@ -447,9 +442,7 @@ impl RoundTrip {
             if count == MCP_ROUNDTRIP_MAX_REQUESTS || koff + key.len() > MCP_ROUNDTRIP_KEY_SPACE {
                 return self.finish(work, out, Why::TooManyRequests);
             }
-            if doc.kind(v) != Some(Kind::Object)
-                || doc.token(v).is_some_and(|t| usize::from(t.next) == v + 1)
-            {
+            if doc.kind(v) != Some(Kind::Object) || doc.members(v).next().is_none() {
                 return self.finish(work, out, Why::Malformed);
             }
             if let Some(d) = work.get_mut(KEYS + koff..KEYS + koff + key.len()) {

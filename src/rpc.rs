@@ -5,7 +5,7 @@
 //! one table that maps error codes to HTTP statuses for every binding.
 //! Must not: know MCP methods.
 
-use crate::json::{Doc, Kind, Token, WriteError, Writer, scan, tokenize};
+use crate::json::{Doc, Kind, WriteError, Writer, check, scan};
 use crate::limits::*;
 
 /// A well-formed JSON-RPC request or notification.
@@ -24,22 +24,23 @@ pub struct Request<'r> {
     located: Located,
 }
 
-/// Params members (and `_meta` members) found by [`parse_request`], as token
-/// indices; 0 (the request object itself, never a member) when absent. Two
-/// bytes each: a `Request` is copied into several frames of a request.
+/// Params members (and `_meta` members) found by [`parse_request`], as byte
+/// offsets into the request; 0 (never where a member's value starts) when
+/// absent. Four bytes each, not a `usize`: a `Request` is copied into several
+/// frames of a request.
 #[derive(Clone, Copy, Default)]
 struct Located {
-    meta: u16,
-    name: u16,
-    arguments: u16,
-    input_responses: u16,
-    request_state: u16,
-    version: u16,
-    caps: u16,
+    meta: u32,
+    name: u32,
+    arguments: u32,
+    input_responses: u32,
+    request_state: u32,
+    version: u32,
+    caps: u32,
 }
 
-fn present(tok: u16) -> Option<usize> {
-    (tok != 0).then_some(usize::from(tok))
+fn present(tok: u32) -> Option<usize> {
+    (tok != 0).then_some(tok as usize)
 }
 
 /// The `_meta` member naming the protocol version of a 2026-07-28 request.
@@ -218,7 +219,8 @@ pub fn http_status_legacy(rpc_error: i32, no_response: bool) -> u16 {
 // `mcp_server_handle` for the whole request.
 #[inline(never)]
 pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Option<&'r [u8]>)> {
-    if doc.kind(0) != Some(Kind::Object) {
+    let root = doc.root();
+    if doc.kind(root) != Some(Kind::Object) {
         return Err((
             RpcError::new(
                 MCP_RPC_INVALID_REQUEST,
@@ -229,8 +231,8 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     }
     // One pass over the members instead of one lookup each.
     let mut top = [None; 4];
-    doc.get_many(0, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
-    let [id_tok, jsonrpc, method, params] = top.map(|t| t.map(usize::from));
+    doc.get_many(root, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
+    let [id_tok, jsonrpc, method, params] = top.map(|t| t.map(|t| t as usize));
     let id = match id_tok {
         None => None,
         Some(i) => match doc.kind(i) {
@@ -307,10 +309,9 @@ pub fn scan_id(request: &[u8]) -> Option<&[u8]> {
     if raw.len() > MCP_MAX_ID_LEN {
         return None;
     }
-    let mut tok = [Token::EMPTY; 1];
-    let ok = tokenize(raw, &mut tok, 1) == Ok(1);
-    let [t] = tok;
-    (ok && matches!(t.kind, Kind::String | Kind::Number)).then_some(raw)
+    let ok = check(raw, 1) == Ok(1);
+    let kind = Doc::new(raw).kind(0);
+    (ok && matches!(kind, Some(Kind::String | Kind::Number))).then_some(raw)
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.

@@ -8,48 +8,14 @@
 //! in the request, the request info, or the registered tools.
 
 use crate::call::RequestInfo;
-use crate::catalog::{Catalog, Prompt, Resource};
 use crate::dedup::Dedup;
-use crate::json::{Doc, Kind, Token, TokenizeError, WriteError, Writer, tokenize};
+use crate::json::{Doc, Kind, TokenizeError, WriteError, Writer, check};
 use crate::limits::*;
-use crate::policy::Hooks;
 use crate::protocol::listen::{self, Listener};
-use crate::protocol::mrtr::StateMac;
 use crate::protocol::{Era, completion, envelope, legacy, modern, prompts, resources, tools};
-use crate::registry::{RegisterError, Registry, Tool};
 use crate::rpc::{self, Data, RpcError};
 use crate::schema::MsgBuf;
-
-/// Identity and list policy, fixed at initialisation.
-#[derive(Clone, Copy)]
-pub struct ServerInfo<'a> {
-    /// `serverInfo.name`.
-    pub name: &'a str,
-    /// `serverInfo.version` (non-empty).
-    pub version: &'a str,
-    /// `serverInfo.title`.
-    pub title: Option<&'a str>,
-    /// `instructions` for the model.
-    pub instructions: Option<&'a str>,
-    /// `ttlMs` on cacheable results.
-    pub list_ttl_ms: u32,
-    /// `cacheScope`: public when true, private otherwise.
-    pub cache_public: bool,
-}
-
-/// A server: its identity and its tools.
-pub struct Server<'a> {
-    /// Identity and list policy.
-    pub info: ServerInfo<'a>,
-    /// Registered tools.
-    pub tools: Registry<'a>,
-    /// Registered resources, templates and prompts, and the completion callback.
-    pub catalog: Catalog<'a>,
-    /// How `requestState` of input_required results is protected.
-    pub state_mac: StateMac,
-    /// The firmware's policy and audit hooks.
-    pub hooks: Hooks,
-}
+pub use crate::state::{Fail, Server, ServerInfo};
 
 /// What `handle` produced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,21 +64,6 @@ pub struct Exchange<'x> {
 pub enum HandleError {
     /// The response buffer is smaller than `MCP_MIN_RESPONSE_CAP`.
     BufferTooSmall,
-}
-
-/// How a method body failed.
-#[derive(Debug)]
-pub enum Fail<'r> {
-    /// Answer with this JSON-RPC error.
-    Rpc(RpcError<'r>),
-    /// The writer stopped (overflow or misuse).
-    Write(WriteError),
-}
-
-impl From<WriteError> for Fail<'_> {
-    fn from(e: WriteError) -> Self {
-        Fail::Write(e)
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -171,58 +122,6 @@ impl Method {
 }
 
 impl<'a> Server<'a> {
-    /// A server with no tools.
-    pub const fn new(info: ServerInfo<'a>) -> Self {
-        Server {
-            info,
-            tools: Registry::new(),
-            catalog: Catalog::new(),
-            state_mac: StateMac::None,
-            hooks: Hooks {
-                policy: None,
-                audit: None,
-                critical: None,
-            },
-        }
-    }
-
-    /// Registers a tool; its position is its place in `tools/list`.
-    pub fn add_tool(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
-        self.tools.add(tool)
-    }
-
-    /// Registers a resource, or a template when its URI contains `{`.
-    pub fn add_resource(&mut self, r: Resource<'a>) -> Result<(), RegisterError> {
-        self.catalog.add_resource(r)
-    }
-
-    /// Registers a prompt; its position is its place in `prompts/list`.
-    pub fn add_prompt(&mut self, p: Prompt<'a>) -> Result<(), RegisterError> {
-        self.catalog.add_prompt(p)
-    }
-
-    /// Enables or disables the tool, prompt or resource (`MCP_LIST_*` kind)
-    /// called `name` (a resource by its URI or template). Safe while requests
-    /// are served. `Some(changed)`, or `None` when there is no such entry.
-    pub fn set_enabled(&self, kind: u32, name: &str, on: bool) -> Option<bool> {
-        let c = &self.catalog;
-        match kind {
-            MCP_LIST_TOOLS => self
-                .tools
-                .position_by(|n| n == name)
-                .map(|(i, _)| self.tools.on.set(i, on)),
-            MCP_LIST_PROMPTS => c
-                .prompts()
-                .find(|(_, p)| p.name == name)
-                .map(|(i, _)| c.prompts_on.set(i, on)),
-            MCP_LIST_RESOURCES => c
-                .resources()
-                .find(|(_, r)| r.uri == name)
-                .map(|(i, _)| c.resources_on.set(i, on)),
-            _ => None,
-        }
-    }
-
     /// Handles one complete JSON-RPC message and writes at most one response
     /// into `out`. Nothing is allocated; the tokens live on this stack frame.
     pub fn handle(
@@ -247,13 +146,13 @@ impl<'a> Server<'a> {
         if out.len() < MCP_MIN_RESPONSE_CAP {
             return Err(HandleError::BufferTooSmall);
         }
-        let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
         let mut w = Writer::new(out);
-        let n = match tokenize(request, &mut toks, MCP_MAX_DEPTH) {
-            Ok(n) => n,
+        match check(request, MCP_MAX_DEPTH) {
+            Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
+            Ok(_) => return Ok(refuse_early(&mut w, request, TokenizeError::TooManyTokens)),
             Err(e) => return Ok(refuse_early(&mut w, request, e)),
-        };
-        let doc = Doc::new(request, toks.get(..n).unwrap_or(&[]));
+        }
+        let doc = Doc::new(request);
         let req = match rpc::parse_request(doc) {
             Ok(r) => r,
             Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, "")),
@@ -526,7 +425,7 @@ mod tests {
     use super::*;
     use crate::call::{Call, ToolResult};
     use crate::protocol::mrtr::StateMac;
-    use crate::registry::Handler;
+    use crate::registry::{Handler, Tool};
     use core::ffi::c_int;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -119,7 +119,7 @@ impl Server<'_> {
         let initialize = if cfg!(feature = "legacy") {
             measure(|w| {
                 open(w, false)?;
-                let doc = Doc::new(b"", &[]);
+                let doc = Doc::new(b"");
                 let caps = modern::Capabilities {
                     list_changed: false,
                     logging: true,

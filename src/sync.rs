@@ -1,5 +1,7 @@
-//! The one read-modify-write the core needs: compare-and-swap of a 32-bit
-//! word, for the rate-limit claim and the duplicate table's lock.
+//! The core's atomics: the one read-modify-write it needs (compare-and-swap
+//! of a 32-bit word, for the rate-limit claim and the duplicate table's
+//! lock), and the enabled flags of its fixed tables ([`Switches`], plain
+//! atomic loads and stores).
 //!
 //! Owns: that compare-and-swap on every target. Where the target has it
 //! (`target_has_atomic = "32"`: Cortex-M3 and up, RISC-V with the A
@@ -12,7 +14,7 @@
 //! against the new value, or answer busy); nothing here spins.
 
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Enters the firmware's critical section; returns what `exit` restores
 /// (e.g. the interrupt mask).
@@ -61,6 +63,43 @@ fn cas_by_load_store(word: &AtomicU32, old: u32, new: u32, crit: Option<&Critica
         (c.exit)(c.user, s);
     }
     swapped
+}
+
+/// Enabled flags for a fixed table. Reads and writes are single atomic
+/// loads and stores (no read-modify-write, so Cortex-M0 has them), which makes
+/// a switch safe to flip from a tool callback while requests are served.
+pub struct Switches<const N: usize> {
+    pub(crate) off: [AtomicBool; N],
+}
+
+impl<const N: usize> Switches<N> {
+    /// Every entry enabled.
+    pub const fn new() -> Self {
+        Switches {
+            off: [const { AtomicBool::new(false) }; N],
+        }
+    }
+
+    /// Whether entry `i` is listed and callable.
+    pub fn enabled(&self, i: usize) -> bool {
+        self.off.get(i).is_some_and(|f| !f.load(Ordering::Relaxed))
+    }
+
+    /// Enables or disables entry `i`; returns whether the state changed.
+    pub fn set(&self, i: usize, on: bool) -> bool {
+        let Some(f) = self.off.get(i) else {
+            return false;
+        };
+        let was_on = !f.load(Ordering::Relaxed);
+        f.store(!on, Ordering::Relaxed);
+        was_on != on
+    }
+}
+
+impl<const N: usize> Default for Switches<N> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[cfg(test)]

@@ -75,14 +75,31 @@ void fw_riscv_trap(void)
 
 /* ---- Board support ---------------------------------------------------- */
 
-/* The firmware's clock. A product reads its timer (mtime); this test
- * firmware keeps time fixed so that every response is reproducible. */
+/* The firmware's clock. The self-test image (main.c) keeps time fixed so
+ * that every response is reproducible; the UART image (serve.c, built with
+ * FW_LIVE_CLOCK) reads the CLINT's mtime (10 MHz on QEMU's virt machine). */
+#ifdef FW_LIVE_CLOCK
+#define MTIME_LO (*(volatile uint32_t *)0x0200BFF8u)
+#define MTIME_HI (*(volatile uint32_t *)0x0200BFFCu)
+#define MTIME_HZ 10000000u
+
+uint64_t emcp_monotonic_ms(void)
+{
+    uint32_t hi, lo;
+    do { /* the high word must not change between the two reads */
+        hi = MTIME_HI;
+        lo = MTIME_LO;
+    } while (hi != MTIME_HI);
+    return 1000u + (((uint64_t)hi << 32) | lo) / (MTIME_HZ / 1000u); /* never 0 */
+}
+#else
 static volatile uint64_t board_ms = 5000u;
 
 uint64_t emcp_monotonic_ms(void)
 {
     return board_ms;
 }
+#endif
 
 /* 64-bit atomics. RV32A has 32-bit LR/SC and AMOs only, so GCC calls these
  * for _Atomic uint64_t; on one hart, clearing mstatus.MIE around the access

@@ -27,6 +27,14 @@ extern void _start(void) __attribute__((noreturn));
 void Reset_Handler(void) __attribute__((noreturn));
 void Fault_Handler(void) __attribute__((noreturn));
 void Default_Handler(void) __attribute__((noreturn));
+void UART0RX_Handler(void);
+#ifdef FW_LIVE_CLOCK
+static void clock_start(void);
+void SysTick_Handler(void);
+#define FW_SYSTICK SysTick_Handler
+#else
+#define FW_SYSTICK Default_Handler
+#endif
 
 void Reset_Handler(void)
 {
@@ -41,6 +49,9 @@ void Reset_Handler(void)
     for (uint32_t *dst = &__data_start__; dst < &__data_end__;) {
         *dst++ = *src++;
     }
+#ifdef FW_LIVE_CLOCK
+    clock_start();
+#endif
     _start();
 }
 
@@ -59,10 +70,19 @@ void Default_Handler(void)
     _exit(91);
 }
 
+/* The first external interrupt of the MPS2 boards: UART0's receiver. The
+ * UART image's driver (uart-cmsdk.c) replaces this weak one; in the
+ * self-test image nothing enables it, so taking it is a failure. */
+__attribute__((weak)) void UART0RX_Handler(void)
+{
+    Default_Handler();
+}
+
 typedef void (*vector_t)(void);
 
-/* Initial SP, reset, then the ten system exception vectors of ARMv6-M/v7-M. */
-__attribute__((section(".isr_vector"), used)) static const vector_t vectors[16] = {
+/* Initial SP, reset, the ten system exception vectors of ARMv6-M/v7-M,
+ * then external interrupt 0 (UART0 RX). */
+__attribute__((section(".isr_vector"), used)) static const vector_t vectors[17] = {
     (vector_t)(uintptr_t)&__StackTop,
     Reset_Handler,
     Default_Handler, /* NMI */
@@ -78,19 +98,11 @@ __attribute__((section(".isr_vector"), used)) static const vector_t vectors[16] 
     Default_Handler, /* DebugMon */
     0,
     Default_Handler, /* PendSV */
-    Default_Handler, /* SysTick */
+    FW_SYSTICK,      /* SysTick: the live clock's tick, or unexpected */
+    UART0RX_Handler, /* IRQ 0 */
 };
 
 /* ---- Board support ---------------------------------------------------- */
-
-/* The firmware's clock. A product reads its RTOS tick; this test firmware
- * keeps time fixed so that every response is reproducible. */
-static volatile uint64_t board_ms = 5000u;
-
-uint64_t emcp_monotonic_ms(void)
-{
-    return board_ms;
-}
 
 /* 64-bit atomics. ARMv6-M has no exclusive loads at all and ARMv7-M none of
  * 64 bits, so GCC calls these for _Atomic uint64_t; with one core and no
@@ -126,3 +138,44 @@ void __atomic_store_8(volatile void *mem, uint64_t val, int model)
     *(volatile uint64_t *)mem = val;
     irq_restore(s);
 }
+
+/* The firmware's clock. The self-test image (main.c) keeps time fixed so
+ * that every response is reproducible; the UART image (serve.c, built with
+ * FW_LIVE_CLOCK) counts SysTick interrupts, one per millisecond of the core
+ * clock, as a product reads its RTOS tick (rate limits and audit durations
+ * need time to pass). */
+#ifdef FW_LIVE_CLOCK
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define FW_CORE_CLOCK_HZ 25000000u /* both MPS2 FPGA images */
+
+static volatile uint64_t board_ms = 1000u; /* never 0: 0 means "no clock" to the core */
+
+void SysTick_Handler(void)
+{
+    board_ms = board_ms + 1u;
+}
+
+static void clock_start(void)
+{
+    SYST_RVR = FW_CORE_CLOCK_HZ / 1000u - 1u;
+    SYST_CVR = 0;
+    SYST_CSR = 7u; /* processor clock, interrupt, enable */
+}
+
+uint64_t emcp_monotonic_ms(void)
+{
+    uint32_t s = irq_save(); /* a 64-bit read is two loads */
+    uint64_t v = board_ms;
+    irq_restore(s);
+    return v;
+}
+#else
+static volatile uint64_t board_ms = 5000u;
+
+uint64_t emcp_monotonic_ms(void)
+{
+    return board_ms;
+}
+#endif

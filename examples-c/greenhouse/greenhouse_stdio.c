@@ -31,9 +31,6 @@ static void print_usage(const mcp_server_t *s)
         mcp_usage_pair_t p;
     } tables[] = {
         {"tools (MCP_MAX_TOOLS)", u.tools},
-        {"schema nodes (MCP_MAX_SCHEMA_NODES)", u.schema_nodes},
-        {"schema props (MCP_MAX_SCHEMA_PROPS)", u.schema_props},
-        {"schema keywords (MCP_MAX_SCHEMA_KEYWORDS)", u.schema_keywords},
         {"resources (MCP_MAX_RESOURCES)", u.resources},
         {"prompts (MCP_MAX_PROMPTS)", u.prompts},
     };

@@ -82,7 +82,7 @@ pub fn server() -> Server<'static> {
 /// callback sees. Returns the arguments span (None when absent).
 fn enter<'a>(call: &Call<'a>) -> Option<&'a RawValue> {
     CALLS.with(|c| c.set(c.get() + 1));
-    LAST.with(|l| *l.borrow_mut() = call.tool.name.to_string());
+    LAST.with(|l| *l.borrow_mut() = call.name.to_string());
     let src = call.doc.src();
     let show = || String::from_utf8_lossy(src).into_owned();
     let top = tree::top(src).unwrap_or_else(|| panic!("handler ran on non-JSON: {}", show()));
@@ -115,7 +115,7 @@ fn enter<'a>(call: &Call<'a>) -> Option<&'a RawValue> {
     let name = tree::first(&params, "name").and_then(tree::string);
     assert_eq!(
         name.as_deref(),
-        Some(call.tool.name),
+        Some(call.name),
         "handler for the wrong tool: {}",
         show()
     );
@@ -425,7 +425,7 @@ fn read_dyn(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
 fn prompt(call: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
     let params = enter_other(call, "prompts/get");
     // The required argument of "text" was checked before the callback.
-    if call.tool.name == "text" {
+    if call.name == "text" {
         let args = tree::first(&params, "arguments")
             .and_then(tree::members)
             .expect("arguments");

@@ -356,20 +356,11 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         let crate::registry::Registry {
             tools: _,
             len: _,
-            tables: _,
             last_error: _,
             page_size: _,
             rates: _,
             on: _,
         } = &s.tools;
-        let crate::schema::Tables {
-            nodes: _,
-            props: _,
-            kws: _,
-            n_nodes: _,
-            n_props: _,
-            n_kws: _,
-        } = &s.tools.tables;
         let crate::policy::Rates { last: _ } = &s.tools.rates;
         let crate::catalog::Catalog {
             resources: _,
@@ -390,13 +381,6 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         let r = at!((*s).tools);
         fill(at!((*r).tools), || None);
         at!((*r).len).write(0);
-        let t = at!((*r).tables);
-        fill(at!((*t).nodes), || crate::schema::EMPTY_NODE);
-        fill(at!((*t).props), || crate::schema::EMPTY_PROP);
-        fill(at!((*t).kws), || crate::schema::EMPTY_KW);
-        at!((*t).n_nodes).write(0);
-        at!((*t).n_props).write(0);
-        at!((*t).n_kws).write(0);
         at!((*r).last_error).write(None);
         at!((*r).page_size).write(page_size);
         fill(at!((*r).rates.last), || {
@@ -430,8 +414,9 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
 /// @param fn     The callback run for a valid `tools/call` of this tool.
 /// @param user   Passed back to `fn` unchanged.
 /// @retval 0 Success.
-/// The input schema (and output schema, if any) is compiled here into the
-/// server's constraint tables; every `tools/call` is validated against it
+/// The input schema (and output schema, if any) is checked here and then
+/// read in place from its text (nothing is copied into the server, so the
+/// text must stay where it is); every `tools/call` is validated against it
 /// before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
 /// not a JSON-RPC error, so the host shows it to the model, which can correct
 /// the call: `fn` does not run, the result (HTTP 200, in both eras) has
@@ -467,9 +452,10 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
 ///         library was built without the `policy` feature.
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
-/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered, or the schema
-///         tables (`MCP_MAX_SCHEMA_NODES`, `_PROPS`, `_KEYWORDS`) are full;
-///         `mcp_server_schema_error` names the limit to raise.
+/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+///         `mcp_server_schema_error` names the limit to raise. Schemas take
+///         no server storage (they are read from the text on each call), so
+///         no schema table can fill.
 ///
 /// # Safety
 /// `server` must have been initialised with `mcp_server_init`; `tool` must
@@ -1107,7 +1093,7 @@ pub unsafe extern "C" fn mcp_call_arguments(
 pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c_char {
     // SAFETY: see call_ref. The name came from a NUL-terminated C string.
     match unsafe { call_ref(call) } {
-        Some(c) => c.tool.name.as_ptr().cast::<c_char>(),
+        Some(c) => c.name.as_ptr().cast::<c_char>(),
         None => core::ptr::null(),
     }
 }
@@ -1525,7 +1511,6 @@ mod init_tests {
         assert!(s.info.cache_public && s.info.title.is_none());
         assert_eq!((s.tools.len(), s.tools.page_size), (0, 3));
         assert!(s.tools.iter().next().is_none() && s.tools.last_error.is_none());
-        assert_eq!(s.tools.tables.usage(), (0, 0, 0));
         assert!((0..MCP_MAX_TOOLS).all(|i| s.tools.on.enabled(i)));
         assert!(s.tools.rates.check(0, 1000, 0).is_ok());
         assert!(s.catalog.resources().next().is_none() && s.catalog.prompts().next().is_none());

@@ -65,12 +65,6 @@ pub struct mcp_usage_pair_t {
 pub struct mcp_usage_t {
     /// Tools (`MCP_MAX_TOOLS`).
     pub tools: mcp_usage_pair_t,
-    /// Compiled schema nodes (`MCP_MAX_SCHEMA_NODES`).
-    pub schema_nodes: mcp_usage_pair_t,
-    /// Schema properties (`MCP_MAX_SCHEMA_PROPS`).
-    pub schema_props: mcp_usage_pair_t,
-    /// Schema keywords (`MCP_MAX_SCHEMA_KEYWORDS`).
-    pub schema_keywords: mcp_usage_pair_t,
     /// Resources and templates (`MCP_MAX_RESOURCES`).
     pub resources: mcp_usage_pair_t,
     /// Prompts (`MCP_MAX_PROMPTS`).
@@ -117,13 +111,9 @@ pub unsafe extern "C" fn mcp_server_usage(
     };
     let s = &slot.server;
     let pair = |used: usize, capacity: usize| mcp_usage_pair_t { used, capacity };
-    let (nodes, props, kws) = s.tools.tables.usage();
     let sizes = s.response_sizes();
     *out = mcp_usage_t {
         tools: pair(s.tools.len(), MCP_MAX_TOOLS),
-        schema_nodes: pair(nodes, MCP_MAX_SCHEMA_NODES),
-        schema_props: pair(props, MCP_MAX_SCHEMA_PROPS),
-        schema_keywords: pair(kws, MCP_MAX_SCHEMA_KEYWORDS),
         resources: pair(s.catalog.resource_count(), MCP_MAX_RESOURCES),
         prompts: pair(s.catalog.prompt_count(), MCP_MAX_PROMPTS),
         discover: sizes.discover,

@@ -1,16 +1,19 @@
-//! Read-only navigation over a tokenized JSON text.
+//! Read-only navigation over a checked JSON text, without tokens.
 //!
 //! Owns: lookups by key and index, string comparison and unescaping, and
-//! number conversion, all over the spans the tokenizer produced.
-//! Must not: modify or copy the input; every result borrows from it.
+//! number conversion, all by scanning the text itself. A value is named by
+//! the byte offset of its first byte; nothing about it is stored, so a
+//! request costs no stack per JSON value.
+//! Must not: modify or copy the input; every result borrows from it; be
+//! given a text that [`super::tokenizer::check`] has not accepted (the scans
+//! below rely on its grammar and never re-validate).
 
-use super::tokenizer::{Kind, Token};
+use super::tokenizer::Kind;
 
-/// A tokenized JSON text: the source bytes and their tokens.
+/// A checked JSON text. Indices are byte offsets of values (and object keys).
 #[derive(Clone, Copy)]
 pub struct Doc<'a> {
     src: &'a [u8],
-    toks: &'a [Token],
 }
 
 /// Why a value could not be converted.
@@ -26,10 +29,16 @@ pub enum ConvError {
     NoSpace,
 }
 
+/// True for the bytes JSON allows between tokens.
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 impl<'a> Doc<'a> {
-    /// Wraps tokens produced by [`super::tokenize`] over `src`.
-    pub fn new(src: &'a [u8], toks: &'a [Token]) -> Self {
-        Doc { src, toks }
+    /// Wraps `src`, a text [`super::tokenizer::check`] accepted.
+    pub fn new(src: &'a [u8]) -> Self {
+        Doc { src }
     }
 
     /// The source text.
@@ -37,28 +46,103 @@ impl<'a> Doc<'a> {
         self.src
     }
 
-    /// The token at `i`, if any.
-    pub fn token(&self, i: usize) -> Option<&'a Token> {
-        self.toks.get(i)
+    /// Index of the root value (the first byte after leading whitespace).
+    pub fn root(&self) -> usize {
+        self.ws(0)
+    }
+
+    /// The first non-whitespace offset at or after `i`.
+    #[inline]
+    fn ws(&self, mut i: usize) -> usize {
+        while self.src.get(i).is_some_and(|&b| is_ws(b)) {
+            i += 1;
+        }
+        i
     }
 
     /// The JSON type at `i`.
     pub fn kind(&self, i: usize) -> Option<Kind> {
-        self.token(i).map(|t| t.kind)
+        Some(match *self.src.get(i)? {
+            b'{' => Kind::Object,
+            b'[' => Kind::Array,
+            b'"' => Kind::String,
+            b't' => Kind::True,
+            b'f' => Kind::False,
+            b'n' => Kind::Null,
+            b'-' | b'0'..=b'9' => Kind::Number,
+            _ => return None,
+        })
+    }
+
+    /// One past the last byte of the string whose opening quote is at `i`.
+    fn string_end(&self, i: usize) -> usize {
+        let mut p = i + 1;
+        loop {
+            let (stop, _) = super::string_run(self.src, p);
+            match self.src.get(stop) {
+                Some(b'\\') => p = stop + 2,
+                _ => return (stop + 1).min(self.src.len()),
+            }
+        }
+    }
+
+    /// One past the last byte of the value at `i` (`i` itself for no value).
+    pub fn skip(&self, i: usize) -> usize {
+        let s = self.src;
+        match s.get(i) {
+            Some(b'"') => return self.string_end(i),
+            Some(b'{' | b'[') => {}
+            Some(_) => {
+                // A number or a literal: up to the next delimiter.
+                let mut p = i;
+                while s
+                    .get(p)
+                    .is_some_and(|&b| !is_ws(b) && !matches!(b, b',' | b'}' | b']' | b':'))
+                {
+                    p += 1;
+                }
+                return p;
+            }
+            None => return i,
+        }
+        let mut depth = 0usize;
+        let mut p = i;
+        while let Some(&b) = s.get(p) {
+            match b {
+                b'"' => {
+                    p = self.string_end(p);
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return p + 1;
+                    }
+                }
+                _ => {}
+            }
+            p += 1;
+        }
+        s.len()
     }
 
     /// The exact bytes of the value at `i` (strings with their quotes).
     pub fn raw(&self, i: usize) -> &'a [u8] {
-        self.token(i)
-            .and_then(|t| self.src.get(t.start as usize..t.end as usize))
-            .unwrap_or(&[])
+        self.src.get(i..self.skip(i)).unwrap_or(&[])
     }
 
     /// The bytes between a string's quotes, still escaped.
     pub fn str_inner(&self, i: usize) -> Option<&'a [u8]> {
-        let t = self.token(i).filter(|t| t.kind == Kind::String)?;
-        self.src
-            .get(t.start as usize + 1..(t.end as usize).saturating_sub(1))
+        if self.src.get(i) != Some(&b'"') {
+            return None;
+        }
+        self.src.get(i + 1..self.string_end(i).saturating_sub(1))
+    }
+
+    /// True when the string at `i` contains a backslash escape.
+    pub fn escaped(&self, i: usize) -> bool {
+        self.str_inner(i).is_some_and(|s| s.contains(&b'\\'))
     }
 
     /// The value stored under `key` in the object at `obj` (first match wins).
@@ -71,76 +155,72 @@ impl<'a> Doc<'a> {
         let mut out = [None];
         self.get_many(obj, &[key], &mut out);
         let [v] = out;
-        v.map(usize::from)
+        v.map(|v| v as usize)
     }
 
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.
-    /// Token indices are `u16` here (the tokenizer never makes more), which
-    /// halves what callers keep of them on a 32-bit stack.
-    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u16>]) {
-        // The hottest lookup of a request: `members` spelled out, and each
-        // member name sliced once and compared by length before any byte.
-        let Some(t) = self.toks.get(obj).filter(|t| t.kind == Kind::Object) else {
-            return;
-        };
-        let end = usize::from(t.next);
-        let mut k = obj + 1;
-        while k < end {
-            let v = k + 1;
-            if let Some(kt) = self.toks.get(k) {
-                let inner = self
-                    .src
-                    .get(kt.start as usize + 1..(kt.end as usize).saturating_sub(1))
-                    .unwrap_or(&[]);
-                for (key, slot) in keys.iter().zip(out.iter_mut()) {
-                    let hit = slot.is_none()
-                        && if kt.escaped {
-                            // Only a name with a backslash is decoded.
-                            self.str_eq_bytes(k, key)
-                        } else {
-                            inner.len() == key.len() && inner == *key
-                        };
-                    if hit {
-                        *slot = u16::try_from(v).ok();
-                        break;
-                    }
+    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u32>]) {
+        for (k, v) in self.members(obj) {
+            let Some(inner) = self.str_inner(k) else {
+                continue;
+            };
+            let escaped = inner.contains(&b'\\');
+            for (key, slot) in keys.iter().zip(out.iter_mut()) {
+                let hit = slot.is_none()
+                    && if escaped {
+                        // Only a name with a backslash is decoded.
+                        Unescape::new(inner).eq(key.iter().copied())
+                    } else {
+                        inner.len() == key.len() && inner == *key
+                    };
+                if hit {
+                    *slot = u32::try_from(v).ok();
+                    break;
                 }
             }
-            k = self.skip(v);
         }
     }
 
-    /// Iterates the (key, value) token indices of the object at `obj`.
+    /// Iterates the (key, value) indices of the object at `obj`.
     pub fn members(&self, obj: usize) -> Members<'a> {
-        let end = match self.token(obj) {
-            Some(t) if t.kind == Kind::Object => usize::from(t.next),
-            _ => 0,
-        };
         Members {
             doc: *self,
-            at: obj + 1,
-            end,
+            at: self.first_inside(obj, b'{'),
         }
     }
 
     /// Iterates the element indices of the array at `arr`.
     pub fn elements(&self, arr: usize) -> Elements<'a> {
-        let end = match self.token(arr) {
-            Some(t) if t.kind == Kind::Array => usize::from(t.next),
-            _ => 0,
-        };
         Elements {
             doc: *self,
-            at: arr + 1,
-            end,
+            at: self.first_inside(arr, b'['),
         }
     }
 
-    /// Index of the token after the value at `i`.
-    pub fn skip(&self, i: usize) -> usize {
-        self.token(i).map_or(i + 1, |t| usize::from(t.next))
+    /// The first member or element of the container at `i` opened by
+    /// `open`; `usize::MAX` when it is empty or not such a container.
+    fn first_inside(&self, i: usize, open: u8) -> usize {
+        if self.src.get(i) != Some(&open) {
+            return usize::MAX;
+        }
+        let p = self.ws(i + 1);
+        match self.src.get(p) {
+            Some(b'}' | b']') | None => usize::MAX,
+            Some(_) => p,
+        }
+    }
+
+    /// After the value ending at `end`: the next member or element, or
+    /// `usize::MAX` at the container's close.
+    fn after(&self, end: usize) -> usize {
+        let p = self.ws(end);
+        if self.src.get(p) == Some(&b',') {
+            self.ws(p + 1)
+        } else {
+            usize::MAX
+        }
     }
 
     /// True when `i` is a string whose decoded text equals `lit`.
@@ -150,19 +230,15 @@ impl<'a> Doc<'a> {
 
     /// True when `i` is a string whose decoded bytes equal `lit`.
     pub fn str_eq_bytes(&self, i: usize, lit: &[u8]) -> bool {
-        let Some(t) = self.toks.get(i).filter(|t| t.kind == Kind::String) else {
+        let Some(inner) = self.str_inner(i) else {
             return false;
         };
-        let (start, end) = (t.start as usize + 1, (t.end as usize).saturating_sub(1));
-        if !t.escaped {
+        if !inner.contains(&b'\\') {
             // Raw bytes are the text: compare lengths before any byte.
-            return end.checked_sub(start) == Some(lit.len())
-                && self.src.get(start..end) == Some(lit);
+            return inner == lit;
         }
         // Only a key that contains a backslash is decoded.
-        self.src
-            .get(start..end)
-            .is_some_and(|inner| Unescape::new(inner).eq(lit.iter().copied()))
+        Unescape::new(inner).eq(lit.iter().copied())
     }
 
     /// Decodes the string at `i` into `out`; returns its length in bytes.
@@ -324,41 +400,42 @@ fn parse_f64(raw: &str) -> Result<f64, ConvError> {
     }
 }
 
-/// Iterator over an object's (key, value) token indices.
+/// Iterator over an object's (key, value) indices.
 pub struct Members<'a> {
     doc: Doc<'a>,
     at: usize,
-    end: usize,
 }
 
 impl Iterator for Members<'_> {
     type Item = (usize, usize);
     fn next(&mut self) -> Option<(usize, usize)> {
-        if self.at >= self.end {
+        let key = self.at;
+        if key == usize::MAX {
             return None;
         }
-        let key = self.at;
-        let val = key + 1;
-        self.at = self.doc.skip(val);
+        let d = self.doc;
+        // Past the key and its ':'.
+        let colon = d.ws(d.string_end(key));
+        let val = d.ws(colon + 1);
+        self.at = d.after(d.skip(val));
         Some((key, val))
     }
 }
 
-/// Iterator over an array's element token indices.
+/// Iterator over an array's element indices.
 pub struct Elements<'a> {
     doc: Doc<'a>,
     at: usize,
-    end: usize,
 }
 
 impl Iterator for Elements<'_> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
-        if self.at >= self.end {
+        let el = self.at;
+        if el == usize::MAX {
             return None;
         }
-        let el = self.at;
-        self.at = self.doc.skip(el);
+        self.at = self.doc.after(self.doc.skip(el));
         Some(el)
     }
 }
@@ -442,34 +519,76 @@ impl Iterator for Unescape<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tokenizer::tokenize;
     use super::*;
 
     fn with_doc(src: &str, f: impl FnOnce(Doc<'_>)) {
-        let mut t = [Token::EMPTY; 64];
-        let n = tokenize(src.as_bytes(), &mut t, 16).unwrap();
-        f(Doc::new(src.as_bytes(), &t[..n]))
+        super::super::tokenizer::check(src.as_bytes(), 16).unwrap();
+        f(Doc::new(src.as_bytes()))
+    }
+
+    /// The offset of the value right after the `n`th occurrence of `pat`.
+    fn after(src: &str, pat: &str, n: usize) -> usize {
+        src.match_indices(pat).nth(n).unwrap().0 + pat.len()
     }
 
     /// One pass, several keys: the first member of each name wins, escaped
     /// names are decoded, and a key equal in length but not in bytes misses.
     #[test]
     fn get_many_finds_first_members() {
-        with_doc(
-            r#"{"method":1,"params":2,"\u0069d":3,"params":4,"x":{"id":5}}"#,
-            |d| {
-                let mut out = [None; 4];
-                d.get_many(0, &[b"id", b"params", b"method", b"nope"], &mut out);
-                assert_eq!(out, [Some(6), Some(4), Some(2), None]);
-                assert_eq!(d.get(0, "params"), Some(4));
-                assert_eq!(d.get(0, "x"), Some(10));
-                assert_eq!(d.get(10, "id"), Some(12));
-                assert_eq!(d.get(0, "paramz"), None);
-                let mut none = [None; 1];
-                d.get_many(2, &[b"id"], &mut none);
-                assert_eq!(none, [None]);
-            },
-        );
+        let src = r#"{"method":1,"params":2,"\u0069d":3,"params":4,"x":{"id":5}}"#;
+        with_doc(src, |d| {
+            let mut out = [None; 4];
+            d.get_many(0, &[b"id", b"params", b"method", b"nope"], &mut out);
+            let at = |pat, n| Some(after(src, pat, n) as u32);
+            assert_eq!(
+                out,
+                [
+                    at("0069d\":", 0),
+                    at("params\":", 0),
+                    at("method\":", 0),
+                    None
+                ]
+            );
+            assert_eq!(d.get(0, "params"), Some(after(src, "params\":", 0)));
+            let x = after(src, "x\":", 0);
+            assert_eq!(d.get(0, "x"), Some(x));
+            assert_eq!(d.get(x, "id"), Some(after(src, "id\":", 0)));
+            assert_eq!(d.get(0, "paramz"), None);
+            let mut none = [None; 1];
+            d.get_many(after(src, "params\":", 0), &[b"id"], &mut none);
+            assert_eq!(none, [None]);
+        });
+    }
+
+    /// Whitespace anywhere between tokens, empty containers and nested
+    /// strings with brackets and escaped quotes: members, elements and skip
+    /// land on the same values a tokenizer would.
+    #[test]
+    fn navigation_over_whitespace_and_strings() {
+        let src = " { \"a\" : [ ] , \"b\":{ }, \"c\" :[ \"]}\\\"\" , {\"d\":[1, 2 ]} ,-1.5e3,true ], \"e\" : null } ";
+        with_doc(src, |d| {
+            let root = d.root();
+            assert_eq!(root, 1);
+            let keys: Vec<_> = d
+                .members(root)
+                .map(|(k, _)| core::str::from_utf8(d.str_inner(k).unwrap()).unwrap())
+                .collect();
+            assert_eq!(keys, ["a", "b", "c", "e"]);
+            let a = d.get(root, "a").unwrap();
+            assert_eq!(d.elements(a).count(), 0);
+            assert_eq!(d.raw(a), b"[ ]");
+            let b = d.get(root, "b").unwrap();
+            assert_eq!(d.members(b).count(), 0);
+            let c = d.get(root, "c").unwrap();
+            let raws: Vec<_> = d.elements(c).map(|e| d.raw(e)).collect();
+            assert_eq!(
+                raws,
+                [&b"\"]}\\\"\""[..], b"{\"d\":[1, 2 ]}", b"-1.5e3", b"true"]
+            );
+            assert_eq!(d.kind(d.get(root, "e").unwrap()), Some(Kind::Null));
+            assert_eq!(d.skip(root), src.len() - 1);
+            assert!(d.escaped(d.elements(c).next().unwrap()));
+        });
     }
 
     #[test]
@@ -499,7 +618,8 @@ mod tests {
         with_doc(
             "[9223372036854775807,-9223372036854775808,9223372036854775808,1.0,1e2,1.5,1e400,\"1\"]",
             |d| {
-                let e: [usize; 8] = core::array::from_fn(|i| i + 1);
+                let all: Vec<usize> = d.elements(0).collect();
+                let e: [usize; 8] = core::array::from_fn(|i| all[i]);
                 assert_eq!(d.as_i64(e[0]), Ok(i64::MAX));
                 assert_eq!(d.as_i64(e[1]), Ok(i64::MIN));
                 assert_eq!(d.as_i64(e[2]), Err(ConvError::Range));

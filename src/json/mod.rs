@@ -7,7 +7,7 @@ pub mod tokenizer;
 pub mod writer;
 
 pub use doc::{ConvError, Doc, Unescape};
-pub use tokenizer::{Error as TokenizeError, Kind, Token, tokenize};
+pub use tokenizer::{Error as TokenizeError, Kind, Token, check, tokenize};
 pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)
@@ -16,7 +16,7 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
     let first = text
         .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    first == Some(open) && tokenize(text.as_bytes(), &mut [], max_depth).is_ok()
+    first == Some(open) && check(text.as_bytes(), max_depth).is_ok()
 }
 
 /// Scans the bytes of a JSON string from `from` to the first byte that ends a

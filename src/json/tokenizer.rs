@@ -229,14 +229,37 @@ impl Cursor<'_> {
 ///
 /// With an empty `tokens` slice nothing is stored and the return value is the
 /// number of tokens the text needs (a sizing pass, as in jsmn). Nesting deeper
-/// than `max_depth` (capped at [`DEPTH_CEILING`]) is refused.
+/// than `max_depth` (capped at [`DEPTH_CEILING`]) is refused. The core itself
+/// only ever calls [`check`]: this form serves the tests and the fuzzers that
+/// compare token spans with another parser.
 pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<usize, Error> {
+    if tokens.is_empty() {
+        return check(src, max_depth);
+    }
+    run::<true>(src, tokens, max_depth)
+}
+
+/// Checks that `src` is one JSON text nested at most `max_depth` deep and
+/// returns how many values (object keys included) it holds, storing nothing:
+/// the one pass every request, schema and result text goes through before
+/// [`super::Doc`] navigates it.
+pub fn check(src: &[u8], max_depth: usize) -> Result<usize, Error> {
+    run::<false>(src, &mut [], max_depth)
+}
+
+/// The tokenizer: `STORE` false is the counting pass (no token writes are
+/// compiled in at all).
+fn run<const STORE: bool>(
+    src: &[u8],
+    tokens: &mut [Token],
+    max_depth: usize,
+) -> Result<usize, Error> {
     if src.len() > u32::MAX as usize {
         return Err(Error::TooLong);
     }
     // UTF-8 is checked per string (see `Cursor::string`): outside strings
     // the grammar admits ASCII only.
-    let count_only = tokens.is_empty();
+    let count_only = !STORE;
     if !count_only && tokens.len() > usize::from(u16::MAX) {
         return Err(Error::TooManyTokens);
     }

@@ -7,11 +7,11 @@ use core::ffi::c_int;
 
 use super::{Era, mrtr};
 use crate::call::{Call, Finished, Mode, RequestInfo, ResultOpts, ToolResult, UriMatch};
+use crate::handler::Handler;
 use crate::json::{Kind, Mark, Writer};
 use crate::limits::*;
-use crate::registry::{Handler, Tool};
 use crate::rpc::{Request, RpcError};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 
 /// What a callback did.
 pub struct Ran {
@@ -60,8 +60,6 @@ pub fn run<'r>(
     } else {
         None
     };
-    // A stand-in tool: no schema, so argument reads see exactly what was sent.
-    let tool = Tool::new(name, "{}", handler);
     let opts = ResultOpts {
         start: place.start,
         modern: asks,
@@ -77,8 +75,9 @@ pub fn run<'r>(
     let call = Call {
         doc,
         args,
-        tool: &tool,
-        tables: &s.tools.tables,
+        name,
+        // No schema, so argument reads see exactly what was sent.
+        input_schema: "{}",
         meta: object("_meta"),
         inputs: if asks { object("inputResponses") } else { None },
         state: state_len.and_then(|n| state_buf.get(..n)),

@@ -6,7 +6,7 @@ use crate::call::{Mode, RequestInfo};
 use crate::json::{Kind, Writer};
 use crate::limits::*;
 use crate::rpc::{Request, RpcError};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 
 /// The members of a `completion/complete` result. The callback reads the
 /// request with `mcp_arg_*` from the params object (`ref.type`, `ref.name`,

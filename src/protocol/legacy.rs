@@ -4,7 +4,7 @@
 use super::LEGACY_VERSIONS;
 use super::modern::{capabilities, implementation};
 use crate::json::{Doc, WriteError, Writer};
-use crate::server::ServerInfo;
+use crate::state::ServerInfo;
 
 /// The members of an `initialize` result. A requested version we serve is
 /// echoed; any other gets the newest legacy version, as the revision says.

@@ -15,7 +15,7 @@ use crate::call::{EmitFn, RequestInfo};
 use crate::json::{Kind, WriteError, Writer};
 use crate::limits::*;
 use crate::rpc::{Request, RpcError};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 use crate::uri_template;
 
 /// The state of one open listen stream.

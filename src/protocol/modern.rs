@@ -3,7 +3,7 @@
 
 use super::MODERN_VERSION;
 use crate::json::{Piece, WriteError, Writer};
-use crate::server::ServerInfo;
+use crate::state::ServerInfo;
 
 /// Which server capabilities a response advertises.
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,66 +7,14 @@
 //! replayed against another tool. The key (or a MAC hook using the device's
 //! own crypto) comes from the firmware.
 
-use core::ffi::{c_int, c_void};
-
-use crate::call::{Finished, RequestInfo, caps};
+use crate::call::{Finished, caps};
 use crate::json::{Doc, Kind, WriteError, Writer};
-use crate::limits::{
-    MCP_MAX_REQUEST_STATE, MCP_MAX_TOOL_NAME_LEN, MCP_RPC_INVALID_PARAMS,
-    MCP_RPC_MISSING_CAPABILITY,
-};
+use crate::limits::{MCP_MAX_REQUEST_STATE, MCP_RPC_INVALID_PARAMS, MCP_RPC_MISSING_CAPABILITY};
 use crate::mac::{self, MCP_MAC_LEN};
 use crate::rpc::{Data, Request, RpcError};
-use crate::server::Fail;
+use crate::state::Fail;
 
-/// A MAC supplied by the firmware: writes `MCP_MAC_LEN` bytes of a MAC of
-/// `data[..len]` to `out`; returns 0 or a negative `MCP_E*` value.
-pub type MacFn =
-    extern "C" fn(user: *mut c_void, data: *const u8, len: usize, out: *mut u8) -> c_int;
-
-/// How the server protects `requestState`.
-#[derive(Clone, Copy)]
-pub enum StateMac {
-    /// Not configured: tools cannot set a request state.
-    None,
-    /// The built-in HMAC-SHA256 under this key (its first `len` bytes).
-    Key([u8; 64], u8),
-    /// The firmware's own MAC.
-    Hook(MacFn, *mut c_void),
-}
-
-const LABEL: &[u8] = b"emcp/requestState/1\0";
-
-impl StateMac {
-    /// True when a state can be protected.
-    pub fn enabled(&self) -> bool {
-        !matches!(self, StateMac::None)
-    }
-
-    fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
-        match *self {
-            StateMac::None => None,
-            StateMac::Key(k, n) => {
-                let key = k.get(..usize::from(n))?;
-                Some(mac::hmac_sha256(
-                    key,
-                    &[LABEL, tool.as_bytes(), b"\0", state],
-                ))
-            }
-            StateMac::Hook(f, user) => {
-                let mut buf =
-                    [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
-                let mut n = 0;
-                for part in [LABEL, tool.as_bytes(), b"\0", state] {
-                    buf.get_mut(n..n + part.len())?.copy_from_slice(part);
-                    n += part.len();
-                }
-                let mut out = [0u8; MCP_MAC_LEN];
-                (f(user, buf.as_ptr(), n, out.as_mut_ptr()) == 0).then_some(out)
-            }
-        }
-    }
-}
+pub use crate::mac::{MacFn, StateMac};
 
 /// The client capabilities the request declared, as [`caps`] bits.
 pub fn declared_caps(req: &Request<'_>) -> u8 {
@@ -98,9 +46,7 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
 /// under `params.capabilities`), as `MCP_CTX_LEGACY_*` bits (the same
 /// values as `MCP_RESPONSE_CLIENT_*`).
 pub fn initialize_caps(req: &Request<'_>) -> u8 {
-    use super::envelope::{
-        MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
-    };
+    use crate::call::{MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING};
     let doc = &req.doc;
     let Some(c) = req
         .param("capabilities")
@@ -124,25 +70,7 @@ pub fn initialize_caps(req: &Request<'_>) -> u8 {
     bits as u8
 }
 
-/// The client capabilities a legacy-era request may ask for, as [`caps`]
-/// bits: what the transport vouches for with `MCP_CTX_LEGACY_*` flags (the
-/// dispatcher clears them for a 2026-07-28 request).
-pub fn legacy_caps(info: &RequestInfo<'_>) -> u8 {
-    use super::envelope::{
-        MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
-    };
-    let mut bits = 0;
-    if info.flags & MCP_CTX_LEGACY_ELICITATION != 0 {
-        bits |= caps::ELICITATION;
-    }
-    if info.flags & MCP_CTX_LEGACY_SAMPLING != 0 {
-        bits |= caps::SAMPLING;
-    }
-    if info.flags & MCP_CTX_LEGACY_ROOTS != 0 {
-        bits |= caps::ROOTS;
-    }
-    bits
-}
+pub use crate::call::legacy_caps;
 
 /// Writes the `requestState` string for `state`.
 pub fn write_state(
@@ -168,6 +96,7 @@ pub fn write_state(
 
 /// Checks the `requestState` string at token `t` for `tool`; returns the
 /// state length in `out`, or `None` for a malformed or tampered token.
+#[inline(never)]
 pub fn verify_state(
     m: &StateMac,
     tool: &str,
@@ -175,9 +104,7 @@ pub fn verify_state(
     t: usize,
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
 ) -> Option<usize> {
-    let text = doc
-        .str_inner(t)
-        .filter(|_| !doc.token(t).is_some_and(|tok| tok.escaped))?;
+    let text = doc.str_inner(t).filter(|_| !doc.escaped(t))?;
     let mut raw = [0u8; 1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN];
     let n = super::envelope::base64_decode(text, &mut raw)?;
     let token = raw.get(..n)?;
@@ -228,6 +155,7 @@ pub fn missing_capability<'r>(bit: u8) -> Fail<'r> {
 
 /// Closes an input_required result: the `inputRequests` object, the
 /// protected `requestState` when the callback set one, and `resultType`.
+#[inline(never)]
 pub fn close_input_required(
     w: &mut Writer<'_>,
     m: &StateMac,
@@ -245,7 +173,7 @@ pub fn close_input_required(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{Token, tokenize};
+    use crate::json::check;
 
     fn roundtrip(
         m: &StateMac,
@@ -260,9 +188,8 @@ mod tests {
         if let Some(i) = tamper {
             text[i] = if text[i] == b'A' { b'B' } else { b'A' };
         }
-        let mut t = [Token::EMPTY; 2];
-        let n = tokenize(&text, &mut t, 2).unwrap();
-        let doc = Doc::new(&text, &t[..n]);
+        check(&text, 2).unwrap();
+        let doc = Doc::new(&text);
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         verify_state(m, verify_as, &doc, 0, &mut out).map(|n| out[..n].to_vec())
     }
@@ -290,11 +217,10 @@ mod tests {
         let mut w = Writer::new(&mut buf);
         write_state(&mut w, &StateMac::Key(other, 16), "set_vent", b"percent=90").unwrap();
         let text = w.as_bytes().to_vec();
-        let mut t = [Token::EMPTY; 2];
-        tokenize(&text, &mut t, 2).unwrap();
+        check(&text, 2).unwrap();
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         assert_eq!(
-            verify_state(&m, "set_vent", &Doc::new(&text, &t[..1]), 0, &mut out),
+            verify_state(&m, "set_vent", &Doc::new(&text), 0, &mut out),
             None
         );
         assert!(!StateMac::None.enabled());

@@ -8,7 +8,7 @@
 use crate::json::{Doc, WriteError, Writer};
 use crate::limits::MCP_RPC_INVALID_PARAMS;
 use crate::rpc::{Request, RpcError};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 
 /// The index the request's `cursor` names, 0 without one; a cursor that is
 /// not one this server issued for a table of `total` entries is -32602.

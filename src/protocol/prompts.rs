@@ -12,7 +12,7 @@ use crate::json::{Kind, WriteError, Writer};
 use crate::limits::*;
 use crate::rpc::{Data, Message, Request, RpcError};
 use crate::schema::MsgBuf;
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 
 /// The members of `prompts/list`.
 pub fn list<'r>(

@@ -11,7 +11,7 @@ use crate::catalog::{Body, Resource};
 use crate::json::{Kind, WriteError, Writer};
 use crate::limits::*;
 use crate::rpc::{Data, Message, Request, RpcError};
-use crate::server::{Fail, Server};
+use crate::state::{Fail, Server};
 use crate::uri_template;
 
 /// The members of `resources/list` (`templates` false) or

@@ -6,13 +6,13 @@ use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
 use crate::dedup::{Dedup, Seen, Ticket};
-use crate::json::{Doc, Kind, Token, WriteError, Writer, tokenize};
+use crate::json::{Doc, Kind, WriteError, Writer, check};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
 use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
-use crate::schema::{self, MsgBuf, Tables};
-use crate::server::{Fail, Server};
+use crate::schema::{self, MsgBuf, Schema};
+use crate::state::{Fail, Server};
 
 /// The members of a `tools/list` result: the tools in registration order,
 /// one page at a time. A page ends after `page_size` tools or when the next
@@ -135,19 +135,13 @@ pub fn call<'r>(
     }
     // Mcp-Param-* headers must mirror their arguments (-32020), as the
     // routing headers mirror the method and name.
-    if let Err(e) = envelope::check_params(&s.tools.tables, tool, &doc, args, info) {
+    if let Err(e) = envelope::check_params(tool, &doc, args, info) {
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
         return Err(Fail::Rpc(e));
     }
     // No model output reaches the callback without passing the schema.
-    if !schema::validate(
-        &s.tools.tables,
-        tool.input_schema,
-        tool.input_root,
-        &doc,
-        args,
-        msg,
-    ) {
+    let input = Schema::new(tool.input_schema);
+    if !schema::validate(&input, input.root(), &doc, args, msg) {
         // SEP-1303: a tool execution error the model reads and corrects,
         // not a JSON-RPC error hosts keep from it. The callback does not run.
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
@@ -284,6 +278,7 @@ fn no_space<'r>(cap: usize, needed: usize, msg: &mut MsgBuf) -> Fail<'r> {
 /// or `None` when the call does not carry one.
 /// A key too long to keep is an argument the model can fix, so it is
 /// refused like a schema violation (`msg` says why, keyword `maxLength`).
+#[inline(never)]
 fn idempotency_key<'r>(
     doc: &Doc<'r>,
     args: Option<usize>,
@@ -345,6 +340,7 @@ fn claim_key<'r>(
 }
 
 /// The isError result for a call refused by its rate limit.
+#[inline(never)]
 fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fail<'r>> {
     let mut text = MsgBuf::new();
     text.push("rate limited: retry in ");
@@ -359,16 +355,19 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// `{"type":"text","text":"percent: 120 is above maximum 100",
 /// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}`.
 /// (Not structuredContent: clients check that against the outputSchema.)
+#[inline(never)]
 fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
     refusal_with(w, era, msg.as_str(), msg.path_keyword())
 }
 
 /// An isError result with one text block; the tool did not run.
+#[inline(never)]
 fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
     refusal_with(w, era, text, None)
 }
 
 /// [`refusal`], the block carrying the invalid argument's path and keyword.
+#[inline(never)]
 fn refusal_with<'r>(
     w: &mut Writer<'_>,
     era: Era,
@@ -401,6 +400,8 @@ fn refusal_with<'r>(
 }
 
 /// Hands one record to the firmware's audit hook, if it set one.
+// Cold, and its record would sit in every caller's frame if inlined.
+#[inline(never)]
 fn audit(
     s: &Server<'_>,
     info: &RequestInfo<'_>,
@@ -454,7 +455,6 @@ fn execute<'r>(
     counts: &mut bool,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
-    let tables = &s.tools.tables;
     // A retry of an input_required call: its state must be the one this
     // server issued for this tool, untouched, before the callback sees it.
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
@@ -480,8 +480,8 @@ fn execute<'r>(
     let call = Call {
         doc,
         args,
-        tool,
-        tables,
+        name: tool.name,
+        input_schema: tool.input_schema,
         meta: req.meta_object(),
         inputs: req
             .input_responses()
@@ -535,7 +535,7 @@ fn execute<'r>(
         }
         (Some(text), Some((start, end))) => {
             let bytes = w.as_bytes().get(start..end).unwrap_or(&[]);
-            check_output(bytes, tables, text, tool.output_root, msg)?;
+            check_output(bytes, text, msg)?;
         }
         (None, _) => {}
     }
@@ -548,20 +548,14 @@ fn execute<'r>(
 /// A server fault, never sent silently: structuredContent that does not match
 /// the tool's own outputSchema.
 #[inline(never)]
-fn check_output<'r>(
-    structured: &[u8],
-    tables: &Tables,
-    text: &str,
-    root: u16,
-    msg: &mut MsgBuf,
-) -> Result<(), Fail<'r>> {
-    let mut toks = [Token::EMPTY; MCP_MAX_OUTPUT_TOKENS];
-    let ok = match tokenize(structured, &mut toks, MCP_MAX_DEPTH) {
-        Ok(n) => {
-            let doc = Doc::new(structured, toks.get(..n).unwrap_or(&[]));
-            schema::validate(tables, text, root, &doc, Some(0), msg)
+fn check_output<'r>(structured: &[u8], text: &str, msg: &mut MsgBuf) -> Result<(), Fail<'r>> {
+    let ok = match check(structured, MCP_MAX_DEPTH) {
+        Ok(n) if n <= MCP_MAX_OUTPUT_TOKENS => {
+            let doc = Doc::new(structured);
+            let output = Schema::new(text);
+            schema::validate(&output, output.root(), &doc, Some(doc.root()), msg)
         }
-        Err(_) => {
+        _ => {
             msg.push("larger than MCP_MAX_OUTPUT_TOKENS");
             false
         }

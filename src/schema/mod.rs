@@ -1,13 +1,13 @@
-//! JSON Schema for tool arguments: compiled once at registration into bounded
-//! tables, checked on every call before the callback runs.
+//! JSON Schema for tool arguments: checked once at registration, read in
+//! place on every call before the callback runs.
 //!
 //! Owns: the supported keyword set (anything else fails registration, naming
-//! the keyword), the constraint tables, validation with messages that name the
-//! argument path and the rule, and `default` lookup for absent arguments.
-//! Must not: allocate, or keep anything from a request.
-//!
-//! Tables hold spans into the schema text (which the caller keeps alive for
-//! the server's lifetime), so a number bound or an enum list costs 8 bytes.
+//! the keyword), reading a (sub)schema's constraints straight from the schema
+//! text, validation with messages that name the argument path and the rule,
+//! and `default` lookup for absent arguments.
+//! Must not: allocate, keep anything from a request, or copy a schema: the
+//! text the caller registered (kept alive for the server's lifetime, usually
+//! in flash) is the only representation, so a schema costs no RAM.
 
 pub(crate) mod compile;
 mod message;
@@ -17,10 +17,19 @@ pub use compile::{SchemaError, SchemaErrorKind, compile};
 pub use message::MsgBuf;
 pub use validate::{default_for, validate};
 
-use crate::limits::{MCP_MAX_SCHEMA_KEYWORDS, MCP_MAX_SCHEMA_NODES, MCP_MAX_SCHEMA_PROPS};
+use crate::json::{Doc, Kind};
+
+/// One step of an argument path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seg<'p> {
+    /// An object member.
+    Key(&'p str),
+    /// An array element.
+    Index(usize),
+}
 
 /// "No node" in `Node::items` and `Prop::node`.
-pub(crate) const NONE: u16 = u16::MAX;
+pub(crate) const NONE: usize = usize::MAX;
 
 /// A byte range of the schema text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +72,7 @@ pub mod ty {
     pub(crate) const NULL: u8 = 64;
 }
 
-/// A keyword whose value is kept as a span and read when validating.
+/// A keyword whose value is read when validating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KwKind {
     /// `minimum`
@@ -92,6 +101,40 @@ pub enum KwKind {
     Default,
 }
 
+/// The constraint keywords, by name.
+const KWS: [(&str, KwKind); 12] = [
+    ("minimum", KwKind::Minimum),
+    ("maximum", KwKind::Maximum),
+    ("exclusiveMinimum", KwKind::ExclusiveMinimum),
+    ("exclusiveMaximum", KwKind::ExclusiveMaximum),
+    ("multipleOf", KwKind::MultipleOf),
+    ("minLength", KwKind::MinLength),
+    ("maxLength", KwKind::MaxLength),
+    ("minItems", KwKind::MinItems),
+    ("maxItems", KwKind::MaxItems),
+    ("enum", KwKind::Enum),
+    ("const", KwKind::Const),
+    ("default", KwKind::Default),
+];
+
+/// The constraint keyword named by the key string at `key`.
+pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
+    KWS.iter()
+        .find(|(name, _)| doc.str_eq(key, name))
+        .map(|&(_, k)| k)
+}
+
+/// The [`ty`] bit of the type-name string at `v`.
+pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
+    const TYPES: [&str; 7] = [
+        "object", "array", "string", "integer", "number", "boolean", "null",
+    ];
+    TYPES
+        .iter()
+        .position(|n| doc.str_eq(v, n))
+        .map(|i| 1u8 << i)
+}
+
 /// One keyword and its value in the schema text.
 #[derive(Clone, Copy, Debug)]
 pub struct Kw {
@@ -107,120 +150,137 @@ pub struct Prop {
     /// The property name: the inside of the key string, as written.
     pub name: Span,
     /// Its schema.
-    pub node: u16,
+    pub node: usize,
     /// Listed in `required`.
     pub required: bool,
-    /// Its `x-mcp-header` name (inside of the string), empty when none.
-    pub header: Span,
 }
 
-/// One (sub)schema.
+/// One (sub)schema, as read from the text.
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
+    /// Where its object starts in the schema text.
+    pub at: usize,
     /// Allowed types ([`ty`] bits); 0 allows any.
     pub types: u8,
     /// `additionalProperties: false`.
     pub closed: bool,
     /// The `items` schema, or [`NONE`].
-    pub items: u16,
-    /// First entry of this node's properties in [`Tables::props`].
-    pub props_start: u16,
-    /// Number of properties.
-    pub props_len: u16,
-    /// First entry of this node's keywords in [`Tables::kws`].
-    pub kws_start: u16,
-    /// Number of keywords.
-    pub kws_len: u16,
+    pub items: usize,
+    /// The `properties` object, or [`NONE`].
+    pub props: usize,
+    /// The `required` array, or [`NONE`].
+    pub required: usize,
+    /// The `x-mcp-header` string, or [`NONE`].
+    pub header: usize,
 }
 
-pub(crate) const EMPTY_NODE: Node = Node {
-    types: 0,
-    closed: false,
-    items: NONE,
-    props_start: 0,
-    props_len: 0,
-    kws_start: 0,
-    kws_len: 0,
-};
-pub(crate) const EMPTY_PROP: Prop = Prop {
-    name: Span { start: 0, end: 0 },
-    node: NONE,
-    required: false,
-    header: Span { start: 0, end: 0 },
-};
-pub(crate) const EMPTY_KW: Kw = Kw {
-    kind: KwKind::Default,
-    value: Span { start: 0, end: 0 },
-};
-
-/// The constraint tables of every registered schema, in the server's storage.
-pub struct Tables {
-    pub(crate) nodes: [Node; MCP_MAX_SCHEMA_NODES],
-    pub(crate) props: [Prop; MCP_MAX_SCHEMA_PROPS],
-    pub(crate) kws: [Kw; MCP_MAX_SCHEMA_KEYWORDS],
-    pub(crate) n_nodes: u16,
-    pub(crate) n_props: u16,
-    pub(crate) n_kws: u16,
+/// A registered schema text, read in place. [`compile`] accepted it, so the
+/// readers below trust its shape and never report errors.
+#[derive(Clone, Copy)]
+pub struct Schema<'t> {
+    /// The schema text.
+    pub text: &'t str,
+    doc: Doc<'t>,
 }
 
-impl Tables {
-    /// Empty tables.
-    pub const fn new() -> Self {
-        Tables {
-            nodes: [EMPTY_NODE; MCP_MAX_SCHEMA_NODES],
-            props: [EMPTY_PROP; MCP_MAX_SCHEMA_PROPS],
-            kws: [EMPTY_KW; MCP_MAX_SCHEMA_KEYWORDS],
-            n_nodes: 0,
-            n_props: 0,
-            n_kws: 0,
+fn span(doc: &Doc<'_>, i: usize) -> Span {
+    Span {
+        start: i as u32,
+        end: doc.skip(i) as u32,
+    }
+}
+
+impl<'t> Schema<'t> {
+    /// Reads `text`, a schema [`compile`] accepted.
+    pub fn new(text: &'t str) -> Self {
+        Schema {
+            text,
+            doc: Doc::new(text.as_bytes()),
         }
     }
 
-    /// The node at `i`.
-    pub fn node(&self, i: u16) -> Option<&Node> {
-        self.nodes.get(usize::from(i)).filter(|_| i < self.n_nodes)
+    /// The text as a document.
+    pub fn doc(&self) -> &Doc<'t> {
+        &self.doc
     }
 
-    /// The properties of `n`.
-    pub fn props(&self, n: &Node) -> &[Prop] {
-        let s = usize::from(n.props_start);
-        self.props
-            .get(s..s + usize::from(n.props_len))
-            .unwrap_or(&[])
+    /// The root schema.
+    pub fn root(&self) -> usize {
+        self.doc.root()
     }
 
-    /// The keywords of `n`.
-    pub fn kws(&self, n: &Node) -> &[Kw] {
-        let s = usize::from(n.kws_start);
-        self.kws.get(s..s + usize::from(n.kws_len)).unwrap_or(&[])
+    /// The schema object at `i`; `None` for [`NONE`] (no constraints).
+    pub fn node(&self, i: usize) -> Option<Node> {
+        let d = &self.doc;
+        if d.kind(i) != Some(Kind::Object) {
+            return None;
+        }
+        let mut n = Node {
+            at: i,
+            types: 0,
+            closed: false,
+            items: NONE,
+            props: NONE,
+            required: NONE,
+            header: NONE,
+        };
+        let mut found = [None; 6];
+        d.get_many(
+            i,
+            &[
+                b"type",
+                b"additionalProperties",
+                b"items",
+                b"properties",
+                b"required",
+                b"x-mcp-header",
+            ],
+            &mut found,
+        );
+        let [ty, extra, items, props, required, header] = found.map(|f| f.map(|f| f as usize));
+        if let Some(v) = ty {
+            n.types = match d.kind(v) {
+                Some(Kind::Array) => d
+                    .elements(v)
+                    .fold(0, |m, e| m | type_bit(d, e).unwrap_or(0)),
+                _ => type_bit(d, v).unwrap_or(0),
+            };
+        }
+        n.closed = extra.is_some_and(|v| d.kind(v) == Some(Kind::False));
+        n.items = items.unwrap_or(NONE);
+        n.props = props.unwrap_or(NONE);
+        n.required = required.unwrap_or(NONE);
+        n.header = header.unwrap_or(NONE);
+        Some(n)
     }
 
-    /// Entries used so far: (nodes, properties, keywords).
-    pub fn usage(&self) -> (usize, usize, usize) {
-        (
-            usize::from(self.n_nodes),
-            usize::from(self.n_props),
-            usize::from(self.n_kws),
-        )
+    /// The declared properties of `n`, in text order.
+    pub fn props(&self, n: &Node) -> impl Iterator<Item = Prop> + use<'t> {
+        let d = self.doc;
+        let required = n.required;
+        d.members(n.props).map(move |(k, v)| {
+            let name = d.str_inner(k).unwrap_or(&[]);
+            Prop {
+                name: Span {
+                    start: k as u32 + 1,
+                    end: (k + 1 + name.len()) as u32,
+                },
+                node: v,
+                required: d
+                    .elements(required)
+                    .any(|r| compile::same_text(d.str_inner(r).unwrap_or(&[]), name)),
+            }
+        })
     }
 
-    /// A position to roll back to when a registration fails half-way.
-    fn mark(&self) -> (u16, u16, u16) {
-        (self.n_nodes, self.n_props, self.n_kws)
-    }
-
-    fn rollback(&mut self, m: (u16, u16, u16)) {
-        (self.n_nodes, self.n_props, self.n_kws) = m;
-    }
-
-    /// Forgets everything compiled after `usage` was taken with [`Tables::usage`].
-    pub fn truncate(&mut self, usage: (usize, usize, usize)) {
-        self.rollback((usage.0 as u16, usage.1 as u16, usage.2 as u16));
-    }
-}
-
-impl Default for Tables {
-    fn default() -> Self {
-        Self::new()
+    /// The constraint keywords of `n`, in text order.
+    pub fn kws(&self, n: &Node) -> impl Iterator<Item = Kw> + use<'t> {
+        let d = self.doc;
+        d.members(n.at).filter_map(move |(k, v)| {
+            kw_kind(&d, k).map(|kind| Kw {
+                kind,
+                value: span(&d, v),
+            })
+        })
     }
 }

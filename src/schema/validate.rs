@@ -4,9 +4,9 @@
 
 use core::cmp::Ordering;
 
+use super::Seg;
 use super::compile::same_text;
-use super::{KwKind, MsgBuf, NONE, Span, Tables, ty};
-use crate::call::Seg;
+use super::{KwKind, MsgBuf, NONE, Node, Schema, Span, ty};
 use crate::json::doc::exact_int;
 use crate::json::num::Dec;
 use crate::json::{ConvError, Doc, Kind, Unescape};
@@ -111,17 +111,17 @@ pub(crate) struct Fail {
 }
 
 struct V<'a, 'r> {
-    t: &'a Tables,
+    t: &'a Schema<'a>,
     text: &'a str,
     doc: &'a Doc<'r>,
     fail: Fail,
 }
 
 impl<'a, 'r> V<'a, 'r> {
-    fn new(t: &'a Tables, text: &'a str, doc: &'a Doc<'r>) -> Self {
+    fn new(t: &'a Schema<'a>, doc: &'a Doc<'r>) -> Self {
         V {
             t,
-            text,
+            text: t.text,
             doc,
             fail: Fail {
                 inst: usize::MAX,
@@ -136,14 +136,13 @@ impl<'a, 'r> V<'a, 'r> {
 /// `doc` against the schema rooted at `root`. On a violation returns false
 /// with `msg` describing it.
 pub fn validate(
-    t: &Tables,
-    text: &str,
-    root: u16,
+    t: &Schema<'_>,
+    root: usize,
     doc: &Doc<'_>,
     args: Option<usize>,
     msg: &mut MsgBuf,
 ) -> bool {
-    let mut v = V::new(t, text, doc);
+    let mut v = V::new(t, doc);
     let ok = match args {
         Some(a) => v.check(root, a),
         None => v.required_absent(root),
@@ -157,13 +156,12 @@ pub fn validate(
 /// Checks the value at token `inst` of `doc` (a schema's own `default`,
 /// `const` or `enum` member, `doc` being the schema) against node `node`.
 pub(crate) fn check_value(
-    t: &Tables,
-    text: &str,
-    node: u16,
+    t: &Schema<'_>,
+    node: usize,
     doc: &Doc<'_>,
     inst: usize,
 ) -> Result<(), Fail> {
-    let mut v = V::new(t, text, doc);
+    let mut v = V::new(t, doc);
     if v.check(node, inst) {
         Ok(())
     } else {
@@ -365,19 +363,19 @@ impl<'a, 'r> V<'a, 'r> {
     }
 
     /// A required property missing from absent arguments.
-    fn required_absent(&mut self, node: u16) -> bool {
+    fn required_absent(&mut self, node: usize) -> bool {
         let Some(n) = self.t.node(node) else {
             return true;
         };
-        if let Some(p) = self.t.props(n).iter().find(|p| p.required) {
+        if let Some(p) = self.t.props(&n).find(|p| p.required) {
             let name = p.name;
             return self.fail(usize::MAX, Rule::Required, name);
         }
         true
     }
 
-    fn check(&mut self, node: u16, inst: usize) -> bool {
-        let Some(n) = self.t.node(node).copied() else {
+    fn check(&mut self, node: usize, inst: usize) -> bool {
+        let Some(n) = self.t.node(node) else {
             return true; // no constraints
         };
         let doc = self.doc;
@@ -496,10 +494,9 @@ impl<'a, 'r> V<'a, 'r> {
         }
     }
 
-    fn check_object(&mut self, n: &super::Node, inst: usize) -> bool {
+    fn check_object(&mut self, n: &Node, inst: usize) -> bool {
         let doc = self.doc;
-        let props = self.t.props(n);
-        for p in props.iter().filter(|p| p.required) {
+        for p in self.t.props(n).filter(|p| p.required) {
             let name = p.name.of(self.text);
             let present = doc
                 .members(inst)
@@ -513,7 +510,10 @@ impl<'a, 'r> V<'a, 'r> {
         // callback reads has passed validation.
         for (k, v) in doc.members(inst) {
             let key = doc.str_inner(k).unwrap_or(&[]);
-            let decl = props.iter().find(|p| same_text(key, p.name.of(self.text)));
+            let decl = self
+                .t
+                .props(n)
+                .find(|p| same_text(key, p.name.of(self.text)));
             let ok = match decl {
                 Some(p) => self.check(p.node, v),
                 None if n.closed => self.fail(v, Rule::Plain(&NOT_ALLOWED), Span::default()),
@@ -530,9 +530,8 @@ impl<'a, 'r> V<'a, 'r> {
 /// The `default` declared for the argument at `path` (parsed segments), if
 /// the schema declares one.
 pub fn default_for<'p>(
-    t: &Tables,
-    text: &str,
-    root: u16,
+    t: &Schema<'_>,
+    root: usize,
     path: impl Iterator<Item = Seg<'p>>,
 ) -> Option<Span> {
     let mut node = root;
@@ -540,17 +539,15 @@ pub fn default_for<'p>(
         let n = t.node(node)?;
         node = match seg {
             Seg::Key(k) => {
-                t.props(n)
-                    .iter()
-                    .find(|p| Unescape::new(p.name.of(text)).eq(k.bytes()))?
+                t.props(&n)
+                    .find(|p| Unescape::new(p.name.of(t.text)).eq(k.bytes()))?
                     .node
             }
             Seg::Index(_) => n.items,
         };
     }
     let n = t.node(node)?;
-    t.kws(n)
-        .iter()
+    t.kws(&n)
         .find(|k| k.kind == KwKind::Default)
         .map(|k| k.value)
 }
@@ -559,7 +556,6 @@ pub fn default_for<'p>(
 mod tests {
     use super::super::compile;
     use super::*;
-    use crate::json::{Token, tokenize};
 
     const SCHEMA: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,
       "properties":{
@@ -577,13 +573,12 @@ mod tests {
 
     /// Validates `args` against SCHEMA: whether they pass, and the message.
     fn run(args: &str) -> (bool, MsgBuf) {
-        let mut t = Tables::new();
-        let root = compile(SCHEMA, &mut t).unwrap();
-        let mut toks = [Token::EMPTY; 64];
-        let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
-        let doc = Doc::new(args.as_bytes(), &toks[..n]);
+        let root = compile(SCHEMA).unwrap();
+        let t = Schema::new(SCHEMA);
+        crate::json::check(args.as_bytes(), 16).unwrap();
+        let doc = Doc::new(args.as_bytes());
         let mut m = MsgBuf::new();
-        let ok = validate(&t, SCHEMA, root, &doc, Some(0), &mut m);
+        let ok = validate(&t, root, &doc, Some(0), &mut m);
         (ok, m)
     }
 
@@ -743,13 +738,12 @@ mod tests {
           "pick":{"enum":[9007199254740993]},
           "fine":{"multipleOf":1234567890123456789e-30}}}"#;
         let run = |args: &str| {
-            let mut t = Tables::new();
-            let root = compile(S, &mut t).unwrap();
-            let mut toks = [Token::EMPTY; 64];
-            let n = tokenize(args.as_bytes(), &mut toks, 16).unwrap();
-            let doc = Doc::new(args.as_bytes(), &toks[..n]);
+            let root = compile(S).unwrap();
+            let t = Schema::new(S);
+            crate::json::check(args.as_bytes(), 16).unwrap();
+            let doc = Doc::new(args.as_bytes());
             let mut m = MsgBuf::new();
-            if validate(&t, S, root, &doc, Some(0), &mut m) {
+            if validate(&t, root, &doc, Some(0), &mut m) {
                 Ok(())
             } else {
                 Err(m.as_str().to_string())
@@ -800,8 +794,8 @@ mod tests {
         // Found by the schema fuzz target: a number was parsed against a
         // string member's text (an overflow in debug, a false match in release).
         let s = r#"{"type":"object","properties":{"e":{"enum":["a","7"]},"c":{"const":"a"}}}"#;
-        let mut t = Tables::new();
-        let root = compile(s, &mut t).unwrap();
+        let root = compile(s).unwrap();
+        let t = Schema::new(s);
         for (args, ok) in [
             (r#"{"e":24932}"#, false),
             (r#"{"e":7}"#, false),
@@ -809,18 +803,10 @@ mod tests {
             (r#"{"c":24932}"#, false),
             (r#"{"c":"a"}"#, true),
         ] {
-            let mut toks = [Token::EMPTY; 16];
-            let n = tokenize(args.as_bytes(), &mut toks, 8).unwrap();
+            crate::json::check(args.as_bytes(), 16).unwrap();
             let mut m = MsgBuf::new();
             assert_eq!(
-                validate(
-                    &t,
-                    s,
-                    root,
-                    &Doc::new(args.as_bytes(), &toks[..n]),
-                    Some(0),
-                    &mut m
-                ),
+                validate(&t, root, &Doc::new(args.as_bytes()), Some(0), &mut m),
                 ok,
                 "{args}: {}",
                 m.as_str()
@@ -832,20 +818,13 @@ mod tests {
 
     #[test]
     fn absent_arguments_and_defaults() {
-        let mut t = Tables::new();
-        let root = compile(SCHEMA, &mut t).unwrap();
+        let root = compile(SCHEMA).unwrap();
+        let t = Schema::new(SCHEMA);
         let mut m = MsgBuf::new();
-        assert!(!validate(
-            &t,
-            SCHEMA,
-            root,
-            &Doc::new(b"", &[]),
-            None,
-            &mut m
-        ));
+        assert!(!validate(&t, root, &Doc::new(b""), None, &mut m));
         assert_eq!(m.as_str(), "percent: required");
-        let d = default_for(&t, SCHEMA, root, [Seg::Key("level")].into_iter()).unwrap();
+        let d = default_for(&t, root, [Seg::Key("level")].into_iter()).unwrap();
         assert_eq!(d.of(SCHEMA), b"3");
-        assert!(default_for(&t, SCHEMA, root, [Seg::Key("percent")].into_iter()).is_none());
+        assert!(default_for(&t, root, [Seg::Key("percent")].into_iter()).is_none());
     }
 }

@@ -387,101 +387,54 @@ static const char *props_schema(char *buf, size_t cap, int n, const char *prop)
     return buf;
 }
 
-static void test_full_tables(void)
+/* Schemas are read in place, never compiled into the server: nothing in
+ * mcp_server_t fills up with them. Every tool slot takes a schema with more
+ * properties, keywords and nested objects than the old fixed tables held
+ * (48 nodes, 32 properties, 64 keywords for the whole server), a refused
+ * registration takes nothing, and each tool still validates as declared. */
+static void test_schemas_take_no_table(void)
 {
-    static char in[4][4096];
+    static char in[MCP_MAX_TOOLS][4096];
     static mcp_server_t s;
-    char want[200];
+    char name[MCP_MAX_TOOLS][8];
+    char req[300];
     mcp_tool_t t;
 
-    /* Properties: MCP_MAX_SCHEMA_PROPS across the server. */
     init_server(&s, 0, MCP_CACHE_PRIVATE);
-    props_schema(in[0], sizeof in[0], MCP_MAX_SCHEMA_PROPS + 1, "{}");
-    snprintf(want, sizeof want, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_PROPS at %.60s...", in[0]);
-    REFUSED(&s, in[0], NULL, -MCP_ENOSPC, want);
-
-    /* A refused schema takes nothing: fill to exactly the limit afterwards.
-     * "a" takes all but one property; "b" has one more, and an output schema
-     * that is refused, so its input schema's property is given back; "c" then
-     * takes the last one, and "d" finds the tables full. */
-    t = def("a", props_schema(in[0], sizeof in[0], MCP_MAX_SCHEMA_PROPS - 1, "{\"type\":\"integer\"}"), NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    t = def("b", "{\"type\":\"object\",\"properties\":{\"x\":{}}}",
-            "{\"type\":\"object\",\"pattern\":\"z\"}");
+    /* A refused schema first: it leaves nothing behind. */
+    t = def("bad", "{\"type\":\"object\",\"properties\":{\"x\":{}}}", "{\"type\":\"object\",\"pattern\":\"z\"}");
     CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), -MCP_ENOTSUP);
     CHECK_STR(schema_error(&s), "outputSchema: pattern: unsupported keyword");
-    t = def("c", "{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}", NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"z\":{}}}", NULL, -MCP_ENOSPC,
-            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_PROPS at {\"type\":\"object\",\"properties\":{\"z\":{}}}");
-    /* A schema without properties still fits. */
-    t = def("e", OBJ, NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    /* The tools registered before still validate as declared. */
+    for (int i = 0; i < MCP_MAX_TOOLS; i++) {
+        /* 14 properties, 84 keywords and 15 nodes in each schema (228 of
+         * its MCP_MAX_SCHEMA_TOKENS): the server holds 16 times that. */
+        props_schema(in[i], sizeof in[i], 14,
+                     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":1,\"enum\":[1,2]}");
+        snprintf(name[i], sizeof name[i], "t%d", i);
+        t = def(name[i], in[i], NULL);
+        CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
+    }
+    /* The table that can fill is the tool table, and it says so. */
+    REFUSED(&s, OBJ, NULL, -MCP_ENOSPC, "tool table full: raise MCP_MAX_TOOLS (16)");
     calls = 0;
-    HANDLE(&s, NULL,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":{\"p3\":\"x\"}}}");
-    CHECK_AT("result>isError", "true");
-    CHECK_TEXT_AT("result>content>0>text", "p3: expected integer, got string", strlen("p3: expected integer, got string"));
-    HANDLE(&s, NULL,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":1}}}");
-    CHECK_TEXT_AT("result>content>0>text", "x: expected string, got integer", strlen("x: expected string, got integer"));
-    HANDLE(&s, NULL,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"c\",\"arguments\":{\"x\":\"1\"}}}");
-    CHECK_AT("result>isError", "false");
-    CHECK_INT(calls, 1);
-    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
-    CHECK_INT(resp_count("result>tools"), 3);
-
-    /* Keywords: MCP_MAX_SCHEMA_KEYWORDS; 13 properties of 5 keywords is 65. */
-    init_server(&s, 0, MCP_CACHE_PRIVATE);
-    CHECK(MCP_MAX_SCHEMA_KEYWORDS == 64); /* the arithmetic below */
-    /* 13 x 5 = 65 > 64: props 0-11 hold 60 keywords, p12 has only 4 slots left. */
-    props_schema(in[1], sizeof in[1], 13, "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":1,\"enum\":[1]}");
-    snprintf(want, sizeof want,
-             "inputSchema: properties.p12: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at %.60s...",
-             strstr(in[1], "\"p12\":") + strlen("\"p12\":"));
-    REFUSED(&s, in[1], NULL, -MCP_ENOSPC, want);
-    /* 12 such properties (60 keywords) fit, then 4 more keywords, then none. */
-    t = def("k12", props_schema(in[2], sizeof in[2], 12,
-                                "{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,\"multipleOf\":1,\"default\":1,\"enum\":[1]}"),
-            NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    t = def("k4", "{\"type\":\"object\",\"properties\":{\"q\":{\"minimum\":0,\"maximum\":1,\"default\":0,\"const\":0}}}",
-            NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    REFUSED(&s, "{\"type\":\"object\",\"properties\":{\"r\":{\"minimum\":0}}}", NULL, -MCP_ENOSPC,
-            "inputSchema: properties.r: schema tables full: raise MCP_MAX_SCHEMA_KEYWORDS at {\"minimum\":0}");
-    /* An output schema with no keywords still fits. */
-    t = def("k0", OBJ, "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}}}");
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-
-    /* Nodes: MCP_MAX_SCHEMA_NODES; 16 properties of 3 nodes plus the root is 49. */
-    init_server(&s, 0, MCP_CACHE_PRIVATE);
-    CHECK(MCP_MAX_SCHEMA_NODES == 48);
-    props_schema(in[3], sizeof in[3], 16, "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}");
-    snprintf(want, sizeof want, "inputSchema: properties.p15.items.items: schema tables full: raise MCP_MAX_SCHEMA_NODES at %s",
-             "{\"type\":\"integer\"}");
-    REFUSED(&s, in[3], NULL, -MCP_ENOSPC, want);
-    /* 15 of them (46 nodes) fit; then a root plus one property (48); then not even a root. */
-    t = def("n15", props_schema(in[3], sizeof in[3], 15,
-                                "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}"),
-            NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    t = def("n2", "{\"type\":\"object\",\"properties\":{\"x\":{}}}", NULL);
-    CHECK_INT(mcp_server_add_tool(&s, &t, nop_tool, NULL), 0);
-    REFUSED(&s, OBJ, NULL, -MCP_ENOSPC, "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at {\"type\":\"object\"}");
-    REFUSED(&s, "{\"type\":\"object\"}", OBJ, -MCP_ENOSPC,
-            "inputSchema: schema tables full: raise MCP_MAX_SCHEMA_NODES at {\"type\":\"object\"}");
-    /* The deepest items are still checked. */
-    calls = 0;
-    HANDLE(&s, NULL,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"n15\",\"arguments\":"
-           "{\"p14\":[[1,2],[3,\"4\"]]}}}");
-    CHECK_TEXT_AT("result>content>0>text", "p14[1][1]: expected integer, got string",
-                  strlen("p14[1][1]: expected integer, got string"));
-    CHECK_AT("result>content>0>_meta>emcp/invalidArgument>path", "\"p14[1][1]\"");
-    CHECK_INT(calls, 0);
+    for (int i = 0; i < MCP_MAX_TOOLS; i++) {
+        snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t%d\","
+                 "\"arguments\":{\"p13\":3}}}", i);
+        HANDLE(&s, NULL, req);
+        CHECK_AT("result>isError", "true");
+        CHECK_TEXT_AT("result>content>0>text", "p13: 3 is not one of 1, 2", strlen("p13: 3 is not one of 1, 2"));
+        snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t%d\","
+                 "\"arguments\":{\"p0\":2,\"p13\":1}}}", i);
+        HANDLE(&s, NULL, req);
+        CHECK_AT("result>isError", "false");
+    }
+    CHECK_INT(calls, MCP_MAX_TOOLS);
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t0\","
+                     "\"arguments\":{\"p5\":10}}}");
+    CHECK_TEXT_AT("result>content>0>text", "p5: 10 is above maximum 9", strlen("p5: 10 is above maximum 9"));
+    CHECK_AT("result>content>0>_meta>emcp/invalidArgument>keyword", "\"maximum\"");
 }
 
 /* A schema contradicting itself is refused at registration, naming the path
@@ -1289,7 +1242,7 @@ int main(void)
     test_unsupported_keywords();
     test_malformed_schemas();
     test_accepted_schemas();
-    test_full_tables();
+    test_schemas_take_no_table();
     test_self_consistent_schemas();
     test_keywords();
     test_open_objects();

@@ -128,13 +128,6 @@ static void test_usage(void)
     CHECK_INT(mcp_server_usage(&server, &u), 0);
     CHECK_INT(u.tools.used, 1);
     CHECK_INT(u.tools.capacity, MCP_MAX_TOOLS);
-    /* The motor schema: the root object and one property node, one property. */
-    CHECK_INT(u.schema_nodes.used, 2);
-    CHECK_INT(u.schema_nodes.capacity, MCP_MAX_SCHEMA_NODES);
-    CHECK_INT(u.schema_props.used, 1);
-    CHECK_INT(u.schema_props.capacity, MCP_MAX_SCHEMA_PROPS);
-    CHECK(u.schema_keywords.used <= MCP_MAX_SCHEMA_KEYWORDS);
-    CHECK_INT(u.schema_keywords.capacity, MCP_MAX_SCHEMA_KEYWORDS);
     CHECK_INT(u.resources.used, 0);
     CHECK_INT(u.resources.capacity, MCP_MAX_RESOURCES);
     CHECK_INT(u.prompts.used, 0);

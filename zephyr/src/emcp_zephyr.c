@@ -16,8 +16,7 @@ int emcp_zephyr_check_limits(void)
     } limits[] = {
         EMCP_LIMIT(MCP_SERVER_SIZE),      EMCP_LIMIT(MCP_MAX_TOOLS),
         EMCP_LIMIT(MCP_MAX_JSON_TOKENS),  EMCP_LIMIT(MCP_MAX_DEPTH),
-        EMCP_LIMIT(MCP_MAX_SCHEMA_NODES), EMCP_LIMIT(MCP_MAX_SCHEMA_PROPS),
-        EMCP_LIMIT(MCP_MAX_SCHEMA_KEYWORDS), EMCP_LIMIT(MCP_DEDUP_WORDS),
+        EMCP_LIMIT(MCP_MAX_SCHEMA_TOKENS), EMCP_LIMIT(MCP_DEDUP_WORDS),
     };
     int rc = 0;
     for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {

@@ -8,10 +8,10 @@
 //! with `validate`: the tool's handler runs exactly when `validate` accepts.
 use core::ffi::c_int;
 use emcp::call::{Call, RequestInfo, ToolResult};
-use emcp::json::{tokenize, Doc, Token};
+use emcp::json::{check, Doc};
 use emcp::limits::{MCP_MAX_DEPTH, MCP_MAX_JSON_TOKENS};
 use emcp::registry::{Handler, Tool};
-use emcp::schema::{compile, validate, MsgBuf, Tables};
+use emcp::schema::{compile, validate, MsgBuf, Schema};
 use emcp::server::{Server, ServerInfo};
 use std::cell::Cell;
 
@@ -38,18 +38,9 @@ pub fn run(data: &[u8]) {
         return;
     };
 
-    let mut t = Box::new(Tables::new());
-    // Something compiled first, so a refused schema has state to preserve.
-    compile(
-        r#"{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}"#,
-        &mut t,
-    )
-    .expect("warm-up schema");
-    let before = t.usage();
-    let root = match compile(schema, &mut t) {
+    let root = match compile(schema) {
         Ok(r) => r,
         Err(e) => {
-            assert_eq!(t.usage(), before, "refused schema {e:?} changed the tables");
             let s = e.at.start as usize;
             let end = e.at.end as usize;
             assert!(
@@ -73,25 +64,26 @@ pub fn run(data: &[u8]) {
         }
         Err(e) => panic!("compiled a schema serde_json refuses ({e}): {schema}"),
     }
+    let t = Schema::new(schema);
     assert!(t.node(root).is_some(), "root {root} is not a node");
 
     // Validate the arguments directly.
-    let mut toks = [Token::EMPTY; MCP_MAX_JSON_TOKENS];
-    let Ok(n) = tokenize(args, &mut toks, MCP_MAX_DEPTH) else {
-        return;
-    };
-    let doc = Doc::new(args, &toks[..n]);
-    let arg = if doc.kind(0) == Some(emcp::json::Kind::Object) {
-        Some(0)
+    match check(args, MCP_MAX_DEPTH) {
+        Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
+        _ => return,
+    }
+    let doc = Doc::new(args);
+    let arg = if doc.kind(doc.root()) == Some(emcp::json::Kind::Object) {
+        Some(doc.root())
     } else {
         None
     };
     let mut m1 = MsgBuf::new();
-    let ok = validate(&t, schema, root, &doc, arg, &mut m1);
+    let ok = validate(&t, root, &doc, arg, &mut m1);
     let mut m2 = MsgBuf::new();
     assert_eq!(
         ok,
-        validate(&t, schema, root, &doc, arg, &mut m2),
+        validate(&t, root, &doc, arg, &mut m2),
         "validate not deterministic"
     );
     assert_eq!(m1.as_str(), m2.as_str());

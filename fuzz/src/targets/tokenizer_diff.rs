@@ -8,7 +8,7 @@
 //! `arbitrary_precision`) refuses them while parsing. Such inputs count as
 //! agreement when serde_json's error is "number out of range".
 use crate::tree;
-use emcp::json::{tokenize, Kind, Token, TokenizeError};
+use emcp::json::{tokenize, Doc, Kind, Token, TokenizeError};
 
 /// Token array size and depth passed to tokenize: generous, so that the
 /// limits rarely decide (inputs beyond them are skipped, not compared).
@@ -59,6 +59,7 @@ pub fn run(data: &[u8]) {
             );
             assert!(depth <= DEPTH);
             check_tokens(data, &toks[..n]);
+            check_doc(data, &toks[..n]);
         }
         Err(TokenizeError::Invalid) => {
             assert!(
@@ -133,5 +134,51 @@ fn check_tokens(src: &[u8], toks: &[Token]) {
         if !matches!(t.kind, Kind::Object | Kind::Array) {
             assert_eq!(next, i + 1, "scalar next");
         }
+    }
+}
+
+/// `Doc` reads the checked text without tokens: walking it from the root
+/// (members, elements, value ends, kinds) visits exactly the tokens the
+/// storing tokenizer made, in order, with the same spans.
+fn check_doc(src: &[u8], toks: &[Token]) {
+    let doc = Doc::new(src);
+    let mut at = 0usize;
+    walk(&doc, doc.root(), toks, &mut at);
+    assert_eq!(at, toks.len(), "Doc visited {at} of {} tokens", toks.len());
+}
+
+fn walk(doc: &Doc<'_>, i: usize, toks: &[Token], at: &mut usize) {
+    let t = toks[*at];
+    assert_eq!(
+        (i, doc.skip(i), doc.kind(i)),
+        (t.start as usize, t.end as usize, Some(t.kind)),
+        "value {} differs",
+        *at
+    );
+    if t.kind == Kind::String {
+        assert_eq!(doc.escaped(i), t.escaped, "escaped flag");
+    }
+    *at += 1;
+    match t.kind {
+        Kind::Object => {
+            for (k, v) in doc.members(i) {
+                walk(doc, k, toks, at);
+                walk(doc, v, toks, at);
+            }
+        }
+        Kind::Array => {
+            for e in doc.elements(i) {
+                walk(doc, e, toks, at);
+            }
+        }
+        _ => {}
+    }
+    if matches!(t.kind, Kind::Object | Kind::Array) {
+        assert_eq!(
+            *at,
+            usize::from(t.next),
+            "subtree of {} ends elsewhere",
+            t.start
+        );
     }
 }
