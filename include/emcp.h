@@ -20,8 +20,10 @@
  * several threads at once if the tool callbacks allow it. Rate limits (min_interval_ms) and
  * idempotency keys (mcp_dedup_t) are claimed atomically before a callback
  * runs, by compare-and-swap; on a target without it (Cortex-M0/M0+) only
- * with mcp_server_set_critical. Never call mcp_server_handle from an
- * interrupt handler.
+ * with mcp_server_set_critical. No emcp function may be called from an
+ * interrupt handler, except mcp_framer_space and mcp_framer_commit while the
+ * thread that polls the framer masks that interrupt around its own calls on
+ * it (see mcp_framer_t).
  */
 
 #ifndef EMCP_H
@@ -214,6 +216,19 @@
  * A buffer is too small (response buffer, string destination).
  */
 #define MCP_ENOBUFS 105
+
+/**
+ * A transport's I/O failed (a socket, a read or write, the network
+ * library): returned by the bindings, never by the core itself.
+ */
+#define MCP_EIO 5
+
+/**
+ * Bytes of the JSON array `mcp_protocol_versions_json` writes: every
+ * protocol version the core answers, newest first
+ * (`["2026-07-28","2025-11-25",...]`).
+ */
+#define MCP_PROTOCOL_VERSIONS_JSON_LEN 66
 
 /**
  * JSON-RPC: the request is not valid JSON.
@@ -1131,9 +1146,11 @@ typedef struct mcp_annotations_t {
  *   that arrived, then `mcp_framer_poll` (or `mcp_framer_next`) takes the
  *   complete messages.
  *
- * A framer is not locked: use it from one context at a time (an ISR that
- * receives and a main loop that polls must not run its calls concurrently;
- * let the ISR only signal, or mask it around the calls).
+ * A framer is not locked: use it from one context at a time. An interrupt
+ * handler may call only `mcp_framer_space` and `mcp_framer_commit`, while
+ * the thread that polls masks that interrupt around its own framer calls
+ * (the Threading rule at the top of this header); or let the ISR only
+ * signal the thread.
  */
 typedef struct mcp_framer_t {
   /**
@@ -2617,9 +2634,8 @@ int mcp_server_set_audit(struct mcp_server_t *server,
  * exclude every other thread that may call `mcp_server_handle` (masking
  * interrupts does on a single core).
  *
- * No emcp function may be called from an interrupt handler, with or without
- * this hook (framers aside: see `mcp_framer_t`); the hook itself is called
- * from the handling thread only.
+ * The hook does not change the Threading rule at the top of this header
+ * (interrupt handlers included); it is called from the handling thread only.
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
@@ -2744,6 +2760,73 @@ int mcp_roundtrip_cancel(struct mcp_roundtrip_t *rt,
                          const char *message,
                          uint8_t *out,
                          size_t out_cap);
+
+/**
+ * Whether a protocol version (e.g. an `MCP-Protocol-Version` header value;
+ * spaces and tabs around it are ignored) is one the core serves through the
+ * legacy `initialize` handshake (2025-11-25 and earlier). A transport that
+ * sees a version for which this is 0 treats the exchange as 2026-07-28.
+ *
+ * @param version The version text (need not be NUL-terminated), or NULL.
+ * @param len     Its length in bytes.
+ * @return 1 for a legacy version, 0 otherwise (NULL included).
+ *
+ * # Safety
+ * `version` must be NULL or point to `len` readable bytes.
+ */
+int mcp_protocol_version_is_legacy(const char *version, size_t len);
+
+/**
+ * Writes the JSON array of every protocol version the core answers, newest
+ * first (`["2026-07-28","2025-11-25",...]`, `MCP_PROTOCOL_VERSIONS_JSON_LEN`
+ * bytes), for a transport that advertises them (MQTT presence). No NUL is
+ * written.
+ *
+ * @param buf Destination.
+ * @param cap Its size in bytes.
+ * @return The array's length (`MCP_PROTOCOL_VERSIONS_JSON_LEN`).
+ * @retval -MCP_EINVAL `buf` is NULL or `cap` is 0.
+ * @retval -MCP_ENOBUFS `cap` is below `MCP_PROTOCOL_VERSIONS_JSON_LEN`;
+ *                      nothing is written.
+ *
+ * # Safety
+ * `buf` must be NULL or point to `cap` writable bytes.
+ */
+int mcp_protocol_versions_json(char *buf, size_t cap);
+
+/**
+ * Writes a complete JSON-RPC error response,
+ * `{"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,"message":"<message>"}}`,
+ * with `message` escaped as JSON, exactly as the core writes its own errors:
+ * when the whole response does not fit, the code's standard message
+ * ("Invalid Request", "Internal error", ...) replaces `message`, and that
+ * form always fits `MCP_MIN_RESPONSE_CAP` bytes. No NUL is written.
+ *
+ * @param buf     Destination.
+ * @param cap     Its size in bytes.
+ * @param id      The request's id as it was written in the request (a JSON
+ *                string with its quotes, or a number; at most
+ *                `MCP_MAX_ID_LEN` bytes), or NULL (or `id_len` 0) for `null`.
+ * @param id_len  The id's length in bytes.
+ * @param code    The JSON-RPC error code (`MCP_RPC_*`, or a binding's own).
+ * @param message The message, NUL-terminated UTF-8, or NULL for the code's
+ *                standard message.
+ * @return The response's length in bytes.
+ * @retval -MCP_EINVAL `buf` is NULL, `cap` is 0, or `id` is not one JSON
+ *                     string or number of at most `MCP_MAX_ID_LEN` bytes.
+ * @retval -MCP_EILSEQ `message` is not valid UTF-8.
+ * @retval -MCP_ENOBUFS Not even the short form fits `cap`.
+ *
+ * # Safety
+ * `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
+ * readable bytes; `message` NULL or NUL-terminated.
+ */
+int mcp_write_error(char *buf,
+                    size_t cap,
+                    const char *id,
+                    size_t id_len,
+                    int code,
+                    const char *message);
 
 /**
  * Bytes still free for result content in the response buffer: what the

@@ -66,6 +66,14 @@ pub const MCP_ERANGE: i32 = 34;
 pub const MCP_EILSEQ: i32 = 84;
 /// A buffer is too small (response buffer, string destination).
 pub const MCP_ENOBUFS: i32 = 105;
+/// A transport's I/O failed (a socket, a read or write, the network
+/// library): returned by the bindings, never by the core itself.
+pub const MCP_EIO: i32 = 5;
+
+/// Bytes of the JSON array `mcp_protocol_versions_json` writes: every
+/// protocol version the core answers, newest first
+/// (`["2026-07-28","2025-11-25",...]`).
+pub const MCP_PROTOCOL_VERSIONS_JSON_LEN: usize = 66;
 
 /// JSON-RPC: the request is not valid JSON.
 pub const MCP_RPC_PARSE_ERROR: i32 = -32700;

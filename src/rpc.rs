@@ -306,12 +306,18 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
 /// be matched by the client; `None` (answered with a null id) otherwise.
 pub fn scan_id(request: &[u8]) -> Option<&[u8]> {
     let raw = scan::top_level_member(request, b"id")?;
+    is_id(raw).then_some(raw)
+}
+
+/// True when `raw` is an id the core writes back as it is: one JSON string or
+/// number of at most `MCP_MAX_ID_LEN` bytes, valid JSON on its own.
+pub fn is_id(raw: &[u8]) -> bool {
     if raw.len() > MCP_MAX_ID_LEN {
-        return None;
+        return false;
     }
     let ok = check(raw, 1) == Ok(1);
     let kind = Doc::new(raw).kind(0);
-    (ok && matches!(kind, Some(Kind::String | Kind::Number))).then_some(raw)
+    ok && matches!(kind, Some(Kind::String | Kind::Number))
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.

@@ -453,12 +453,12 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
 
     if (b->secure && !coap_dtls_is_supported()) {
         log_line(b, "emcp_coap: this libcoap has no DTLS backend");
-        return -EMCP_COAP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
 
     b->ctx = coap_new_context(NULL);
     if (b->ctx == NULL) {
-        return -EMCP_COAP_EIO;
+        return -MCP_EIO;
     }
     coap_set_app_data(b->ctx, b);
     coap_context_set_block_mode(b->ctx, COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
@@ -479,7 +479,7 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
         if (!coap_context_set_psk2(b->ctx, &psk)) {
             log_line(b, "emcp_coap: libcoap refused the PSK setup");
             emcp_coap_close(b);
-            return -EMCP_COAP_EIO;
+            return -MCP_EIO;
         }
     }
     if (cfg->pki != NULL) {
@@ -504,14 +504,14 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
         if (!coap_context_set_pki(b->ctx, &pki)) {
             log_line(b, "emcp_coap: libcoap refused the certificate setup");
             emcp_coap_close(b);
-            return -EMCP_COAP_EIO;
+            return -MCP_EIO;
         }
     }
 
     b->resource = coap_resource_init(coap_make_str_const(EMCP_COAP_RESOURCE), 0);
     if (b->resource == NULL) {
         emcp_coap_close(b);
-        return -EMCP_COAP_EIO;
+        return -MCP_EIO;
     }
     coap_resource_set_userdata(b->resource, b);
     coap_register_handler(b->resource, COAP_REQUEST_POST, mcp_post);
@@ -525,7 +525,7 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
         NULL) {
         log_line(b, "emcp_coap: cannot listen (address in use or not available)");
         emcp_coap_close(b);
-        return -EMCP_COAP_EIO;
+        return -MCP_EIO;
     }
     return 0;
 }
@@ -537,7 +537,7 @@ int emcp_coap_poll(emcp_coap_t *b, uint32_t timeout_ms)
     }
     /* 0 means "wait forever" to libcoap; COAP_IO_NO_WAIT means "do not wait". */
     int rc = coap_io_process(b->ctx, timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
-    return rc < 0 ? -EMCP_COAP_EIO : rc;
+    return rc < 0 ? -MCP_EIO : rc;
 }
 
 void emcp_coap_close(emcp_coap_t *b)

@@ -216,12 +216,9 @@ typedef struct emcp_coap_t {
     mcp_dedup_t dedup;
 } emcp_coap_t;
 
-/** emcp_coap_open(): libcoap could not set up the context, keys or endpoint
- *  (Linux EIO). */
-#define EMCP_COAP_EIO 5
-/** emcp_coap_open(): DTLS was asked for but libcoap has no DTLS backend
- *  (Linux ENOTSUP). */
-#define EMCP_COAP_ENOTSUP 95
+/* Failures are the core's codes (emcp.h): -MCP_EIO when libcoap could not
+ * set up the context, keys or endpoint, -MCP_ENOTSUP when DTLS was asked for
+ * but libcoap has no DTLS backend. */
 
 /**
  * Creates the libcoap context, the `mcp` resource (with `rt="mcp";ct=50` in
@@ -233,8 +230,8 @@ typedef struct emcp_coap_t {
  * @retval 0 Success.
  * @retval -MCP_EINVAL A NULL pointer, no listen address, a PSK entry with an
  *         empty identity or key, or incomplete PKI buffers.
- * @retval -EMCP_COAP_ENOTSUP DTLS requested but not available in libcoap.
- * @retval -EMCP_COAP_EIO libcoap failed (e.g. the address is in use).
+ * @retval -MCP_ENOTSUP DTLS requested but not available in libcoap.
+ * @retval -MCP_EIO libcoap failed (e.g. the address is in use).
  */
 int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_t *cfg);
 
@@ -243,7 +240,7 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
  * timers, handles what arrived, retransmits what is due.
  *
  * @return The milliseconds spent, as coap_io_process() reports it.
- * @retval -EMCP_COAP_EIO libcoap reported an I/O failure.
+ * @retval -MCP_EIO libcoap reported an I/O failure.
  * @retval -MCP_EINVAL @p b is not open.
  */
 int emcp_coap_poll(emcp_coap_t *b, uint32_t timeout_ms);

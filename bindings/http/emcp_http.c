@@ -627,9 +627,7 @@ static void respond_error(emcp_http_t *h, struct emcp_http_conn *c, unsigned sta
                           const char *message, const char *extra_headers, bool close_conn)
 {
     char *body = (char *)c->tx + EMCP_HTTP_RESPONSE_HEAD_MAX;
-    int n = snprintf(body, EMCP_HTTP_RESPONSE_MAX,
-                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
-                     code, message);
+    int n = mcp_write_error(body, EMCP_HTTP_RESPONSE_MAX, NULL, 0, code, message);
     if (close_conn) {
         c->close_after_tx = true;
     }
@@ -701,18 +699,6 @@ static bool origin_allowed(const emcp_http_t *h, const char *o, size_t len)
     }
     if (iprefix(o, len, "https://")) {
         return loopback_host(o + 8, len - 8);
-    }
-    return false;
-}
-
-static bool is_legacy_version(const char *v, size_t len)
-{
-    static const char *const legacy[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
-    trim(&v, &len);
-    for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++) {
-        if (strlen(legacy[i]) == len && memcmp(legacy[i], v, len) == 0) {
-            return true;
-        }
     }
     return false;
 }
@@ -1220,7 +1206,7 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
     }
     bool modern = false;
     if (c->h_version.set) {
-        modern = !is_legacy_version(ctx.protocol_version.ptr, ctx.protocol_version.len);
+        modern = !mcp_protocol_version_is_legacy(ctx.protocol_version.ptr, ctx.protocol_version.len);
     }
 
     /* Listen streams (2026-07-28 only): a listen request needs a client that
@@ -1571,14 +1557,20 @@ static unsigned active_conns(const emcp_http_t *h)
 
 static void reject_busy(emcp_http_t *h, int fd)
 {
-#define BUSY_BODY                                                                      \
-    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":"            \
-    "\"Too many connections\"}}"
-    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                               "Retry-After: 1\r\nConnection: close\r\nContent-Length: 84\r\n\r\n" BUSY_BODY;
-    _Static_assert(sizeof BUSY_BODY - 1 == 84, "Content-Length of the 503 body");
-#undef BUSY_BODY
-    (void)!send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
+    char busy[128 + MCP_MIN_RESPONSE_CAP];
+    int hn = 0;
+    char body[MCP_MIN_RESPONSE_CAP];
+    int bn = mcp_write_error(body, sizeof body, NULL, 0, MCP_RPC_INTERNAL_ERROR, "Too many connections");
+    if (bn > 0) {
+        hn = snprintf(busy, sizeof busy - (size_t)bn,
+                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                      "Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
+                      bn);
+    }
+    if (hn > 0 && (size_t)hn < sizeof busy - (size_t)bn) {
+        memcpy(busy + hn, body, (size_t)bn);
+        (void)!send(fd, busy, (size_t)hn + (size_t)bn, MSG_NOSIGNAL);
+    }
     shutdown(fd, SHUT_WR);
     /* Read what already arrived, so closing does not reset the connection
      * before the client reads the 503. */
@@ -1601,7 +1593,7 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
     int fl = fcntl(fd, F_GETFL, 0);
     if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
         close(fd);
-        return -EMCP_HTTP_EIO;
+        return -MCP_EIO;
     }
     struct emcp_http_conn *c = NULL;
     if (active_conns(h) < h->cfg.max_conns) {
@@ -1630,7 +1622,7 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
         if (c->tls == NULL) {
             c->fd = -1;
             close(fd);
-            return -EMCP_HTTP_EIO;
+            return -MCP_EIO;
         }
     }
     c->fd = fd;
@@ -1703,7 +1695,7 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
     h->pfds[n].revents = 0;
     int r = poll(h->pfds, n + 1, timeout_ms);
     if (r < 0) {
-        return errno == EINTR ? 0 : -EMCP_HTTP_EIO;
+        return errno == EINTR ? 0 : -MCP_EIO;
     }
     for (nfds_t k = 0; k < n; k++) {
         struct emcp_http_conn *c = &h->conns[slot[k]];
@@ -1887,7 +1879,7 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) {
         emcp_http_close(h);
-        return -EMCP_HTTP_EIO;
+        return -MCP_EIO;
     }
     int one = 1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -1896,7 +1888,7 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
         bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 128) != 0) {
         close(fd);
         emcp_http_close(h);
-        return -EMCP_HTTP_EIO;
+        return -MCP_EIO;
     }
     socklen_t len = sizeof addr;
     if (getsockname(fd, (struct sockaddr *)&addr, &len) == 0) {

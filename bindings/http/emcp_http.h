@@ -187,12 +187,9 @@ extern "C" {
 /** Length of a minted Mcp-Session-Id: hex of a 64-bit counter and a 64-bit MAC. */
 #define EMCP_HTTP_SESSION_ID_LEN 32
 
-/** emcp_http_* failures: a socket call failed (Linux EIO). */
-#define EMCP_HTTP_EIO 5
-
-/** emcp_http_open(): TLS was asked for but is not built in, or the
- *  certificate or key could not be loaded (Linux ENOTSUP). */
-#define EMCP_HTTP_ENOTSUP 95
+/* Failures are the core's codes (emcp.h): -MCP_EIO when a socket call
+ * failed, -MCP_ENOTSUP when TLS was asked for but is not built in or the
+ * certificate or key could not be loaded. */
 
 /**
  * The authentication hook. Called for every request on the endpoint with the
@@ -421,8 +418,8 @@ int emcp_http_random(uint8_t *out, size_t len);
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer, bad address or path.
- * @retval -EMCP_HTTP_EIO socket, bind or listen failed.
- * @retval -EMCP_HTTP_ENOTSUP TLS asked for but unavailable, or the
+ * @retval -MCP_EIO socket, bind or listen failed.
+ * @retval -MCP_ENOTSUP TLS asked for but unavailable, or the
  *         certificate or key did not load.
  */
 int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_t *cfg);
@@ -439,7 +436,7 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
  * @retval 0 Served by the next emcp_http_poll() calls.
  * @retval -MCP_EINVAL NULL instance or negative fd.
  * @retval -MCP_ENOBUFS The table is full: answered 503 (plain HTTP) and closed.
- * @retval -EMCP_HTTP_EIO fcntl() or the TLS setup failed; closed.
+ * @retval -MCP_EIO fcntl() or the TLS setup failed; closed.
  */
 int emcp_http_adopt(emcp_http_t *h, int fd);
 
@@ -450,7 +447,7 @@ uint16_t emcp_http_port(const emcp_http_t *h);
  * One bounded step: waits at most @p timeout_ms (less when a connection's
  * deadline comes first) for socket events and serves them.
  *
- * @return 0, or -EMCP_HTTP_EIO when poll() itself failed.
+ * @return 0, or -MCP_EIO when poll() itself failed.
  */
 int emcp_http_poll(emcp_http_t *h, int timeout_ms);
 

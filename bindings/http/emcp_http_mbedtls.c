@@ -119,14 +119,14 @@ static int engine_open(struct emcp_http_mbedtls *m, const emcp_http_config_t *cf
     int rc = mbedtls_ctr_drbg_seed(&m->drbg, entropy, NULL, personalization, sizeof personalization - 1);
     if (rc != 0) {
         logf_tls(log, log_user, "cannot seed the DRBG", rc);
-        return -EMCP_HTTP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
     bool have_cert = cfg->tls_cert != NULL || cfg->tls_cert_file != NULL;
     bool have_key = cfg->tls_key != NULL || cfg->tls_key_file != NULL;
     rc = have_cert && have_key ? parse_credentials(m, cfg) : MBEDTLS_ERR_SSL_BAD_INPUT_DATA;
     if (rc != 0) {
         logf_tls(log, log_user, "cannot load the TLS certificate or key", rc);
-        return -EMCP_HTTP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
     rc = mbedtls_ssl_config_defaults(&m->conf, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
                                      MBEDTLS_SSL_PRESET_DEFAULT);
@@ -140,13 +140,13 @@ static int engine_open(struct emcp_http_mbedtls *m, const emcp_http_config_t *cf
     }
     if (rc != 0) {
         logf_tls(log, log_user, "the certificate and key do not make a server configuration", rc);
-        return -EMCP_HTTP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
     for (size_t i = 0; i < EMCP_HTTP_MAX_CONNS; i++) {
         rc = mbedtls_ssl_setup(&m->ssl[i], &m->conf);
         if (rc != 0) {
             logf_tls(log, log_user, "no memory for the connection slots' TLS contexts", rc);
-            return -EMCP_HTTP_ENOTSUP;
+            return -MCP_ENOTSUP;
         }
     }
     return 0;

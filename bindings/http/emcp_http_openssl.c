@@ -23,7 +23,7 @@ int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
 {
     if (cfg->tls_cert != NULL || cfg->tls_key != NULL) {
         log_line(cfg, "emcp_http: in-memory certificates need Mbed TLS (EMCP_HTTP_WITH_MBEDTLS)");
-        return -EMCP_HTTP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     if (ctx == NULL || cfg->tls_cert_file == NULL || cfg->tls_key_file == NULL ||
@@ -34,7 +34,7 @@ int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
         SSL_CTX_free(ctx);
         ERR_clear_error();
         log_line(cfg, "emcp_http: cannot load the TLS certificate or key");
-        return -EMCP_HTTP_ENOTSUP;
+        return -MCP_ENOTSUP;
     }
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     h->tls_ctx = ctx;

@@ -3,7 +3,7 @@
  * emcp_http.c. One implementation per file; a build links exactly one:
  *
  *   emcp_http_tls_none.c   plain HTTP only (a certificate in the
- *                          configuration: -EMCP_HTTP_ENOTSUP)
+ *                          configuration: -MCP_ENOTSUP)
  *   emcp_http_openssl.c    OpenSSL (host builds; EMCP_HTTP_WITH_OPENSSL=1)
  *   emcp_http_mbedtls.c    Mbed TLS (firmware, and the host's libmbedtls;
  *                          EMCP_HTTP_WITH_MBEDTLS=1, which emcp_http.h needs
@@ -32,7 +32,7 @@ extern "C" {
 #define EMCP_HTTP_TLS_ERROR (-2)
 
 /* Called by emcp_http_open() when cfg names a certificate: loads the
- * credentials of cfg and sets h->tls_ctx. 0, or -EMCP_HTTP_ENOTSUP after
+ * credentials of cfg and sets h->tls_ctx. 0, or -MCP_ENOTSUP after
  * logging the reason through cfg->log (everything set up is freed again). */
 int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg);
 /* Frees what open set up; called by emcp_http_close() in any case. */

@@ -1,7 +1,7 @@
 /*
  * The "no TLS" engine of the Streamable HTTP binding (emcp_http_tls.h):
  * plain HTTP only; a certificate in the configuration makes emcp_http_open()
- * fail with -EMCP_HTTP_ENOTSUP. No connection ever has TLS state, so the
+ * fail with -MCP_ENOTSUP. No connection ever has TLS state, so the
  * I/O calls are never reached.
  */
 #include "emcp_http_tls.h"
@@ -12,7 +12,7 @@ int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
     if (cfg->log != NULL) {
         cfg->log(cfg->log_user, "emcp_http: built without TLS (EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS)");
     }
-    return -EMCP_HTTP_ENOTSUP;
+    return -MCP_ENOTSUP;
 }
 
 void emcp_http_tls_close(emcp_http_t *h)

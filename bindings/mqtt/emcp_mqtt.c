@@ -17,10 +17,6 @@ _Static_assert(EMCP_MQTT_TOPIC_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_CORRELATION_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_PRESENCE_MAX >= 128, "EMCP_MQTT_PRESENCE_MAX too small for offline presence");
 
-/* The protocol versions the core answers (both eras), newest first. */
-static const char presence_versions[] =
-    "[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\",\"2025-03-26\",\"2024-11-05\"]";
-
 /* ---- Logging ------------------------------------------------------------ */
 
 #if defined(__GNUC__)
@@ -182,6 +178,17 @@ static bool json_escape(char *buf, size_t cap, size_t *pos, const char *s)
     return true;
 }
 
+/* The core's list of protocol versions (mcp_protocol_versions_json). */
+static bool append_versions(char *buf, size_t cap, size_t *pos)
+{
+    int n = mcp_protocol_versions_json(buf + *pos, cap - *pos);
+    if (n < 0) {
+        return false;
+    }
+    *pos += (size_t)n;
+    return true;
+}
+
 static bool append(char *buf, size_t cap, size_t *pos, const char *s)
 {
     size_t n = strlen(s);
@@ -211,7 +218,7 @@ int emcp_mqtt_presence(const emcp_mqtt_t *b, bool online, char *buf, size_t cap)
              append(buf, cap, &pos, "\",\"version\":\"") &&
              json_escape(buf, cap, &pos, b->config.version) &&
              append(buf, cap, &pos, "\",\"protocolVersions\":") &&
-             append(buf, cap, &pos, presence_versions) &&
+             append_versions(buf, cap, &pos) &&
              append(buf, cap, &pos, ",\"requestTopic\":\"") &&
              json_escape(buf, cap, &pos, b->request_topic) && append(buf, cap, &pos, "\"");
     }
@@ -290,11 +297,12 @@ static struct emcp_mqtt_slot *cache_victim(emcp_mqtt_t *b, const emcp_mqtt_messa
 
 static int refuse(emcp_mqtt_t *b, emcp_mqtt_reply_t *reply, const char *message)
 {
-    int n = snprintf((char *)b->response, sizeof b->response,
-                     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"%s\"}}",
-                     message);
+    /* The id stays null: the payload was not read (the core's rule for an
+     * unread request). The response buffer always holds MCP_MIN_RESPONSE_CAP. */
+    int n = mcp_write_error((char *)b->response, sizeof b->response, NULL, 0, MCP_RPC_INVALID_REQUEST,
+                            message);
     reply->payload = b->response;
-    reply->payload_len = (size_t)n;
+    reply->payload_len = n > 0 ? (size_t)n : 0;
     reply->source = EMCP_MQTT_REPLY_REFUSED;
     b->stats.refused++;
     logf_(b, "emcp_mqtt: request refused: %s", message);
@@ -434,4 +442,50 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
 emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b)
 {
     return b->stats;
+}
+
+mcp_str_t emcp_mqtt_principal(const char *username)
+{
+    static const char anonymous[] = "anonymous";
+    mcp_str_t p = {anonymous, sizeof anonymous - 1};
+    if (username != NULL && username[0] != '\0') {
+        p.ptr = username;
+        p.len = strlen(username);
+    }
+    return p;
+}
+
+/* ---- Reconnect backoff -------------------------------------------------- */
+
+void emcp_mqtt_backoff_init(emcp_mqtt_backoff_t *bo, unsigned min_ms, unsigned max_ms, uint32_t seed)
+{
+    bo->min_ms = min_ms != 0 ? min_ms : EMCP_MQTT_BACKOFF_MIN_MS;
+    bo->max_ms = max_ms != 0 ? max_ms : EMCP_MQTT_BACKOFF_MAX_MS;
+    if (bo->max_ms < bo->min_ms) {
+        bo->max_ms = bo->min_ms;
+    }
+    bo->attempts = 0;
+    bo->rng = seed != 0 ? seed : 2463534242u;
+}
+
+unsigned emcp_mqtt_backoff_next(emcp_mqtt_backoff_t *bo)
+{
+    unsigned d = bo->min_ms;
+    for (unsigned i = 0; i < bo->attempts && d < bo->max_ms; i++) {
+        d = d > bo->max_ms / 2 ? bo->max_ms : d * 2;
+    }
+    if (d > bo->max_ms) {
+        d = bo->max_ms;
+    }
+    bo->attempts++;
+    /* Jitter (xorshift32): a fleet that lost the same broker must not return in lockstep. */
+    bo->rng ^= bo->rng << 13;
+    bo->rng ^= bo->rng >> 17;
+    bo->rng ^= bo->rng << 5;
+    return d + bo->rng % (d / 4 + 1);
+}
+
+void emcp_mqtt_backoff_reset(emcp_mqtt_backoff_t *bo)
+{
+    bo->attempts = 0;
 }

@@ -234,6 +234,41 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
 /** The binding's counters. */
 emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b);
 
+/** The principal of a request on a connection made as `username`: the
+ *  username itself, or "anonymous" for NULL or "" (every shim's rule). */
+mcp_str_t emcp_mqtt_principal(const char *username);
+
+/** Smallest reconnect delay in ms, after the first failed attempt. */
+#define EMCP_MQTT_BACKOFF_MIN_MS 100
+/** Largest reconnect delay in ms (before jitter of up to +25%). */
+#define EMCP_MQTT_BACKOFF_MAX_MS 2000
+
+/** Reconnect backoff of every MQTT shim (libmosquitto, coreMQTT, Zephyr):
+ *  caller-owned state, no clock, no allocation. */
+typedef struct emcp_mqtt_backoff_t {
+    unsigned min_ms;   /**< First delay. */
+    unsigned max_ms;   /**< Cap of the doubling. */
+    unsigned attempts; /**< Failed attempts since the last success. */
+    uint32_t rng;      /**< Jitter state (xorshift32, never 0). */
+} emcp_mqtt_backoff_t;
+
+/**
+ * Starts a backoff: `min_ms`/`max_ms` 0 take EMCP_MQTT_BACKOFF_MIN_MS /
+ * _MAX_MS; `seed` should differ between devices (a client id hash, a clock
+ * reading), so a fleet that lost the same broker does not return in lockstep.
+ */
+void emcp_mqtt_backoff_init(emcp_mqtt_backoff_t *bo, unsigned min_ms, unsigned max_ms, uint32_t seed);
+
+/**
+ * Counts one failed attempt and returns the delay before the next one:
+ * `min_ms` doubled per earlier failure, capped at `max_ms`, plus 0–25 %
+ * jitter.
+ */
+unsigned emcp_mqtt_backoff_next(emcp_mqtt_backoff_t *bo);
+
+/** After a successful connection: the next failure waits `min_ms` again. */
+void emcp_mqtt_backoff_reset(emcp_mqtt_backoff_t *bo);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char anonymous[] = "anonymous";
 static const uint8_t publish_type = MQTT_PACKET_TYPE_PUBLISH;
 static const uint8_t connect_type = MQTT_PACKET_TYPE_CONNECT;
 
@@ -55,24 +54,6 @@ static void nap(const emcp_mqtt_core_t *s, unsigned ms)
         s->opt->sleep_ms(step);
         ms -= step;
     }
-}
-
-static unsigned backoff_ms(emcp_mqtt_core_t *s)
-{
-    unsigned lo = s->opt->backoff_min_ms ? s->opt->backoff_min_ms : EMCP_MQTT_CORE_BACKOFF_MIN_MS;
-    unsigned hi = s->opt->backoff_max_ms ? s->opt->backoff_max_ms : EMCP_MQTT_CORE_BACKOFF_MAX_MS;
-    unsigned d = lo;
-    for (unsigned i = 1; i < s->attempts && d < hi; i++) {
-        d *= 2;
-    }
-    if (d > hi) {
-        d = hi;
-    }
-    /* Jitter (xorshift32): a fleet that lost the same broker must not return in lockstep. */
-    s->rng ^= s->rng << 13;
-    s->rng ^= s->rng >> 17;
-    s->rng ^= s->rng << 5;
-    return d + s->rng % (d / 4 + 1);
 }
 
 /* Content Type application/json and Payload Format Indicator 1 (UTF-8), plus
@@ -163,13 +144,7 @@ static void on_publish(emcp_mqtt_core_t *s, const MQTTPublishInfo_t *pub, const 
             }
         }
     }
-    if (s->opt->username != NULL) {
-        msg.principal.ptr = s->opt->username;
-        msg.principal.len = strlen(s->opt->username);
-    } else {
-        msg.principal.ptr = anonymous;
-        msg.principal.len = sizeof anonymous - 1;
-    }
+    msg.principal = emcp_mqtt_principal(s->opt->username);
     msg.now_ms = now64(s);
 
     emcp_mqtt_reply_t reply;
@@ -293,7 +268,7 @@ static int session_start(emcp_mqtt_core_t *s, const emcp_mqtt_core_net_t *net)
         return -1;
     }
     s->connected = true;
-    s->attempts = 0;
+    emcp_mqtt_backoff_reset(&s->backoff);
     slog(s, "%s to %s as client id %s", s->was_connected ? "reconnected" : "connected",
          s->opt->broker != NULL ? s->opt->broker : "the broker", s->opt->client_id);
     s->was_connected = true;
@@ -351,25 +326,22 @@ int emcp_mqtt_core_run(emcp_mqtt_core_t *s, emcp_mqtt_t *binding, const emcp_mqt
     s->b = binding;
     s->opt = opt;
     s->clock_last = opt->now_ms();
-    s->rng = 2463534242u ^ s->clock_last;
+    uint32_t seed = 2463534242u ^ s->clock_last;
     for (const char *p = opt->client_id; *p != '\0'; p++) {
-        s->rng = s->rng * 31u + (uint8_t)*p;
+        seed = seed * 31u + (uint8_t)*p;
     }
-    if (s->rng == 0) {
-        s->rng = 1;
-    }
+    emcp_mqtt_backoff_init(&s->backoff, opt->backoff_min_ms, opt->backoff_max_ms, seed);
     bool reported_down = false;
 
     while (!stopping(s)) {
         if (!s->connected) {
             if (session_start(s, net) != 0) {
-                s->attempts++;
                 if (!reported_down) {
                     slog(s, "cannot reach %s; retrying with backoff",
                          opt->broker != NULL ? opt->broker : "the broker");
                     reported_down = true;
                 }
-                nap(s, backoff_ms(s));
+                nap(s, emcp_mqtt_backoff_next(&s->backoff));
                 continue;
             }
             reported_down = false;
@@ -380,8 +352,7 @@ int emcp_mqtt_core_run(emcp_mqtt_core_t *s, emcp_mqtt_t *binding, const emcp_mqt
             slog(s, "connection lost (%s); reconnecting", MQTT_Status_strerror(st));
             net->disconnect(net->user);
             s->connected = false;
-            s->attempts++;
-            nap(s, backoff_ms(s));
+            nap(s, emcp_mqtt_backoff_next(&s->backoff));
         }
     }
 

@@ -36,12 +36,6 @@ extern "C" {
 /** Default keep-alive in seconds (as EMCP_MQTT_KEEPALIVE_S of the libmosquitto shim). */
 #define EMCP_MQTT_CORE_KEEPALIVE_S 30
 
-/** First reconnect delay in ms; doubles per failed attempt. */
-#define EMCP_MQTT_CORE_BACKOFF_MIN_MS 100
-
-/** Largest reconnect delay in ms (before jitter of up to +25%). */
-#define EMCP_MQTT_CORE_BACKOFF_MAX_MS 2000
-
 /** How long shutdown waits for the offline presence's PUBACK, ms. */
 #define EMCP_MQTT_CORE_SHUTDOWN_MS 2000
 
@@ -88,10 +82,10 @@ typedef struct emcp_mqtt_core_options_t {
     const char *broker;    /**< For log lines only, e.g. "127.0.0.1:1883". */
     const char *client_id; /**< MQTT client id, unique per instance (required). */
     unsigned keepalive_s;  /**< Keep-alive, 1 to 65535 s; 0 → EMCP_MQTT_CORE_KEEPALIVE_S. */
-    const char *username;  /**< Or NULL (the principal is then "anonymous"). */
+    const char *username;  /**< Or NULL (the principal is then "anonymous": emcp_mqtt_principal()). */
     const char *password;  /**< Or NULL. */
-    unsigned backoff_min_ms; /**< 0 → EMCP_MQTT_CORE_BACKOFF_MIN_MS. */
-    unsigned backoff_max_ms; /**< 0 → EMCP_MQTT_CORE_BACKOFF_MAX_MS. */
+    unsigned backoff_min_ms; /**< 0 → EMCP_MQTT_BACKOFF_MIN_MS (emcp_mqtt.h). */
+    unsigned backoff_max_ms; /**< 0 → EMCP_MQTT_BACKOFF_MAX_MS (emcp_mqtt.h). */
     volatile sig_atomic_t *stop; /**< Set non-zero (a signal handler, another task) to stop. */
     uint32_t (*now_ms)(void);    /**< Monotonic ms (wraps), also coreMQTT's clock (required). */
     void (*sleep_ms)(unsigned ms); /**< Sleeps (vTaskDelay on FreeRTOS) (required). */
@@ -106,8 +100,7 @@ typedef struct emcp_mqtt_core_t {
     const emcp_mqtt_core_options_t *opt;
     uint64_t clock_hi;    /* now_ms widened to 64 bits */
     uint32_t clock_last;
-    uint32_t rng;         /* jitter */
-    unsigned attempts;    /* failed attempts since the last success */
+    emcp_mqtt_backoff_t backoff;
     bool connected;
     bool was_connected;
     uint16_t sub_id;      /* packet id of our SUBSCRIBE */

@@ -20,7 +20,6 @@
 #error "libmosquitto 1.6 or newer is needed for MQTT 5"
 #endif
 
-static const char anonymous[] = "anonymous";
 
 struct shim {
     emcp_mqtt_t *b;
@@ -28,7 +27,7 @@ struct shim {
     struct mosquitto *mosq;
     bool connected;      /* CONNACK success seen and not lost since */
     bool was_connected;  /* for "reconnected" log lines */
-    unsigned attempts;   /* failed attempts since the last success */
+    emcp_mqtt_backoff_t backoff;
     int offline_mid;     /* mid of the shutdown presence, or -1 */
     bool offline_acked;
     char presence[EMCP_MQTT_PRESENCE_MAX];
@@ -81,7 +80,7 @@ static void on_connect(struct mosquitto *mosq, void *obj, int rc, int flags,
         return; /* the loop sees the disconnect and backs off */
     }
     s->connected = true;
-    s->attempts = 0;
+    emcp_mqtt_backoff_reset(&s->backoff);
     slog(s, "%s to %s:%d as client id %s", s->was_connected ? "reconnected" : "connected",
          s->opt->host, s->opt->port, s->opt->client_id);
     s->was_connected = true;
@@ -165,13 +164,7 @@ static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto
         msg.content_type.len = strlen(content_type);
     }
     msg.retained = m->retain;
-    if (s->opt->username != NULL) {
-        msg.principal.ptr = s->opt->username;
-        msg.principal.len = strlen(s->opt->username);
-    } else {
-        msg.principal.ptr = anonymous;
-        msg.principal.len = sizeof anonymous - 1;
-    }
+    msg.principal = emcp_mqtt_principal(s->opt->username);
     msg.now_ms = emcp_monotonic_ms();
 
     emcp_mqtt_reply_t reply;
@@ -211,21 +204,6 @@ static void nap(const struct shim *s, unsigned ms)
         nanosleep(&ts, NULL);
         ms -= step;
     }
-}
-
-static unsigned backoff_ms(const struct shim *s)
-{
-    unsigned lo = s->opt->backoff_min_ms ? s->opt->backoff_min_ms : EMCP_MQTT_BACKOFF_MIN_MS;
-    unsigned hi = s->opt->backoff_max_ms ? s->opt->backoff_max_ms : EMCP_MQTT_BACKOFF_MAX_MS;
-    unsigned d = lo;
-    for (unsigned i = 1; i < s->attempts && d < hi; i++) {
-        d *= 2;
-    }
-    if (d > hi) {
-        d = hi;
-    }
-    /* Jitter: a fleet that lost the same broker must not return in lockstep. */
-    return d + (unsigned)(rand() % (int)(d / 4 + 1));
 }
 
 static int setup(struct shim *s)
@@ -308,7 +286,8 @@ int emcp_mqtt_mosq_run(emcp_mqtt_t *binding, const emcp_mqtt_mosq_options_t *opt
     s.b = binding;
     s.opt = opt;
     s.offline_mid = -1;
-    srand((unsigned)(emcp_monotonic_ms() ^ (uint64_t)(uintptr_t)&s));
+    emcp_mqtt_backoff_init(&s.backoff, opt->backoff_min_ms, opt->backoff_max_ms,
+                           (uint32_t)(emcp_monotonic_ms() ^ (uint64_t)(uintptr_t)&s));
 
     mosquitto_lib_init();
     s.mosq = mosquitto_new(opt->client_id, true, &s);
@@ -342,13 +321,12 @@ int emcp_mqtt_mosq_run(emcp_mqtt_t *binding, const emcp_mqtt_mosq_options_t *opt
                 return -MCP_EINVAL;
             }
             if (crc != MOSQ_ERR_SUCCESS) {
-                s.attempts++;
                 if (!reported_down) {
                     slog(&s, "cannot reach %s:%d (%s); retrying with backoff", opt->host, opt->port,
                          crc == MOSQ_ERR_ERRNO ? "connection failed" : mosquitto_strerror(crc));
                     reported_down = true;
                 }
-                nap(&s, backoff_ms(&s));
+                nap(&s, emcp_mqtt_backoff_next(&s.backoff));
                 continue;
             }
             socket_up = true;
@@ -362,8 +340,7 @@ int emcp_mqtt_mosq_run(emcp_mqtt_t *binding, const emcp_mqtt_mosq_options_t *opt
             }
             s.connected = false;
             socket_up = false;
-            s.attempts++;
-            nap(&s, backoff_ms(&s));
+            nap(&s, emcp_mqtt_backoff_next(&s.backoff));
         }
     }
 

@@ -30,12 +30,6 @@ extern "C" {
 /** Default keep-alive in seconds. */
 #define EMCP_MQTT_KEEPALIVE_S 30
 
-/** First reconnect delay in ms; doubles per failed attempt. */
-#define EMCP_MQTT_BACKOFF_MIN_MS 100
-
-/** Largest reconnect delay in ms (before jitter of up to +25%). */
-#define EMCP_MQTT_BACKOFF_MAX_MS 2000
-
 /** Maximum Packet Size sent in CONNECT: the broker drops (never delivers)
  *  larger PUBLISHes to us. Payloads between EMCP_MQTT_PAYLOAD_MAX and this
  *  are delivered and refused with a -32600 reply. */
@@ -50,7 +44,7 @@ typedef struct emcp_mqtt_mosq_options_t {
     int port;              /**< Broker port (1883, or 8883 for TLS). */
     const char *client_id; /**< MQTT client id, unique per instance (required). */
     int keepalive_s;       /**< Keep-alive, 5 to 65535 s; 0 → EMCP_MQTT_KEEPALIVE_S. */
-    const char *username;  /**< Or NULL (the principal is then "anonymous"). */
+    const char *username;  /**< Or NULL (the principal is then "anonymous": emcp_mqtt_principal()). */
     const char *password;  /**< Or NULL. */
     const char *cafile;    /**< TLS: CA certificate file; TLS is on when this or capath is set. */
     const char *capath;    /**< TLS: CA directory, or NULL. */

@@ -81,7 +81,7 @@ static int write_lines(FILE *out, FILE *log, const void *msg, size_t len)
         if (log != NULL) {
             fprintf(log, "emcp_stdio: cannot write a response; stopping\n");
         }
-        return -EMCP_STDIO_EIO;
+        return -MCP_EIO;
     }
     return 0;
 }
@@ -92,7 +92,7 @@ static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
 {
     FILE *out = (FILE *)transport_context;
     if (fwrite(msg, 1, len, out) != len || putc('\n', out) == EOF || fflush(out) != 0) {
-        return -EMCP_STDIO_EIO;
+        return -MCP_EIO;
     }
     return 0;
 }
@@ -164,7 +164,7 @@ static int serve_locked(struct stdio_session *s, FILE *in)
         uint8_t *space = NULL;
         int room = mcp_framer_space(&framer, &space);
         if (room <= 0) {
-            return -EMCP_STDIO_EIO; /* cannot happen: drain() took every message */
+            return -MCP_EIO; /* cannot happen: drain() took every message */
         }
         int n = 0;
         int c = 0;
@@ -184,7 +184,7 @@ static int serve_locked(struct stdio_session *s, FILE *in)
                 if (s->log != NULL) {
                     fprintf(s->log, "emcp_stdio: read error on input; stopping\n");
                 }
-                return -EMCP_STDIO_EIO;
+                return -MCP_EIO;
             }
             /* A last line without its newline is still a message. */
             if (mcp_framer_space(&framer, &space) > 0) {

@@ -64,9 +64,6 @@ extern "C" {
 #define EMCP_STDIO_MAX_LISTENERS 2
 #endif
 
-/** emcp_stdio_serve(): reading @p in or writing @p out failed (Linux EIO). */
-#define EMCP_STDIO_EIO 5
-
 /**
  * Serves @p server on a line-delimited stream until end of input.
  *
@@ -80,7 +77,7 @@ extern "C" {
  * @param log    Diagnostics (e.g. stderr), or NULL for none.
  * @retval 0 End of input on @p in (the client's shutdown signal).
  * @retval -MCP_EINVAL @p server, @p in or @p out is NULL.
- * @retval -EMCP_STDIO_EIO A read or write error (e.g. the client went away).
+ * @retval -MCP_EIO A read or write error (e.g. the client went away).
  */
 int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
 

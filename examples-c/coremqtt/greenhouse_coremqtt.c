@@ -37,6 +37,7 @@
 #include "transport_posix.h"
 #ifdef GREENHOUSE_COREMQTT_FREERTOS
 #include "FreeRTOS.h"
+#include "freertos_run.h"
 #include "task.h"
 #endif
 
@@ -271,7 +272,8 @@ static int run(int argc, char **argv)
 
 #ifdef GREENHOUSE_COREMQTT_FREERTOS
 /* The gateway's task: all of run() (parsing, set-up, serving), then the
- * process ends with its status. */
+ * scheduler stops and main() returns its status (freertos_run.h: no exit()
+ * from inside the task). */
 #define GATEWAY_STACK_WORDS 65536
 
 static int task_argc;
@@ -280,19 +282,14 @@ static char **task_argv;
 static void gateway_task(void *arg)
 {
     (void)arg;
-    exit(run(task_argc, task_argv));
+    freertos_finish(run(task_argc, task_argv));
 }
 
 int main(int argc, char **argv)
 {
     task_argc = argc;
     task_argv = argv;
-    if (xTaskCreate(gateway_task, "mqtt", GATEWAY_STACK_WORDS, NULL, tskIDLE_PRIORITY + 1, NULL) != pdPASS) {
-        fprintf(stderr, "greenhouse-coremqtt: cannot create the gateway task\n");
-        return 1;
-    }
-    vTaskStartScheduler();
-    return 1; /* not reached: the scheduler only returns if it cannot start */
+    return freertos_run(gateway_task, "mqtt", GATEWAY_STACK_WORDS);
 }
 #else
 int main(int argc, char **argv)

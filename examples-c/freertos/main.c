@@ -4,7 +4,8 @@
  * framer (mcp_framer_t), the way a UART task on a microcontroller would. The
  * task polls stdin without blocking (select with a zero timeout; the port's
  * tick signal would interrupt a blocking read) and sleeps one tick when idle.
- * End of input ends the program, so an MCP client's shutdown is prompt.
+ * End of input ends the program, so an MCP client's shutdown is prompt: the
+ * task stops the scheduler (freertos_run.h), never exit() from inside it.
  * Audit lines and diagnostics go to stderr.
  *
  *   greenhouse-freertos                          MCP on stdio
@@ -19,6 +20,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include "task.h"
 
 #include "emcp.h"
+#include "freertos_run.h"
 #include "greenhouse.h"
 #ifdef GREENHOUSE_FREERTOS_HTTP
 #include "emcp_http.h"
@@ -51,28 +54,31 @@ void vAssertCalled(const char *file, unsigned long line)
     abort();
 }
 
-static void send_all(const uint8_t *p, size_t n)
+/* Set when stdout is gone: the serving task then ends the program. */
+static bool out_closed;
+
+static int send_all(const uint8_t *p, size_t n)
 {
-    while (n > 0) {
+    while (n > 0 && !out_closed) {
         ssize_t w = write(STDOUT_FILENO, p, n);
         if (w < 0 && errno == EINTR) {
             continue;
         }
         if (w <= 0) {
             fprintf(stderr, "greenhouse-freertos: stdout closed\n");
-            exit(1);
+            out_closed = true;
+            break;
         }
         p += w;
         n -= (size_t)w;
     }
+    return out_closed ? -1 : 0;
 }
 
 static int emit_line(void *transport_context, const uint8_t *message, size_t len)
 {
     (void)transport_context;
-    send_all(message, len);
-    send_all((const uint8_t *)"\n", 1);
-    return 0;
+    return send_all(message, len) == 0 && send_all((const uint8_t *)"\n", 1) == 0 ? 0 : -1;
 }
 
 /* Bytes waiting on stdin: >0 read, 0 none yet, -1 end of input. */
@@ -101,7 +107,7 @@ static void serve_task(void *arg)
         ssize_t got = room > 0 ? read_ready(space, (size_t)room) : 0;
         if (got < 0) {
             fprintf(stderr, "greenhouse-freertos: end of input\n");
-            exit(0);
+            freertos_finish(0);
         }
         (void)mcp_framer_commit(&rx, (size_t)got);
 
@@ -118,7 +124,10 @@ static void serve_task(void *arg)
                 fprintf(stderr, "greenhouse-freertos: mcp_framer_poll: %d\n", n);
                 break;
             }
-            send_all(tx_buf, (size_t)n);
+            (void)send_all(tx_buf, (size_t)n);
+        }
+        if (out_closed) {
+            freertos_finish(1);
         }
         if (got == 0) {
             vTaskDelay(1);
@@ -151,7 +160,8 @@ static void http_task(void *arg)
         uint64_t before = http.stats.requests + http.stats.timeouts + http.stats.rejected;
         if (emcp_http_poll(&http, 0) != 0) {
             fprintf(stderr, "greenhouse-freertos: emcp_http_poll failed\n");
-            exit(1);
+            emcp_http_close(&http);
+            freertos_finish(1);
         }
         if (http.stats.requests + http.stats.timeouts + http.stats.rejected == before) {
             vTaskDelay(1);
@@ -160,7 +170,7 @@ static void http_task(void *arg)
     emcp_http_close(&http);
     fprintf(stderr, "greenhouse-freertos: stopped (%llu HTTP requests)\n",
             (unsigned long long)http.stats.requests);
-    exit(0);
+    freertos_finish(0);
 }
 
 /* --http ADDR:PORT [--token TOKEN]: opens the listening socket. */
@@ -239,11 +249,6 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "greenhouse-freertos: serving MCP on stdio from a FreeRTOS task\n");
     }
-    if (xTaskCreate(task, "mcp", SERVE_STACK_WORDS, NULL, tskIDLE_PRIORITY + 1, NULL) != pdPASS) {
-        fprintf(stderr, "greenhouse-freertos: cannot create the serving task\n");
-        return 1;
-    }
     fflush(stderr);
-    vTaskStartScheduler();
-    return 1; /* not reached: the scheduler only returns if it cannot start */
+    return freertos_run(task, "mcp", SERVE_STACK_WORDS);
 }

@@ -35,6 +35,19 @@ result() { # result STATUS NAME [LOG]
   fi
 }
 skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
+# zsize BUILD_DIR: the image's `size zephyr.elf` line (text, data, bss) and the
+# sizes of the binding instances it links (nm -S), the figures docs/zephyr.md
+# points to instead of quoting them.
+zsize() {
+  local elf="$1/zephyr/zephyr.elf"
+  [ -f "$elf" ] || return 0
+  size "$elf" | awk 'NR == 2 { printf "    size zephyr.elf: text %s, data %s, bss %s\n", $1, $2, $3 }'
+  nm -S "$elf" | while read -r _ sz type name; do
+    case "$type:$name" in
+      [bBdD]:http | [bBdD]:coap | [bBdD]:binding) echo "    $name (static): $((16#$sz)) B" ;;
+    esac
+  done
+}
 OUT=build/rtos
 mkdir -p "$OUT"
 
@@ -61,12 +74,24 @@ if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
   python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/e2e/requirements.txt
   rc=0
   {
-    cmake -S examples-c/freertos -B "$OUT/freertos" -G Ninja -DFREERTOS_KERNEL_PATH="$FREERTOS_KERNEL_PATH" &&
+    cmake -S examples-c/freertos -B "$OUT/freertos" -G Ninja -DFREERTOS_KERNEL_PATH="$FREERTOS_KERNEL_PATH" \
+      -DEMCP_SANITIZE=ON &&
     cmake --build "$OUT/freertos" &&
     python3 tests/rtos/mcp_client_check.py "$PWD/$OUT/freertos/greenhouse-freertos"
   } >"$OUT/freertos.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos.log" | sed 's/^/    /' || true
   result "$rc" "FreeRTOS POSIX greenhouse with the Python SDK client (stdio task)" "$OUT/freertos.log"
+  # End of input stops the scheduler from the task (no exit() inside it): status 0, the
+  # answer written, and no ASan/LeakSanitizer report from the FreeRTOS threads.
+  rc=0
+  {
+    printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"ping"}' |
+      "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-eof.out" &&
+    grep -qx '{"jsonrpc":"2.0","id":1,"result":{}}' "$OUT/freertos-eof.out"
+  } 2>"$OUT/freertos-eof.log" || rc=$?
+  if grep -q 'Sanitizer' "$OUT/freertos-eof.log"; then rc=1; fi
+  result "$rc" "FreeRTOS POSIX greenhouse ends at end of input with status 0, LeakSanitizer clean" \
+    "$OUT/freertos-eof.log"
   # The same binary serving Streamable HTTP from its task (built in when http_parser is installed).
   rc=0; tests/rtos/freertos_http.sh "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-http.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos-http.log" | sed 's/^/    /' || true
@@ -120,6 +145,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   } >"$OUT/zephyr.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
+  zsize "$OUT/zephyr-greenhouse"
 
   # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
   # from a network namespace when we may create one (root and ip).
@@ -128,6 +154,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     -d "$PWD/$OUT/zephyr-http" -- -DZEPHYR_EXTRA_MODULES="$PWD" -DOVERLAY_CONFIG=overlay-http.conf \
     >"$OUT/zephyr-http-build.log" 2>&1 || rc=$?
   result "$rc" "Zephyr greenhouse with overlay-http.conf builds for native_sim_64" "$OUT/zephyr-http-build.log"
+  zsize "$OUT/zephyr-http"
   if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
     rc=0
     tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-http/zephyr/zephyr.exe" >"$OUT/zephyr-http.log" 2>&1 || rc=$?
@@ -149,6 +176,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
       -DOVERLAY_CONFIG="overlay-http.conf;overlay-https.conf" >"$OUT/zephyr-https-build.log" 2>&1 || rc=$?
     result "$rc" "Zephyr greenhouse with overlay-https.conf (Mbed TLS) builds for native_sim_64" \
       "$OUT/zephyr-https-build.log"
+    zsize "$OUT/zephyr-https"
     if [ "$rc" -eq 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ]; then
       rc=0
       tests/rtos/zephyr_http_tap.sh "$OUT/zephyr-https/zephyr/zephyr.exe" \
@@ -164,17 +192,28 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   fi
 
   # CoAP through libcoap's own Zephyr module (LIBCOAP_PATH: a libcoap checkout
-  # with its zephyr/ directory, 4.3.5 or later). The overlay alone, then with
+  # with its zephyr/ directory, v4.3.5-8-g4803f161 or later: the overlays set
+  # CONFIG_LIBCOAP_LOG_WARNING, which the v4.3.5 tag lacks, checked first by
+  # tests/zephyr/check_libcoap_kconfig.py). The overlay alone, then with
   # the in-image libcoap client whose responses tests/rtos/zephyr_coap_check.py
   # checks (Zephyr 3.4.99's TAP driver cannot be built with the C library
   # libcoap needs there, so the exchange runs over the loopback interface).
+  libcoap_ok=0
   if [ -n "${LIBCOAP_PATH:-}" ]; then
+    rc=0; python3 tests/zephyr/check_libcoap_kconfig.py "$LIBCOAP_PATH" >"$OUT/libcoap-kconfig.log" 2>&1 || rc=$?
+    sed 's/^/    /' "$OUT/libcoap-kconfig.log"
+    result "$rc" "LIBCOAP_PATH's Zephyr module defines every CONFIG_LIBCOAP_* the CoAP overlays set" \
+      "$OUT/libcoap-kconfig.log"
+    libcoap_ok=$rc
+  fi
+  if [ -n "${LIBCOAP_PATH:-}" ] && [ "$libcoap_ok" -eq 0 ]; then
     rc=0
     ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
       -d "$PWD/$OUT/zephyr-coap" -- -DZEPHYR_EXTRA_MODULES="$PWD;$LIBCOAP_PATH" \
       -DOVERLAY_CONFIG=overlay-coap.conf >"$OUT/zephyr-coap-build.log" 2>&1 || rc=$?
     result "$rc" "Zephyr greenhouse with overlay-coap.conf (libcoap module) builds for native_sim_64" \
       "$OUT/zephyr-coap-build.log"
+    zsize "$OUT/zephyr-coap"
     rc=0
     {
       ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
@@ -185,6 +224,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coap.log" | sed 's/^/    /' || true
     result "$rc" "Zephyr CoAP greenhouse: libcoap client in the image, MCP over Zephyr's UDP (loopback)" \
       "$OUT/zephyr-coap.log"
+    zsize "$OUT/zephyr-coap-selftest"
     # The same over DTLS-PSK (overlay-coaps.conf: libcoap's Mbed TLS backend, from the mbedtls module).
     if [ -f "$mbedtls/zephyr/module.yml" ]; then
       rc=0
@@ -199,15 +239,25 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
       grep -E '^(== |   [a-zA-Z])' "$OUT/zephyr-coaps.log" | sed 's/^/    /' || true
       result "$rc" "Zephyr CoAP greenhouse over DTLS-PSK: the in-image client as greenhouse-operator" \
         "$OUT/zephyr-coaps.log"
+      zsize "$OUT/zephyr-coaps-selftest"
     else
       skip "Zephyr CoAP over DTLS: no Mbed TLS module at '$mbedtls' (set ZEPHYR_MBEDTLS_PATH)"
     fi
+  elif [ -n "${LIBCOAP_PATH:-}" ]; then
+    skip "Zephyr CoAP builds: LIBCOAP_PATH's libcoap cannot configure the overlays (above)"
   else
-    skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, 4.3.5 or later)"
+    skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   fi
 else
   skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
-  skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module)"
+  skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
+  if [ -n "${LIBCOAP_PATH:-}" ]; then
+    # Without Zephyr the libcoap revision is still checked.
+    rc=0; python3 tests/zephyr/check_libcoap_kconfig.py "$LIBCOAP_PATH" >"$OUT/libcoap-kconfig.log" 2>&1 || rc=$?
+    sed 's/^/    /' "$OUT/libcoap-kconfig.log"
+    result "$rc" "LIBCOAP_PATH's Zephyr module defines every CONFIG_LIBCOAP_* the CoAP overlays set" \
+      "$OUT/libcoap-kconfig.log"
+  fi
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -32,9 +32,11 @@ use super::types::{mcp_emit_fn, mcp_request_ctx_t, mcp_response_info_t, mcp_serv
 ///   that arrived, then `mcp_framer_poll` (or `mcp_framer_next`) takes the
 ///   complete messages.
 ///
-/// A framer is not locked: use it from one context at a time (an ISR that
-/// receives and a main loop that polls must not run its calls concurrently;
-/// let the ISR only signal, or mask it around the calls).
+/// A framer is not locked: use it from one context at a time. An interrupt
+/// handler may call only `mcp_framer_space` and `mcp_framer_commit`, while
+/// the thread that polls masks that interrupt around its own framer calls
+/// (the Threading rule at the top of this header); or let the ISR only
+/// signal the thread.
 #[repr(C)]
 pub struct mcp_framer_t {
     /// Opaque storage; pointer-aligned through its element type.

@@ -26,6 +26,7 @@ pub mod input;
 pub mod limit;
 pub mod policy;
 pub mod roundtrip;
+pub mod rpc;
 pub mod sizing;
 pub mod types;
 

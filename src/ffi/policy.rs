@@ -107,9 +107,8 @@ pub type mcp_critical_exit_fn = Option<extern "C" fn(user: *mut c_void, state: u
 /// exclude every other thread that may call `mcp_server_handle` (masking
 /// interrupts does on a single core).
 ///
-/// No emcp function may be called from an interrupt handler, with or without
-/// this hook (framers aside: see `mcp_framer_t`); the hook itself is called
-/// from the handling thread only.
+/// The hook does not change the Threading rule at the top of this header
+/// (interrupt handlers included); it is called from the handling thread only.
 ///
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`

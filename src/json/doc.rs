@@ -75,13 +75,45 @@ impl<'a> Doc<'a> {
     }
 
     /// One past the last byte of the string whose opening quote is at `i`.
+    #[inline]
     fn string_end(&self, i: usize) -> usize {
+        self.string_end_escaped(i).0
+    }
+
+    /// [`Doc::string_end`], and whether the string holds a backslash escape.
+    ///
+    /// A checked string holds no control bytes, so only `"` and `\\` stop
+    /// the scan: a word at a time (as [`super::string_run`] does, with two
+    /// tests instead of three), then byte by byte for the last few bytes.
+    #[inline]
+    fn string_end_escaped(&self, i: usize) -> (usize, bool) {
+        use super::{HIGH, ONES, WORD};
+        let s = self.src;
         let mut p = i + 1;
+        let mut escaped = false;
         loop {
-            let (stop, _) = super::string_run(self.src, p);
-            match self.src.get(stop) {
-                Some(b'\\') => p = stop + 2,
-                _ => return (stop + 1).min(self.src.len()),
+            while let Some(chunk) = s.get(p..p + WORD) {
+                let mut lanes = [0u8; WORD];
+                lanes.copy_from_slice(chunk);
+                let w = usize::from_le_bytes(lanes);
+                let q = w ^ (ONES * usize::from(b'"'));
+                let b = w ^ (ONES * usize::from(b'\\'));
+                let f = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;
+                if f != 0 {
+                    // The lowest flagged lane is exact.
+                    p += (f.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                p += WORD;
+            }
+            match s.get(p) {
+                Some(b'"') => return (p + 1, escaped),
+                Some(b'\\') => {
+                    escaped = true;
+                    p += 2;
+                }
+                Some(_) => p += 1,
+                None => return (s.len(), escaped),
             }
         }
     }
@@ -162,33 +194,34 @@ impl<'a> Doc<'a> {
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.
     pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u32>]) {
-        for (k, v) in self.members(obj) {
-            let Some(inner) = self.str_inner(k) else {
-                continue;
-            };
-            let escaped = inner.contains(&b'\\');
+        for e in self.entries(obj) {
             for (key, slot) in keys.iter().zip(out.iter_mut()) {
-                let hit = slot.is_none()
-                    && if escaped {
-                        // Only a name with a backslash is decoded.
-                        Unescape::new(inner).eq(key.iter().copied())
-                    } else {
-                        inner.len() == key.len() && inner == *key
-                    };
-                if hit {
-                    *slot = u32::try_from(v).ok();
+                if slot.is_none() && e.is(key) {
+                    *slot = u32::try_from(e.val).ok();
                     break;
                 }
             }
+            // Later members cannot change a found slot: stop before their
+            // values (often the largest, `params`) are scanned at all.
+            if out.iter().all(Option::is_some) {
+                break;
+            }
+        }
+    }
+
+    /// Iterates the members of the object at `obj` with each name read once
+    /// (the hot loops of lookups and validation compare names many times).
+    pub fn entries(&self, obj: usize) -> Entries<'a> {
+        Entries {
+            doc: *self,
+            at: self.first_inside(obj, b'{'),
+            last: usize::MAX,
         }
     }
 
     /// Iterates the (key, value) indices of the object at `obj`.
     pub fn members(&self, obj: usize) -> Members<'a> {
-        Members {
-            doc: *self,
-            at: self.first_inside(obj, b'{'),
-        }
+        Members(self.entries(obj))
     }
 
     /// Iterates the element indices of the array at `arr`.
@@ -196,6 +229,7 @@ impl<'a> Doc<'a> {
         Elements {
             doc: *self,
             at: self.first_inside(arr, b'['),
+            last: usize::MAX,
         }
     }
 
@@ -400,42 +434,96 @@ fn parse_f64(raw: &str) -> Result<f64, ConvError> {
     }
 }
 
-/// Iterator over an object's (key, value) indices.
-pub struct Members<'a> {
-    doc: Doc<'a>,
-    at: usize,
+/// One object member, its name read once.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
+    /// Index of the key string.
+    pub key: usize,
+    /// The bytes between the key's quotes, still escaped.
+    pub name: &'a [u8],
+    /// The name contains a backslash escape.
+    pub escaped: bool,
+    /// Index of the value.
+    pub val: usize,
 }
 
-impl Iterator for Members<'_> {
-    type Item = (usize, usize);
-    fn next(&mut self) -> Option<(usize, usize)> {
+impl Entry<'_> {
+    /// True when the (decoded) name is `lit`.
+    #[inline]
+    pub fn is(&self, lit: &[u8]) -> bool {
+        if self.escaped {
+            // Only a name with a backslash is decoded.
+            Unescape::new(self.name).eq(lit.iter().copied())
+        } else {
+            self.name == lit
+        }
+    }
+}
+
+/// Iterator over an object's members as [`Entry`]s. A value is skipped
+/// only when the next member is asked for, so a search that stops at a
+/// member never scans that member's value.
+pub struct Entries<'a> {
+    doc: Doc<'a>,
+    at: usize,
+    last: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Entry<'a>;
+    fn next(&mut self) -> Option<Entry<'a>> {
+        let d = self.doc;
+        if self.last != usize::MAX {
+            self.at = d.after(d.skip(self.last));
+            self.last = usize::MAX;
+        }
         let key = self.at;
         if key == usize::MAX {
             return None;
         }
-        let d = self.doc;
-        // Past the key and its ':'.
-        let colon = d.ws(d.string_end(key));
-        let val = d.ws(colon + 1);
-        self.at = d.after(d.skip(val));
-        Some((key, val))
+        let (end, escaped) = d.string_end_escaped(key);
+        let name = d.src.get(key + 1..end.saturating_sub(1)).unwrap_or(&[]);
+        let val = d.ws(d.ws(end) + 1);
+        self.last = val;
+        Some(Entry {
+            key,
+            name,
+            escaped,
+            val,
+        })
     }
 }
 
-/// Iterator over an array's element indices.
+/// Iterator over an object's (key, value) indices.
+pub struct Members<'a>(Entries<'a>);
+
+impl Iterator for Members<'_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        self.0.next().map(|e| (e.key, e.val))
+    }
+}
+
+/// Iterator over an array's element indices (each skipped lazily, as
+/// [`Entries`] does).
 pub struct Elements<'a> {
     doc: Doc<'a>,
     at: usize,
+    last: usize,
 }
 
 impl Iterator for Elements<'_> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
+        if self.last != usize::MAX {
+            self.at = self.doc.after(self.doc.skip(self.last));
+            self.last = usize::MAX;
+        }
         let el = self.at;
         if el == usize::MAX {
             return None;
         }
-        self.at = self.doc.after(self.doc.skip(el));
+        self.last = el;
         Some(el)
     }
 }

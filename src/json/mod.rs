@@ -65,11 +65,11 @@ pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
 
 /// Bytes per scan step: the native word (8 on x86_64, 4 on Cortex-M and
 /// RV32, where a 64-bit word would spill register pairs to the stack).
-const WORD: usize = core::mem::size_of::<usize>();
+pub(crate) const WORD: usize = core::mem::size_of::<usize>();
 /// 0x01 in every byte lane of a word.
-const ONES: usize = usize::MAX / 0xFF;
+pub(crate) const ONES: usize = usize::MAX / 0xFF;
 /// 0x80 in every byte lane of a word.
-const HIGH: usize = ONES * 0x80;
+pub(crate) const HIGH: usize = ONES * 0x80;
 
 /// The top bit of each byte lane of `w` whose byte is `"`, `\\` or below
 /// 0x20 (exact up to the lowest flagged lane; see [`string_run`]).

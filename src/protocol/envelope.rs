@@ -3,7 +3,7 @@
 //! envelope present (-32602), headers match body (-32020), version is a
 //! string (-32602), version supported (-32022).
 
-use super::{Era, LEGACY_VERSIONS, MODERN_VERSION};
+use super::{Era, MODERN_VERSION};
 use crate::call::RequestInfo;
 use crate::json::doc::exact_int;
 use crate::json::{Doc, Kind};
@@ -32,7 +32,7 @@ pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
     let keyed = req.meta_version().is_some() || req.meta_caps().is_some();
     let header_modern = info
         .hdr_protocol_version
-        .is_some_and(|h| !LEGACY_VERSIONS.iter().any(|v| trim_ows(h) == v.as_bytes()));
+        .is_some_and(|h| !super::is_legacy_version(h));
     // Without a legacy session only the handshake is legacy; everything else
     // goes through `check`, which refuses it.
     let sessionless =
@@ -153,6 +153,9 @@ fn compare(
 /// arrive in a header equal to the argument (strings exactly after base64
 /// decoding, integers numerically, booleans as `true`/`false`). Over HTTP a
 /// missing header is an error too; a header for an absent argument always is.
+// Out of line: its 512-byte header decode buffer must not stay in the
+// frame of `tools::call` while the tool's callback runs.
+#[inline(never)]
 pub fn check_params<'r>(
     tool: &Tool<'_>,
     doc: &Doc<'_>,
@@ -165,6 +168,12 @@ pub fn check_params<'r>(
         ));
     }
     let http = info.flags & MCP_CTX_HTTP != 0;
+    // Every mismatch needs a header or HTTP (where a missing one is an
+    // error): without either there is nothing to compare, and the schema
+    // text need not be read.
+    if !http && info.hdr_params.is_empty() {
+        return Ok(());
+    }
     let t = Schema::new(tool.input_schema);
     let Some(root) = t.node(t.root()) else {
         return Ok(());

@@ -23,6 +23,34 @@ pub const MODERN_VERSION: &str = "2026-07-28";
 /// Versions served through the legacy `initialize` handshake, newest first.
 pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
+/// True when `version` (an `MCP-Protocol-Version` header value; spaces and
+/// tabs around it ignored) names a version served through the legacy
+/// `initialize` handshake.
+pub fn is_legacy_version(version: &[u8]) -> bool {
+    let v = envelope::trim_ows(version);
+    LEGACY_VERSIONS.iter().any(|l| v == l.as_bytes())
+}
+
+/// Every version the core answers, newest first: [`MODERN_VERSION`], then
+/// [`LEGACY_VERSIONS`].
+pub fn versions() -> impl Iterator<Item = &'static str> {
+    core::iter::once(MODERN_VERSION).chain(LEGACY_VERSIONS)
+}
+
+/// The length of the JSON array of [`versions`], as written by
+/// `mcp_protocol_versions_json`.
+const fn versions_json_len() -> usize {
+    // `[`, `]`, and each version quoted, the legacy ones after a comma.
+    let mut n = 2 + MODERN_VERSION.len() + 2;
+    let mut rest: &[&str] = &LEGACY_VERSIONS;
+    while let [v, tail @ ..] = rest {
+        n += 1 + v.len() + 2;
+        rest = tail;
+    }
+    n
+}
+const _: () = assert!(versions_json_len() == crate::limits::MCP_PROTOCOL_VERSIONS_JSON_LEN);
+
 /// The `resultType` member of a complete 2026-07-28 result, written as one
 /// copy ([`crate::json::Writer::raw_members`]) on every such response.
 pub(crate) const RESULT_COMPLETE: &[u8] = br#""resultType":"complete""#;

@@ -116,9 +116,14 @@ pub fn call<'r>(
         message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
         data: crate::rpc::Data::None,
     });
+    // The name is read once; a name without escapes compares as bytes.
+    let raw_name = doc.str_inner(name).filter(|n| !n.contains(&b'\\'));
     let Some((index, tool)) = s
         .tools
-        .position_by(|n| doc.str_eq(name, n))
+        .position_by(|n| match raw_name {
+            Some(raw) => raw == n.as_bytes(),
+            None => doc.str_eq(name, n),
+        })
         .filter(|(i, _)| s.tools.on.enabled(*i))
     else {
         return Err(unknown);

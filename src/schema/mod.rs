@@ -101,38 +101,76 @@ pub enum KwKind {
     Default,
 }
 
-/// The constraint keywords, by name.
-const KWS: [(&str, KwKind); 12] = [
-    ("minimum", KwKind::Minimum),
-    ("maximum", KwKind::Maximum),
-    ("exclusiveMinimum", KwKind::ExclusiveMinimum),
-    ("exclusiveMaximum", KwKind::ExclusiveMaximum),
-    ("multipleOf", KwKind::MultipleOf),
-    ("minLength", KwKind::MinLength),
-    ("maxLength", KwKind::MaxLength),
-    ("minItems", KwKind::MinItems),
-    ("maxItems", KwKind::MaxItems),
-    ("enum", KwKind::Enum),
-    ("const", KwKind::Const),
-    ("default", KwKind::Default),
-];
+/// The constraint keyword called `name` (a key's inside, as written).
+pub(crate) fn kw_named(name: &[u8], escaped: bool) -> Option<KwKind> {
+    if escaped {
+        // A keyword spelled with escapes: decode it (registration only
+        // meets these; a schema without them never takes this path).
+        let mut buf = [0u8; 16];
+        let mut n = 0;
+        for b in crate::json::Unescape::new(name) {
+            *buf.get_mut(n)? = b;
+            n += 1;
+        }
+        return kw_named(buf.get(..n)?, false);
+    }
+    Some(match name {
+        b"minimum" => KwKind::Minimum,
+        b"maximum" => KwKind::Maximum,
+        b"exclusiveMinimum" => KwKind::ExclusiveMinimum,
+        b"exclusiveMaximum" => KwKind::ExclusiveMaximum,
+        b"multipleOf" => KwKind::MultipleOf,
+        b"minLength" => KwKind::MinLength,
+        b"maxLength" => KwKind::MaxLength,
+        b"minItems" => KwKind::MinItems,
+        b"maxItems" => KwKind::MaxItems,
+        b"enum" => KwKind::Enum,
+        b"const" => KwKind::Const,
+        b"default" => KwKind::Default,
+        _ => return None,
+    })
+}
 
 /// The constraint keyword named by the key string at `key`.
 pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
-    KWS.iter()
-        .find(|(name, _)| doc.str_eq(key, name))
-        .map(|&(_, k)| k)
+    let name = doc.str_inner(key)?;
+    kw_named(name, name.contains(&b'\\'))
 }
 
 /// The [`ty`] bit of the type-name string at `v`.
 pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
-    const TYPES: [&str; 7] = [
+    let name = doc.str_inner(v)?;
+    Some(match name {
+        b"object" => ty::OBJECT,
+        b"array" => ty::ARRAY,
+        b"string" => ty::STRING,
+        b"integer" => ty::INTEGER,
+        b"number" => ty::NUMBER,
+        b"boolean" => ty::BOOLEAN,
+        b"null" => ty::NULL,
+        // A type name spelled with escapes: decode it (rare; registration
+        // accepted it, so it decodes to one of the names).
+        _ if name.contains(&b'\\') => {
+            let mut buf = [0u8; 8];
+            let mut n = 0;
+            for b in crate::json::Unescape::new(name) {
+                *buf.get_mut(n)? = b;
+                n += 1;
+            }
+            return type_named(buf.get(..n)?);
+        }
+        _ => return None,
+    })
+}
+
+/// The [`ty`] bit of a decoded type name.
+fn type_named(lit: &[u8]) -> Option<u8> {
+    [
         "object", "array", "string", "integer", "number", "boolean", "null",
-    ];
-    TYPES
-        .iter()
-        .position(|n| doc.str_eq(v, n))
-        .map(|i| 1u8 << i)
+    ]
+    .iter()
+    .position(|n| n.as_bytes() == lit)
+    .map(|i| 1u8 << i)
 }
 
 /// One keyword and its value in the schema text.
@@ -151,8 +189,6 @@ pub struct Prop {
     pub name: Span,
     /// Its schema.
     pub node: usize,
-    /// Listed in `required`.
-    pub required: bool,
 }
 
 /// One (sub)schema, as read from the text.
@@ -256,30 +292,29 @@ impl<'t> Schema<'t> {
 
     /// The declared properties of `n`, in text order.
     pub fn props(&self, n: &Node) -> impl Iterator<Item = Prop> + use<'t> {
-        let d = self.doc;
-        let required = n.required;
-        d.members(n.props).map(move |(k, v)| {
-            let name = d.str_inner(k).unwrap_or(&[]);
-            Prop {
-                name: Span {
-                    start: k as u32 + 1,
-                    end: (k + 1 + name.len()) as u32,
-                },
-                node: v,
-                required: d
-                    .elements(required)
-                    .any(|r| compile::same_text(d.str_inner(r).unwrap_or(&[]), name)),
-            }
+        self.doc.entries(n.props).map(|e| Prop {
+            name: Span {
+                start: e.key as u32 + 1,
+                end: (e.key + 1 + e.name.len()) as u32,
+            },
+            node: e.val,
         })
+    }
+
+    /// True when `n`'s `required` lists `name` (a key's inside, as written).
+    pub fn is_required(&self, n: &Node, name: &[u8]) -> bool {
+        let d = &self.doc;
+        d.elements(n.required)
+            .any(|r| compile::same_text(d.str_inner(r).unwrap_or(&[]), name))
     }
 
     /// The constraint keywords of `n`, in text order.
     pub fn kws(&self, n: &Node) -> impl Iterator<Item = Kw> + use<'t> {
         let d = self.doc;
-        d.members(n.at).filter_map(move |(k, v)| {
-            kw_kind(&d, k).map(|kind| Kw {
+        d.entries(n.at).filter_map(move |e| {
+            kw_named(e.name, e.escaped).map(|kind| Kw {
                 kind,
-                value: span(&d, v),
+                value: span(&d, e.val),
             })
         })
     }

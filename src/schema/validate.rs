@@ -367,7 +367,12 @@ impl<'a, 'r> V<'a, 'r> {
         let Some(n) = self.t.node(node) else {
             return true;
         };
-        if let Some(p) = self.t.props(&n).find(|p| p.required) {
+        let text = self.text;
+        if let Some(p) = self
+            .t
+            .props(&n)
+            .find(|p| self.t.is_required(&n, p.name.of(text)))
+        {
             let name = p.name;
             return self.fail(usize::MAX, Rule::Required, name);
         }
@@ -496,24 +501,29 @@ impl<'a, 'r> V<'a, 'r> {
 
     fn check_object(&mut self, n: &Node, inst: usize) -> bool {
         let doc = self.doc;
-        for p in self.t.props(n).filter(|p| p.required) {
-            let name = p.name.of(self.text);
-            let present = doc
-                .members(inst)
-                .any(|(k, _)| same_text(doc.str_inner(k).unwrap_or(&[]), name));
-            if !present {
+        // Missing required names, reported in `properties` order.
+        if n.required != super::NONE {
+            for p in self.t.props(n) {
+                let name = p.name.of(self.text);
+                if !self.t.is_required(n, name) {
+                    continue;
+                }
+                let present = doc.entries(inst).any(|e| same_text(e.name, name));
+                if present {
+                    continue;
+                }
                 let name = p.name;
                 return self.fail(inst, Rule::Required, name);
             }
         }
         // Every member is checked, duplicates included, so whichever one a
         // callback reads has passed validation.
-        for (k, v) in doc.members(inst) {
-            let key = doc.str_inner(k).unwrap_or(&[]);
+        for e in doc.entries(inst) {
             let decl = self
                 .t
                 .props(n)
-                .find(|p| same_text(key, p.name.of(self.text)));
+                .find(|p| same_text(e.name, p.name.of(self.text)));
+            let v = e.val;
             let ok = match decl {
                 Some(p) => self.check(p.node, v),
                 None if n.closed => self.fail(v, Rule::Plain(&NOT_ALLOWED), Span::default()),

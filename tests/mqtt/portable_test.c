@@ -5,6 +5,7 @@
  * Exit status 0 = all checks passed.
  */
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -154,7 +155,9 @@ static void test_refusals(void)
     m.content_type = span("text/plain");
     CHECK(emcp_mqtt_handle(&binding, &m, &r) == 1);
     CHECK(r.source == EMCP_MQTT_REPLY_REFUSED && r.correlation_len == 2);
-    CHECK(strstr((const char *)r.payload, "-32600") != NULL);
+    static const char refused[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+                                  "\"message\":\"Content Type must be application/json\"}}";
+    CHECK(r.payload_len == sizeof refused - 1 && memcmp(r.payload, refused, r.payload_len) == 0);
 
     static char big[EMCP_MQTT_PAYLOAD_MAX + 2];
     memset(big, ' ', sizeof big - 1);
@@ -235,6 +238,44 @@ static void test_replay(void)
     CHECK(executions == EMCP_MQTT_REPLAY_SLOTS + 2);
 }
 
+/* The reconnect backoff every shim uses: doubling from min to max, 0-25 %
+ * jitter on top, back to min after a success, seeds giving other delays. */
+static void test_backoff(void)
+{
+    emcp_mqtt_backoff_t a, b;
+    emcp_mqtt_backoff_init(&a, 0, 0, 1);
+    emcp_mqtt_backoff_init(&b, 0, 0, 2);
+    unsigned base = EMCP_MQTT_BACKOFF_MIN_MS;
+    bool differ = false;
+    for (int i = 0; i < 8; i++) {
+        unsigned da = emcp_mqtt_backoff_next(&a), db = emcp_mqtt_backoff_next(&b);
+        CHECK(da >= base && da <= base + base / 4);
+        CHECK(db >= base && db <= base + base / 4);
+        differ = differ || da != db;
+        base = base * 2 > EMCP_MQTT_BACKOFF_MAX_MS ? EMCP_MQTT_BACKOFF_MAX_MS : base * 2;
+    }
+    CHECK(differ);
+    CHECK(a.attempts == 8);
+    emcp_mqtt_backoff_reset(&a);
+    unsigned d = emcp_mqtt_backoff_next(&a);
+    CHECK(d >= EMCP_MQTT_BACKOFF_MIN_MS && d <= EMCP_MQTT_BACKOFF_MIN_MS * 5 / 4);
+    emcp_mqtt_backoff_t c;
+    emcp_mqtt_backoff_init(&c, 40, 50, 0); /* seed 0 still jitters */
+    CHECK(emcp_mqtt_backoff_next(&c) <= 50);
+    CHECK(emcp_mqtt_backoff_next(&c) <= 62);
+    CHECK(emcp_mqtt_backoff_next(&c) >= 50);
+}
+
+static void test_principal(void)
+{
+    mcp_str_t p = emcp_mqtt_principal("operator");
+    CHECK(p.len == 8 && memcmp(p.ptr, "operator", 8) == 0);
+    p = emcp_mqtt_principal(NULL);
+    CHECK(p.len == 9 && memcmp(p.ptr, "anonymous", 9) == 0);
+    p = emcp_mqtt_principal("");
+    CHECK(p.len == 9 && memcmp(p.ptr, "anonymous", 9) == 0);
+}
+
 int main(void)
 {
     mcp_server_config_t cfg;
@@ -250,6 +291,8 @@ int main(void)
     test_presence();
     test_refusals();
     test_replay();
+    test_backoff();
+    test_principal();
     if (failures != 0) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

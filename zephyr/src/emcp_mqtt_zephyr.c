@@ -29,8 +29,6 @@
 
 LOG_MODULE_DECLARE(emcp, CONFIG_EMCP_LOG_LEVEL);
 
-#define EMCP_MQTT_ZEPHYR_BACKOFF_MIN_MS 100
-#define EMCP_MQTT_ZEPHYR_BACKOFF_MAX_MS 2000
 /* Zephyr's buffers hold a packet's header and properties; payloads are read
  * into request_buf, replies are encoded into tx_buf. */
 #define EMCP_MQTT_ZEPHYR_RX_MAX (EMCP_MQTT_TOPIC_MAX * 2 + EMCP_MQTT_CORRELATION_MAX + 128)
@@ -48,7 +46,6 @@ static struct mqtt_topic will_topic;
 static struct mqtt_utf8 will_message;
 static bool connected;
 static bool running;
-static const char anonymous[] = "anonymous";
 static const char content_type[] = EMCP_MQTT_CONTENT_TYPE;
 
 K_THREAD_STACK_DEFINE(mqtt_stack, CONFIG_EMCP_THREAD_STACK_SIZE);
@@ -142,8 +139,7 @@ static void on_publish(struct mqtt_client *c, const struct mqtt_publish_param *i
         msg.content_type.ptr = (const char *)in->prop.content_type.utf8;
         msg.content_type.len = in->prop.content_type.size;
     }
-    msg.principal.ptr = sizeof CONFIG_EMCP_MQTT_USERNAME > 1 ? CONFIG_EMCP_MQTT_USERNAME : anonymous;
-    msg.principal.len = strlen(msg.principal.ptr);
+    msg.principal = emcp_mqtt_principal(CONFIG_EMCP_MQTT_USERNAME);
     msg.now_ms = emcp_zephyr_now_ms();
 
     emcp_mqtt_reply_t reply;
@@ -250,12 +246,12 @@ static void serve(void *a, void *b, void *c)
     ARG_UNUSED(a);
     ARG_UNUSED(b);
     ARG_UNUSED(c);
-    unsigned backoff = EMCP_MQTT_ZEPHYR_BACKOFF_MIN_MS;
+    emcp_mqtt_backoff_t backoff; /* the portable part's, shared with the other shims */
+    emcp_mqtt_backoff_init(&backoff, 0, 0, sys_rand32_get());
     for (;;) {
         connected = false;
         if (session_start() != 0) {
-            k_msleep(backoff + sys_rand32_get() % (backoff / 4 + 1));
-            backoff = MIN(backoff * 2, EMCP_MQTT_ZEPHYR_BACKOFF_MAX_MS);
+            k_msleep(emcp_mqtt_backoff_next(&backoff));
             continue;
         }
         struct zsock_pollfd pfd = {.fd = client.transport.tcp.sock, .events = ZSOCK_POLLIN};
@@ -272,13 +268,12 @@ static void serve(void *a, void *b, void *c)
                 break;
             }
             if (connected) {
-                backoff = EMCP_MQTT_ZEPHYR_BACKOFF_MIN_MS;
+                emcp_mqtt_backoff_reset(&backoff);
             }
         }
         LOG_WRN("connection lost; reconnecting");
         (void)mqtt_abort(&client);
-        k_msleep(backoff + sys_rand32_get() % (backoff / 4 + 1));
-        backoff = MIN(backoff * 2, EMCP_MQTT_ZEPHYR_BACKOFF_MAX_MS);
+        k_msleep(emcp_mqtt_backoff_next(&backoff));
     }
 }
 
