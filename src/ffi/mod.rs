@@ -735,19 +735,23 @@ pub(crate) unsafe fn exchange(
     // The round trip is reached only through the function its storage holds
     // (set by mcp_roundtrip_init), so a firmware that never initialises one
     // does not link its code.
-    let rt_on = cfg!(all(feature = "legacy", feature = "mrtr"));
-    let (req, rt_ptr) = match run {
-        Run::Handle(req) => (
-            Some(req),
-            if rt_on { rt_ptr } else { core::ptr::null_mut() },
-        ),
-        Run::Resume(p) => (None, p),
-    };
-    // SAFETY: NULL or the caller's round-trip storage, used by this call only.
-    let result = match (unsafe { roundtrip::state(rt_ptr) }, req) {
-        (Some((rt, buf, run_rt)), msg) if rt_on => run_rt(rt, buf, server, &ri, ex, msg, out),
-        (_, Some(req)) => server.handle_with(&ri, ex, req, out),
-        (_, None) => return -MCP_EINVAL,
+    let result = if cfg!(all(feature = "legacy", feature = "mrtr")) {
+        let (req, rt_ptr) = match run {
+            Run::Handle(req) => (Some(req), rt_ptr),
+            Run::Resume(p) => (None, p),
+        };
+        // SAFETY: NULL or the caller's round-trip storage, used by this call only.
+        match (unsafe { roundtrip::state(rt_ptr) }, req) {
+            (Some((rt, buf, run_rt)), msg) => run_rt(rt, buf, server, &ri, ex, msg, out),
+            (None, Some(req)) => server.handle_with(&ri, ex, req, out),
+            (None, None) => return -MCP_EINVAL,
+        }
+    } else {
+        // Without the legacy era there is no round trip: the plain path.
+        match run {
+            Run::Handle(req) => server.handle_with(&ri, ex, req, out),
+            Run::Resume(_) => return -MCP_ENOTSUP,
+        }
     };
     match result {
         Ok(o) => {
@@ -759,7 +763,11 @@ pub(crate) unsafe fn exchange(
             }
             // SAFETY: info is NULL or points to writable storage.
             if let Some(i) = unsafe { info.as_mut() } {
-                let mut flags = u16::from(o.client);
+                let mut flags = if cfg!(feature = "legacy") {
+                    u16::from(o.client)
+                } else {
+                    0
+                };
                 if o.listen {
                     flags |= MCP_RESPONSE_LISTEN;
                 }
