@@ -43,6 +43,10 @@ const FIXED: &[&str] = &[
 /// library's compile-time layout checks catch inconsistent combinations).
 const MAX_VALUE: usize = 1 << 20;
 
+/// Tables a firmware may leave out entirely (0 entries, no storage in
+/// `mcp_server_t`): registering into them then returns `-MCP_ENOSPC`.
+const MAY_BE_ZERO: &[&str] = &["MCP_MAX_RESOURCES", "MCP_MAX_PROMPTS"];
+
 struct Limit {
     name: String,
     /// Line index of a literal definition, when overridable.
@@ -75,8 +79,9 @@ fn main() {
         let value: usize = text.trim().parse().unwrap_or_else(|_| {
             fail(&format!("{var}={text:?} is not a non-negative integer"));
         });
-        if value == 0 || value > MAX_VALUE {
-            fail(&format!("{var}={value} is outside 1..={MAX_VALUE}"));
+        let min = usize::from(!MAY_BE_ZERO.contains(&l.name.as_str()));
+        if value < min || value > MAX_VALUE {
+            fail(&format!("{var}={value} is outside {min}..={MAX_VALUE}"));
         }
         if l.default == Some(value) {
             continue; // the value src/limits.rs already has

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "fw_stack.h"
 #include "emcp_clock.h"
 #include "greenhouse.h"
 
@@ -276,40 +277,6 @@ static bool end_pass(void)
 
 /* ---- Stack painting ---------------------------------------------------- */
 
-#define PAINT_WORD 0xC5C5C5C5u
-#define PAINT_BYTES (12u * 1024u)
-
-static inline uintptr_t sp_now(void)
-{
-    uintptr_t sp;
-#if defined(__riscv)
-    __asm__ volatile("mv %0, sp" : "=r"(sp));
-#else
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-#endif
-    return sp;
-}
-
-/* Fills the unused stack from `limit` up to just below this function's frame. */
-__attribute__((noinline)) static void paint_stack(uintptr_t limit)
-{
-    volatile uint32_t *p = (volatile uint32_t *)limit;
-    uintptr_t top = sp_now() - 16u;
-    while ((uintptr_t)p < top) {
-        *p++ = PAINT_WORD;
-    }
-}
-
-/* Bytes below `sp0` that were written since paint_stack(limit). */
-static size_t stack_used(uintptr_t limit, uintptr_t sp0)
-{
-    const volatile uint32_t *p = (const volatile uint32_t *)limit;
-    while ((uintptr_t)p < sp0 && *p == PAINT_WORD) {
-        p++;
-    }
-    return sp0 - (uintptr_t)p;
-}
-
 static mcp_request_ctx_t uart_ctx(void)
 {
     static const char principal[] = "uart0";
@@ -330,9 +297,9 @@ __attribute__((noinline)) static bool feed_pass(size_t chunk)
 {
     fresh_gateway();
     mcp_request_ctx_t ctx = uart_ctx();
-    uintptr_t sp0 = sp_now();
-    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
-    paint_stack(limit);
+    uintptr_t sp0 = fw_sp_now();
+    uintptr_t limit = (sp0 - FW_PAINT_BYTES) & ~(uintptr_t)3u;
+    fw_paint_stack(limit, 16u);
     begin_pass();
     bool ok = true;
     for (size_t at = 0; at < stream_len; at += chunk) {
@@ -341,7 +308,7 @@ __attribute__((noinline)) static bool feed_pass(size_t chunk)
                                  on_response, NULL);
         ok = ok && rc >= 0;
     }
-    size_t used = stack_used(limit, sp0);
+    size_t used = fw_stack_used(limit, sp0);
     peak_feed = used > peak_feed ? used : peak_feed;
     return ok && end_pass();
 }
@@ -462,9 +429,9 @@ static const char *const probe_reqs[] = {
 __attribute__((noinline)) static size_t measure_handle(bool *ok)
 {
     mcp_request_ctx_t ctx = uart_ctx();
-    uintptr_t sp0 = sp_now();
-    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
-    paint_stack(limit);
+    uintptr_t sp0 = fw_sp_now();
+    uintptr_t limit = (sp0 - FW_PAINT_BYTES) & ~(uintptr_t)3u;
+    fw_paint_stack(limit, 16u);
     *ok = true;
     for (size_t i = 0; i < sizeof probe_reqs / sizeof probe_reqs[0]; i++) {
         const char *q = probe_reqs[i];
@@ -481,7 +448,7 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
             *ok = false;
         }
     }
-    return stack_used(limit, sp0);
+    return fw_stack_used(limit, sp0);
 }
 
 /* Peak stack of mcp_server_init() on the probe server (0 if it fails), and
@@ -490,14 +457,14 @@ __attribute__((noinline)) static size_t measure_init(size_t *add_tool)
 {
     static const mcp_server_config_t probe_cfg = {
         .name = "probe", .version = "1", .cache_scope = MCP_CACHE_PUBLIC};
-    uintptr_t sp0 = sp_now();
-    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
-    paint_stack(limit);
+    uintptr_t sp0 = fw_sp_now();
+    uintptr_t limit = (sp0 - FW_PAINT_BYTES) & ~(uintptr_t)3u;
+    fw_paint_stack(limit, 16u);
     int rc = mcp_server_init(&probe_server, &probe_cfg);
-    size_t init = stack_used(limit, sp0);
-    paint_stack(limit);
+    size_t init = fw_stack_used(limit, sp0);
+    fw_paint_stack(limit, 16u);
     rc = rc == 0 ? mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) : rc;
-    *add_tool = rc == 0 ? stack_used(limit, sp0) : 0;
+    *add_tool = rc == 0 ? fw_stack_used(limit, sp0) : 0;
     return rc == 0 ? init : 0;
 }
 
@@ -508,16 +475,16 @@ __attribute__((noinline)) static size_t measure_greenhouse(void)
     /* A fresh gateway, so set_vent runs (not refused by its rate limit). */
     check(greenhouse_register(&server, false) == 0, "greenhouse_register for the stack probe");
     mcp_request_ctx_t ctx = uart_ctx();
-    uintptr_t sp0 = sp_now();
-    uintptr_t limit = (sp0 - PAINT_BYTES) & ~(uintptr_t)3u;
-    paint_stack(limit);
+    uintptr_t sp0 = fw_sp_now();
+    uintptr_t limit = (sp0 - FW_PAINT_BYTES) & ~(uintptr_t)3u;
+    fw_paint_stack(limit, 16u);
     size_t lines[] = {4, 5, 6, 7};
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         const char *q = script[lines[i]].line;
         (void)mcp_server_handle(&server, &ctx, (const uint8_t *)q, strlen(q) - 1, tx_buf,
                                 sizeof tx_buf, NULL);
     }
-    return stack_used(limit, sp0);
+    return fw_stack_used(limit, sp0);
 }
 
 int main(void)
@@ -552,7 +519,7 @@ int main(void)
     size_t stack_handle = measure_handle(&probe_ok);
     check(probe_ok, "mcp_server_handle on every request kind (stack probe)");
     size_t stack_tools = measure_greenhouse();
-    check(stack_handle < PAINT_BYTES && stack_tools < PAINT_BYTES && peak_feed < PAINT_BYTES,
+    check(stack_handle < FW_PAINT_BYTES && stack_tools < FW_PAINT_BYTES && peak_feed < FW_PAINT_BYTES,
           "stack high-water marks inside the painted area");
 
     printf("target=%s\n", FW_TARGET);

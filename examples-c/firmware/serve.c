@@ -26,6 +26,7 @@
 
 #include "emcp.h"
 #include "emcp_clock.h"
+#include "fw_stack.h"
 #include "fw_uart.h"
 #include "greenhouse.h"
 
@@ -58,44 +59,14 @@ static mcp_dedup_t dedup; /* repeated idempotency keys of set_vent */
 
 /* ---- The stack high-water mark ----------------------------------------- */
 
-#define PAINT_WORD 0xC5C5C5C5u
-/* Bytes painted below main's frame. Not the linker's stack limit: newlib's
- * rdimon start-up moves the stack to where the semihosting host says. */
-#define PAINT_BYTES (12u * 1024u)
-
 static uintptr_t stack_top; /* sp at the start of the serve loop's caller */
 static uintptr_t stack_limit;
 static size_t stack_peak;
 
-static inline uintptr_t sp_now(void)
-{
-    uintptr_t sp;
-#if defined(__riscv)
-    __asm__ volatile("mv %0, sp" : "=r"(sp));
-#else
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-#endif
-    return sp;
-}
-
-/* Fills the unused stack, from its limit to just below this frame. */
-__attribute__((noinline)) static void paint_stack(void)
-{
-    volatile uint32_t *p = (volatile uint32_t *)stack_limit;
-    uintptr_t top = sp_now() - 64u;
-    while ((uintptr_t)p < top) {
-        *p++ = PAINT_WORD;
-    }
-}
-
 /* Reports the deepest stack use below main's frame when it grew. */
 static void check_stack(void)
 {
-    const volatile uint32_t *p = (const volatile uint32_t *)stack_limit;
-    while ((uintptr_t)p < stack_top && *p == PAINT_WORD) {
-        p++;
-    }
-    size_t used = stack_top - (uintptr_t)p;
+    size_t used = fw_stack_used(stack_limit, stack_top);
     if (used > stack_peak) {
         stack_peak = used;
         printf("stack.serve_peak=%u\n", (unsigned)used);
@@ -186,9 +157,9 @@ int main(void)
            "none (minimal profile)"
 #endif
     );
-    stack_top = sp_now();
-    stack_limit = (stack_top - PAINT_BYTES) & ~(uintptr_t)3u;
-    paint_stack();
+    stack_top = fw_sp_now();
+    stack_limit = (stack_top - FW_PAINT_BYTES) & ~(uintptr_t)3u;
+    fw_paint_stack(stack_limit, 64u);
     serve();
     return 0;
 }

@@ -47,3 +47,12 @@ build clang MinSizeRel build/minsizerel-clang
 
 echo "35-buildtypes: C tests (CTest) on the Release build"
 ctest --test-dir build/release-gcc --output-on-failure
+
+# A firmware without resources and prompts (issue 19): EMCP_LIMITS may set
+# MAX_RESOURCES and MAX_PROMPTS to 0, and mcp_server_t then holds no storage
+# for them. Only the library and the two tests that build is for.
+echo "35-buildtypes: EMCP_LIMITS=\"MAX_RESOURCES=0;MAX_PROMPTS=0\" (test_limits, test_zero_tables)"
+cmake -S . -B build/zero-tables -DEMCP_SANITIZE=ON -DEMCP_BUILD_EXAMPLES=OFF \
+  -DEMCP_LIMITS="MAX_RESOURCES=0;MAX_PROMPTS=0" >/dev/null
+cmake --build build/zero-tables -j"$(nproc)" --target test_limits test_zero_tables
+ctest --test-dir build/zero-tables --output-on-failure -R 'c_test_(limits|zero_tables)$'

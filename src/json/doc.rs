@@ -85,7 +85,8 @@ impl<'a> Doc<'a> {
     /// A checked string holds no control bytes, so only `"` and `\\` stop
     /// the scan: a word at a time (as [`super::string_run`] does, with two
     /// tests instead of three), then byte by byte for the last few bytes.
-    #[inline]
+    /// One copy, called from every scan (inlined it would be repeated in each).
+    #[inline(never)]
     fn string_end_escaped(&self, i: usize) -> (usize, bool) {
         use super::{HIGH, ONES, WORD};
         let s = self.src;

@@ -153,8 +153,8 @@ fn compare(
 /// arrive in a header equal to the argument (strings exactly after base64
 /// decoding, integers numerically, booleans as `true`/`false`). Over HTTP a
 /// missing header is an error too; a header for an absent argument always is.
-// Out of line: its 512-byte header decode buffer must not stay in the
-// frame of `tools::call` while the tool's callback runs.
+// Out of line: what it reads must not stay in the frame of `tools::call`
+// while the tool's callback runs.
 #[inline(never)]
 pub fn check_params<'r>(
     tool: &Tool<'_>,
@@ -209,20 +209,7 @@ pub fn check_params<'r>(
                 ));
             }
             (Some(a), Some(h)) => {
-                let mut buf = [0u8; MAX_DECODED_HEADER];
-                let v = decode_header(h.value, &mut buf)?;
-                let plain_int = {
-                    let digits = v.strip_prefix(b"-").unwrap_or(v);
-                    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
-                };
-                let same = match doc.kind(a) {
-                    Some(Kind::String) => doc.str_eq_bytes(a, v),
-                    Some(Kind::True) => v == b"true",
-                    Some(Kind::False) => v == b"false",
-                    Some(Kind::Number) if plain_int => doc.as_i64(a).ok() == exact_int(v).ok(),
-                    _ => false,
-                };
-                if !same {
+                if !param_matches(doc, a, h.value)? {
                     return Err(mismatch(
                         "An Mcp-Param header does not match the request body's argument",
                     ));
@@ -231,6 +218,26 @@ pub fn check_params<'r>(
         }
     }
     Ok(())
+}
+
+/// Whether the argument at `a` equals the `Mcp-Param-*` header value
+/// `value`. Out of line, so its decode buffer is on the stack only while a
+/// header is compared.
+#[inline(never)]
+fn param_matches(doc: &Doc<'_>, a: usize, value: &[u8]) -> Result<bool, RpcError<'static>> {
+    let mut buf = [0u8; MAX_DECODED_HEADER];
+    let v = decode_header(value, &mut buf)?;
+    let plain_int = {
+        let digits = v.strip_prefix(b"-").unwrap_or(v);
+        !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+    };
+    Ok(match doc.kind(a) {
+        Some(Kind::String) => doc.str_eq_bytes(a, v),
+        Some(Kind::True) => v == b"true",
+        Some(Kind::False) => v == b"false",
+        Some(Kind::Number) if plain_int => doc.as_i64(a).ok() == exact_int(v).ok(),
+        _ => false,
+    })
 }
 
 fn mismatch(message: &'static str) -> RpcError<'static> {

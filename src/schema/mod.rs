@@ -114,22 +114,24 @@ pub(crate) fn kw_named(name: &[u8], escaped: bool) -> Option<KwKind> {
         }
         return kw_named(buf.get(..n)?, false);
     }
-    Some(match name {
-        b"minimum" => KwKind::Minimum,
-        b"maximum" => KwKind::Maximum,
-        b"exclusiveMinimum" => KwKind::ExclusiveMinimum,
-        b"exclusiveMaximum" => KwKind::ExclusiveMaximum,
-        b"multipleOf" => KwKind::MultipleOf,
-        b"minLength" => KwKind::MinLength,
-        b"maxLength" => KwKind::MaxLength,
-        b"minItems" => KwKind::MinItems,
-        b"maxItems" => KwKind::MaxItems,
-        b"enum" => KwKind::Enum,
-        b"const" => KwKind::Const,
-        b"default" => KwKind::Default,
-        _ => return None,
-    })
+    KWS.iter().find(|(n, _)| *n == name).map(|&(_, k)| k)
 }
+
+/// The constraint keywords, by name (a table: smaller code than a match).
+const KWS: [(&[u8], KwKind); 12] = [
+    (b"minimum", KwKind::Minimum),
+    (b"maximum", KwKind::Maximum),
+    (b"exclusiveMinimum", KwKind::ExclusiveMinimum),
+    (b"exclusiveMaximum", KwKind::ExclusiveMaximum),
+    (b"multipleOf", KwKind::MultipleOf),
+    (b"minLength", KwKind::MinLength),
+    (b"maxLength", KwKind::MaxLength),
+    (b"minItems", KwKind::MinItems),
+    (b"maxItems", KwKind::MaxItems),
+    (b"enum", KwKind::Enum),
+    (b"const", KwKind::Const),
+    (b"default", KwKind::Default),
+];
 
 /// The constraint keyword named by the key string at `key`.
 pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
@@ -140,37 +142,25 @@ pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
 /// The [`ty`] bit of the type-name string at `v`.
 pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
     let name = doc.str_inner(v)?;
-    Some(match name {
-        b"object" => ty::OBJECT,
-        b"array" => ty::ARRAY,
-        b"string" => ty::STRING,
-        b"integer" => ty::INTEGER,
-        b"number" => ty::NUMBER,
-        b"boolean" => ty::BOOLEAN,
-        b"null" => ty::NULL,
-        // A type name spelled with escapes: decode it (rare; registration
-        // accepted it, so it decodes to one of the names).
-        _ if name.contains(&b'\\') => {
-            let mut buf = [0u8; 8];
-            let mut n = 0;
-            for b in crate::json::Unescape::new(name) {
-                *buf.get_mut(n)? = b;
-                n += 1;
-            }
-            return type_named(buf.get(..n)?);
-        }
-        _ => return None,
-    })
+    if !name.contains(&b'\\') {
+        return type_named(name);
+    }
+    // A type name spelled with escapes (rare; registration accepted it).
+    let mut buf = [0u8; 8];
+    let mut n = 0;
+    for b in crate::json::Unescape::new(name) {
+        *buf.get_mut(n)? = b;
+        n += 1;
+    }
+    type_named(buf.get(..n)?)
 }
 
 /// The [`ty`] bit of a decoded type name.
 fn type_named(lit: &[u8]) -> Option<u8> {
-    [
-        "object", "array", "string", "integer", "number", "boolean", "null",
-    ]
-    .iter()
-    .position(|n| n.as_bytes() == lit)
-    .map(|i| 1u8 << i)
+    const TYPES: [&[u8]; 7] = [
+        b"object", b"array", b"string", b"integer", b"number", b"boolean", b"null",
+    ];
+    TYPES.iter().position(|n| *n == lit).map(|i| 1u8 << i)
 }
 
 /// One keyword and its value in the schema text.

@@ -13,14 +13,7 @@ from coap_support import Server, binary_path, binary_problem, free_udp_port
 
 # ASan/LSan reports of every process a test starts (tests/common/sanitizers.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
-from sanitizers import asan_reports, report_in  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _no_sanitizer_reports(tmp_path_factory):
-    with asan_reports(tmp_path_factory.mktemp("asan")) as found:
-        yield
-    assert not found, "sanitizer report(s) from a process this test started:\n" + "\n".join(found)
+from sanitizer_fixture import no_sanitizer_reports  # noqa: E402,F401 (autouse)
 
 
 @pytest.fixture(scope="session")
