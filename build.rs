@@ -31,10 +31,12 @@ use std::path::Path;
 /// Limits that are not overridable: the protocol fixes them, or another
 /// limit's guarantee is computed from them.
 const FIXED: &[&str] = &[
-    "MCP_MAX_TOOL_NAME_LEN", // MCP: tool names are 1 to 128 characters
-    "MCP_MAX_ID_LEN",        // MCP_MIN_RESPONSE_CAP is sized for it
-    "MCP_MIN_RESPONSE_CAP",  // must hold an error with an MCP_MAX_ID_LEN id
-    "MCP_FRAMER_WORDS",      // the framer's fixed layout
+    "MCP_MAX_TOOL_NAME_LEN",      // MCP: tool names are 1 to 128 characters
+    "MCP_MAX_ID_LEN",             // MCP_MIN_RESPONSE_CAP is sized for it
+    "MCP_MIN_RESPONSE_CAP",       // must hold an error with an MCP_MAX_ID_LEN id
+    "MCP_FRAMER_WORDS",           // the framer's fixed layout
+    "MCP_ROUNDTRIP_WORDS",        // the round trip's fixed layout
+    "MCP_ROUNDTRIP_MAX_REQUESTS", // the answered mask is one byte
 ];
 
 /// Largest value accepted for any overridden limit (a sanity bound; the

@@ -144,6 +144,7 @@ def main():
         blob = hashlib.sha256(b"emcp%d" % i).digest() * 8
         seed("handle_structured", blob)
         seed("headers", blob)
+        seed("roundtrip", blob)
 
 
 if __name__ == "__main__":

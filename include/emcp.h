@@ -84,9 +84,10 @@
  * `elicitation` at `initialize`, and the transport can send it the
  * server-to-client `elicitation/create` request and then re-run this request
  * with the answer under `params.inputResponses` (and the `requestState`).
- * A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
- * is the `input_required` result, for the transport to turn into those
- * requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+ * A tool may then call `mcp_result_elicit` as at 2026-07-28. With
+ * `mcp_request_ctx_t.roundtrip` the core sends those requests itself
+ * (`mcp_roundtrip_t`); without it the response is the `input_required`
+ * result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
  * legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
  * the request is answered with -32021. Ignored for a 2026-07-28 request.
  */
@@ -643,6 +644,73 @@
 #define MCP_RESPONSE_LISTEN 1
 
 /**
+ * `mcp_response_info_t.flags`: the response is not the answer to the
+ * request but one or more server-to-client requests of a legacy-era call
+ * waiting in its `mcp_roundtrip_t` (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`), one JSON-RPC request per line
+ * (separated by `\n`). Send them and keep reading: the answer follows once
+ * the client has answered them all.
+ */
+#define MCP_RESPONSE_CLIENT_REQUEST 2
+
+/**
+ * `mcp_response_info_t.flags` on the answer to `initialize`: the client
+ * declared `elicitation`. Same value as `MCP_CTX_LEGACY_ELICITATION`, so a
+ * transport keeps `info.flags & MCP_RESPONSE_CLIENT_CAPS` and ORs it into
+ * the `flags` of the session's later requests.
+ */
+#define MCP_RESPONSE_CLIENT_ELICITATION 16
+
+/**
+ * As `MCP_RESPONSE_CLIENT_ELICITATION`, for `sampling` (`MCP_CTX_LEGACY_SAMPLING`).
+ */
+#define MCP_RESPONSE_CLIENT_SAMPLING 32
+
+/**
+ * As `MCP_RESPONSE_CLIENT_ELICITATION`, for `roots` (`MCP_CTX_LEGACY_ROOTS`).
+ */
+#define MCP_RESPONSE_CLIENT_ROOTS 64
+
+/**
+ * Every `MCP_RESPONSE_CLIENT_*` capability bit.
+ */
+#define MCP_RESPONSE_CLIENT_CAPS ((16 | 32) | 64)
+
+/**
+ * Size of `mcp_roundtrip_t` in 8-byte words: the bookkeeping of one
+ * legacy-era call waiting for the client's answers (its buffer is separate).
+ */
+#define MCP_ROUNDTRIP_WORDS 10
+
+/**
+ * Server-to-client requests one round of a legacy-era call may send (more:
+ * the call is answered with -32603).
+ */
+#define MCP_ROUNDTRIP_MAX_REQUESTS 4
+
+/**
+ * Rounds of server-to-client requests one legacy-era call may ask for
+ * (more: the call is answered with -32603).
+ */
+#define MCP_ROUNDTRIP_MAX_ROUNDS 4
+
+/**
+ * Bytes of a round-trip buffer that hold the keys of one round's input
+ * requests, as JSON strings with their quotes.
+ */
+#define MCP_ROUNDTRIP_KEY_SPACE 128
+
+/**
+ * Smallest buffer `mcp_roundtrip_init` accepts. The buffer holds the
+ * call's id and input-request keys (`MCP_MAX_ID_LEN +
+ * MCP_ROUNDTRIP_KEY_SPACE` bytes), the call itself with the client's
+ * answers and the `requestState` inserted, and, while a round starts, a
+ * copy of the tool's input requests; 2048 bytes suit a greenhouse-sized
+ * elicitation.
+ */
+#define MCP_ROUNDTRIP_MIN_BUF 512
+
+/**
  * `mcp_result_role`: later prompt messages are the user's.
  */
 #define MCP_ROLE_USER 0
@@ -873,6 +941,52 @@ typedef struct mcp_listener_t {
 } mcp_listener_t;
 
 /**
+ * Caller-owned storage for one legacy-era (2025-11-25) tool call, prompt or
+ * resource read waiting for the client's answers to server-to-client
+ * requests, e.g. `static mcp_roundtrip_t rt;` (`MCP_ROUNDTRIP_WORDS` words)
+ * with a buffer passed to `mcp_roundtrip_init`. Its contents are private.
+ *
+ * At 2026-07-28 a tool that asks for input (`mcp_result_elicit`,
+ * `mcp_result_sample`, `mcp_result_list_roots`) answers `input_required`
+ * and the client retries; a 2025-11-25 client instead expects the server
+ * to send it `elicitation/create` (`sampling/createMessage`, `roots/list`)
+ * while the call is open. With `mcp_request_ctx_t.roundtrip` pointing to
+ * free storage and the `MCP_CTX_LEGACY_*` flags of what the client declared
+ * at `initialize` (reported on the answer to `initialize` as
+ * `MCP_RESPONSE_CLIENT_*` bits of `mcp_response_info_t.flags`), the library
+ * does that exchange:
+ *
+ * 1. `mcp_server_handle` answers such a call with the round's requests, one
+ *    JSON-RPC request per line with ids of ours (counting up from
+ *    `first_id`), and sets `MCP_RESPONSE_CLIENT_REQUEST`: send them, keep
+ *    reading.
+ * 2. Each client response, handed to `mcp_server_handle` with the same
+ *    context (or to `mcp_roundtrip_answer`), is matched by id and kept;
+ *    until the last one nothing is to be sent (0, HTTP status 202). A
+ *    response that matches nothing gets no answer either (0, `rpc_error`
+ *    -32600, HTTP status 400).
+ * 3. With the last one the call runs again with the answers under
+ *    `params.inputResponses` and its MAC-protected `requestState`, and its
+ *    final response (to the call's own id) is the output, or the next
+ *    round's requests.
+ *
+ * While the storage is busy (or the call does not fit its buffer), other
+ * requests are served as usual and a second call asking for input sees a
+ * client without the capability. A client's error response, more than
+ * `MCP_ROUNDTRIP_MAX_ROUNDS` rounds or `MCP_ROUNDTRIP_MAX_REQUESTS`
+ * requests, or answers that overflow the buffer end the call with -32603.
+ * The state lives in the storage and its buffer only: nothing is added to
+ * `mcp_server_t`, and storage is needed only where a client can be asked.
+ * Not locked: use one storage from one exchange at a time.
+ */
+typedef struct mcp_roundtrip_t {
+  /**
+   * Opaque storage; 8-byte aligned through its element type.
+   */
+  uint64_t opaque[MCP_ROUNDTRIP_WORDS];
+} mcp_roundtrip_t;
+
+/**
  * What a transport knows about one exchange. Zero-initialise it and fill what
  * the transport has; every span is absent when its `ptr` is NULL. It is read
  * only during the `mcp_server_handle` call it is passed to.
@@ -935,6 +1049,16 @@ typedef struct mcp_request_ctx_t {
    * `server/discover` advertises no list changes. Needs `emit`.
    */
   struct mcp_listener_t *listener;
+  /**
+   * Storage for a legacy-era call that asks the client for input, or
+   * NULL. With it (and an `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING` or
+   * `_ROOTS` flag), such a call is answered with the server-to-client
+   * requests (`MCP_RESPONSE_CLIENT_REQUEST`), the client's responses to
+   * them, handed to `mcp_server_handle` like any message, are matched
+   * by id, and the call's final response follows the last of them. See
+   * `mcp_roundtrip_t`.
+   */
+  struct mcp_roundtrip_t *roundtrip;
 } mcp_request_ctx_t;
 
 /**
@@ -2635,6 +2759,116 @@ int mcp_server_set_critical(struct mcp_server_t *server,
                             mcp_critical_enter_fn enter,
                             mcp_critical_exit_fn leave,
                             void *user);
+
+/**
+ * Initialises round-trip storage over a buffer the caller owns; nothing
+ * waits afterwards (a call that was waiting is forgotten).
+ *
+ * @param rt       Storage, e.g. `static mcp_roundtrip_t rt;`.
+ * @param buf      Its buffer, e.g. `static uint8_t rt_buf[2048];`: it holds
+ *                 the waiting call with the answers (see
+ *                 `MCP_ROUNDTRIP_MIN_BUF`); valid and used by nothing else
+ *                 while the storage is.
+ * @param cap      Its size: at least `MCP_ROUNDTRIP_MIN_BUF`; a call longer
+ *                 than `cap - MCP_MAX_ID_LEN - MCP_ROUNDTRIP_KEY_SPACE - 64`
+ *                 bytes is served as if the client could not be asked.
+ * @param first_id The id of the first server-to-client request (then
+ *                 counting up, below 2^63). Storages that serve one client
+ *                 at once (an HTTP session's several calls) need ranges
+ *                 that do not meet, e.g. `slot << 40`.
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL `rt` or `buf` is NULL, or `cap` is below
+ *         `MCP_ROUNDTRIP_MIN_BUF`.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
+ *
+ * # Safety
+ * `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
+ * writable bytes that outlive every use of the storage.
+ */
+int mcp_roundtrip_init(struct mcp_roundtrip_t *rt, uint8_t *buf, size_t cap, uint64_t first_id);
+
+/**
+ * Whether a call waits in the storage.
+ *
+ * @retval 1 A call waits for the client's answers (or to be resumed).
+ * @retval 0 The storage is free.
+ * @retval -MCP_EINVAL `rt` is NULL or not initialised.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
+ *
+ * # Safety
+ * `rt` must be NULL or point to `mcp_roundtrip_t` storage.
+ */
+int mcp_roundtrip_waiting(struct mcp_roundtrip_t *rt);
+
+/**
+ * Offers a client message to the waiting call, for a transport where the
+ * answers arrive apart from the call (Streamable HTTP: on other POSTs).
+ * A transport with one stream simply hands every message to
+ * `mcp_server_handle` with `ctx.roundtrip` set.
+ *
+ * @param rt  Initialised storage, or NULL to only tell whether `msg` is a
+ *            JSON-RPC response.
+ * @param msg The message (one JSON text).
+ * @param len Its length.
+ * @retval 1 The last answer of the round is in (or the call failed): call
+ *         `mcp_roundtrip_resume` to get the call's output.
+ * @retval 0 Kept; more answers are due.
+ * @retval -MCP_ENOENT A JSON-RPC response, but to no request this storage
+ *         waits for.
+ * @retval -MCP_EDOM Not a JSON-RPC response (a request, a notification, or
+ *         not JSON-RPC): handle it as usual.
+ * @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
+ *
+ * # Safety
+ * `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
+ * for `len` bytes.
+ */
+int mcp_roundtrip_answer(struct mcp_roundtrip_t *rt, const uint8_t *msg, size_t len);
+
+/**
+ * Runs the waiting call again once `mcp_roundtrip_answer` returned 1, and
+ * writes its output: the call's final response, its -32603 error, or the
+ * next round's requests (`MCP_RESPONSE_CLIENT_REQUEST`). Use the context
+ * of the call (its principal, flags), not of the message that answered.
+ *
+ * @return The output length; 0 when no call was ready.
+ * @retval -MCP_EINVAL A NULL pointer, or `server` or `rt` is not initialised.
+ * @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP`.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
+ *
+ * # Safety
+ * As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
+ * storage.
+ */
+int mcp_roundtrip_resume(struct mcp_server_t *server,
+                         const struct mcp_request_ctx_t *ctx,
+                         struct mcp_roundtrip_t *rt,
+                         uint8_t *out,
+                         size_t out_cap,
+                         struct mcp_response_info_t *info);
+
+/**
+ * Ends the waiting call (the client went away, or did not answer in time):
+ * writes its JSON-RPC error `code` (e.g. -32603, or -32001 for a timeout)
+ * with `message` (NUL-terminated, or NULL for "Cancelled") to the call's id
+ * into `out`, if `out` is not NULL; the storage is free again.
+ *
+ * @return The error's length; 0 when nothing waited or `out` is NULL.
+ * @retval -MCP_ENOBUFS `out` is not NULL and `out_cap` is below
+ *         `MCP_MIN_RESPONSE_CAP` (the call is still ended).
+ * @retval -MCP_EINVAL `rt` is NULL or not initialised.
+ * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
+ *
+ * # Safety
+ * `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
+ * NUL-terminated; `out` NULL or writable for `out_cap` bytes.
+ */
+int mcp_roundtrip_cancel(struct mcp_roundtrip_t *rt,
+                         int32_t code,
+                         const char *message,
+                         uint8_t *out,
+                         size_t out_cap);
 
 /**
  * Whether a protocol version (e.g. an `MCP-Protocol-Version` header value;

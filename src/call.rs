@@ -430,9 +430,10 @@ pub const MCP_CTX_LEGACY_LOG: u32 = 8;
 /// `elicitation` at `initialize`, and the transport can send it the
 /// server-to-client `elicitation/create` request and then re-run this request
 /// with the answer under `params.inputResponses` (and the `requestState`).
-/// A tool may then call `mcp_result_elicit` as at 2026-07-28: the response
-/// is the `input_required` result, for the transport to turn into those
-/// requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
+/// A tool may then call `mcp_result_elicit` as at 2026-07-28. With
+/// `mcp_request_ctx_t.roundtrip` the core sends those requests itself
+/// (`mcp_roundtrip_t`); without it the response is the `input_required`
+/// result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
 /// legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
 /// the request is answered with -32021. Ignored for a 2026-07-28 request.
 pub const MCP_CTX_LEGACY_ELICITATION: u32 = 16;

@@ -265,10 +265,10 @@ pub fn respond(
     let mut o = match frame {
         Frame::Line(line) => server.handle(info, line, body)?,
         Frame::Oversize => Outcome {
-            listen: false,
             len: oversize_response(body),
             rpc_error: MCP_RPC_INVALID_REQUEST,
             http_status: rpc::http_status(MCP_RPC_INVALID_REQUEST, false),
+            ..Outcome::default()
         },
     };
     if o.len > 0 {

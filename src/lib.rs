@@ -48,8 +48,10 @@
 //! 7. `state`: the server (identity, tables, MAC, hooks) and registration.
 //! 8. `protocol`: the eras and every method's body.
 //! 9. `server`: one message in, at most one response out (dispatch).
-//! 10. `framer`, `sizing`: byte streams to messages; the response sizes the
-//!     registrations need.
+//! 10. `framer`, `sizing`, `roundtrip`: byte streams to messages; the
+//!     response sizes the registrations need; the legacy server-to-client
+//!     round trip (a call held in caller-owned storage, run again through
+//!     `server`).
 //! 11. `ffi`: the C ABI, the only module with `unsafe`.
 
 #![cfg_attr(not(any(test, feature = "std")), no_std)]
@@ -88,6 +90,7 @@ pub mod protocol;
 pub mod rate;
 #[allow(non_camel_case_types)]
 pub mod registry;
+pub mod roundtrip;
 pub mod rpc;
 pub mod schema;
 pub mod server;

@@ -290,6 +290,49 @@ pub const MCP_LIST_RESOURCES: u32 = 4;
 /// `subscriptions/listen` stream; keep the stream open (the listener is attached).
 pub const MCP_RESPONSE_LISTEN: u16 = 1;
 
+/// `mcp_response_info_t.flags`: the response is not the answer to the
+/// request but one or more server-to-client requests of a legacy-era call
+/// waiting in its `mcp_roundtrip_t` (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`), one JSON-RPC request per line
+/// (separated by `\n`). Send them and keep reading: the answer follows once
+/// the client has answered them all.
+pub const MCP_RESPONSE_CLIENT_REQUEST: u16 = 2;
+/// `mcp_response_info_t.flags` on the answer to `initialize`: the client
+/// declared `elicitation`. Same value as `MCP_CTX_LEGACY_ELICITATION`, so a
+/// transport keeps `info.flags & MCP_RESPONSE_CLIENT_CAPS` and ORs it into
+/// the `flags` of the session's later requests.
+pub const MCP_RESPONSE_CLIENT_ELICITATION: u16 = 16;
+/// As `MCP_RESPONSE_CLIENT_ELICITATION`, for `sampling` (`MCP_CTX_LEGACY_SAMPLING`).
+pub const MCP_RESPONSE_CLIENT_SAMPLING: u16 = 32;
+/// As `MCP_RESPONSE_CLIENT_ELICITATION`, for `roots` (`MCP_CTX_LEGACY_ROOTS`).
+pub const MCP_RESPONSE_CLIENT_ROOTS: u16 = 64;
+/// Every `MCP_RESPONSE_CLIENT_*` capability bit.
+pub const MCP_RESPONSE_CLIENT_CAPS: u16 = 16 | 32 | 64;
+
+/// Size of `mcp_roundtrip_t` in 8-byte words: the bookkeeping of one
+/// legacy-era call waiting for the client's answers (its buffer is separate).
+pub const MCP_ROUNDTRIP_WORDS: usize = 10;
+
+/// Server-to-client requests one round of a legacy-era call may send (more:
+/// the call is answered with -32603).
+pub const MCP_ROUNDTRIP_MAX_REQUESTS: usize = 4;
+
+/// Rounds of server-to-client requests one legacy-era call may ask for
+/// (more: the call is answered with -32603).
+pub const MCP_ROUNDTRIP_MAX_ROUNDS: usize = 4;
+
+/// Bytes of a round-trip buffer that hold the keys of one round's input
+/// requests, as JSON strings with their quotes.
+pub const MCP_ROUNDTRIP_KEY_SPACE: usize = 128;
+
+/// Smallest buffer `mcp_roundtrip_init` accepts. The buffer holds the
+/// call's id and input-request keys (`MCP_MAX_ID_LEN +
+/// MCP_ROUNDTRIP_KEY_SPACE` bytes), the call itself with the client's
+/// answers and the `requestState` inserted, and, while a round starts, a
+/// copy of the tool's input requests; 2048 bytes suit a greenhouse-sized
+/// elicitation.
+pub const MCP_ROUNDTRIP_MIN_BUF: usize = 512;
+
 /// `mcp_result_role`: later prompt messages are the user's.
 pub const MCP_ROLE_USER: i32 = 0;
 /// `mcp_result_role`: later prompt messages are the assistant's.

@@ -29,6 +29,24 @@ pub struct Outcome {
     /// The response is a `subscriptions/listen` acknowledgement: the stream
     /// stays open and the exchange's listener is now in use.
     pub listen: bool,
+    /// `MCP_RESPONSE_CLIENT_REQUEST` when the bytes are server-to-client
+    /// requests of a legacy call waiting in its round-trip storage, one per
+    /// line ([`crate::roundtrip`]); on the answer to `initialize`, the
+    /// `MCP_RESPONSE_CLIENT_*` capabilities the client declared. One byte, so
+    /// the outcome stays three words on a 32-bit target.
+    pub client: u8,
+}
+
+impl Outcome {
+    /// The bytes are server-to-client requests.
+    pub fn client_request(&self) -> bool {
+        u16::from(self.client) & MCP_RESPONSE_CLIENT_REQUEST != 0
+    }
+
+    /// The `MCP_RESPONSE_CLIENT_*` capabilities an `initialize` declared.
+    pub fn client_caps(&self) -> u16 {
+        u16::from(self.client) & MCP_RESPONSE_CLIENT_CAPS
+    }
 }
 
 /// Per-transport state one exchange may use (each optional).
@@ -148,7 +166,7 @@ impl<'a> Server<'a> {
                 len: 0,
                 rpc_error: 0,
                 http_status: rpc::http_status(0, true),
-                listen: false,
+                ..Outcome::default()
             });
         };
         // Room for a message built while handling (a validation error), kept
@@ -171,6 +189,11 @@ impl<'a> Server<'a> {
                 rpc_error: 0,
                 http_status: 200,
                 listen,
+                client: if cfg!(feature = "legacy") && req.is("initialize") {
+                    crate::protocol::mrtr::initialize_caps(&req)
+                } else {
+                    0
+                },
             }),
             Ok(_) | Err(Fail::Write(WriteError::Misuse)) => {
                 w.reset();
@@ -400,7 +423,7 @@ fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built:
         len: w.len(),
         rpc_error: e.code,
         http_status: rpc::http_status(e.code, false),
-        listen: false,
+        ..Outcome::default()
     }
 }
 
@@ -981,6 +1004,152 @@ mod tests {
         let mut out = [0u8; 2048];
         let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
         serde_json::from_slice(&out[..o.len]).unwrap()
+    }
+
+    /// The legacy round trip in the core ([`crate::roundtrip`]): the call
+    /// becomes an elicitation/create request with an id of ours, the
+    /// client's response is matched by id, the call runs again with it and
+    /// its final response goes to the call's own id.
+    #[test]
+    fn legacy_round_trip_in_core() {
+        use crate::protocol::envelope::*;
+        use crate::roundtrip::RoundTrip;
+        let s = mrtr_server();
+        let mut buf = [0u8; 2048];
+        let mut rt = RoundTrip::new(1);
+        let flags = MCP_CTX_LEGACY_ELICITATION;
+        let info = RequestInfo {
+            flags,
+            ..RequestInfo::default()
+        };
+        let mut out = [0u8; 2048];
+        let mut run = |rt: &mut RoundTrip, buf: &mut [u8], info: &RequestInfo<'_>, msg: &str| {
+            let o = rt
+                .handle(buf, &s, info, Exchange::default(), msg.as_bytes(), &mut out)
+                .unwrap();
+            (o, String::from_utf8(out[..o.len].to_vec()).unwrap())
+        };
+        // initialize reports what the client declared.
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let (o, _) = run(&mut rt, &mut buf, &RequestInfo::default(), init);
+        assert_eq!(
+            o.client_caps(),
+            (MCP_CTX_LEGACY_ELICITATION | MCP_CTX_LEGACY_ROOTS) as u16
+        );
+        let call = r#"{"jsonrpc":"2.0","id":"c-9","method":"tools/call","params":{"name":"ask","arguments":{}}}"#;
+        let (o, text) = run(&mut rt, &mut buf, &info, call);
+        assert!(o.client_request(), "{text}");
+        let req: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(req["id"], 1, "{text}");
+        assert_eq!(req["method"], "elicitation/create", "{text}");
+        assert_eq!(req["params"]["message"], "Open to 90%?", "{text}");
+        assert!(rt.waiting());
+        // While it waits: another call asking for input sees no capability,
+        // a ping is answered, a stray response is not.
+        let (o, text) = run(&mut rt, &mut buf, &info, &call.replace("c-9", "10"));
+        assert!(!o.client_request());
+        assert!(text.contains("needs confirmation"), "{text}");
+        let (_, text) = run(
+            &mut rt,
+            &mut buf,
+            &info,
+            r#"{"jsonrpc":"2.0","id":11,"method":"ping"}"#,
+        );
+        assert_eq!(text, r#"{"jsonrpc":"2.0","id":11,"result":{}}"#);
+        let (o, text) = run(
+            &mut rt,
+            &mut buf,
+            &info,
+            r#"{"jsonrpc":"2.0","id":99,"result":{}}"#,
+        );
+        assert_eq!(
+            (o.len, o.rpc_error, o.http_status),
+            (0, MCP_RPC_INVALID_REQUEST, 400),
+            "{text}"
+        );
+        // The answer: the call's own id gets the final result.
+        let answer =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"ok":true}}}"#;
+        let (o, text) = run(&mut rt, &mut buf, &info, answer);
+        assert!(!o.client_request());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["id"], "c-9", "{text}");
+        assert_eq!(v["result"]["content"][0]["text"], "done", "{text}");
+        assert!(!rt.waiting());
+        // The same answer again matches nothing.
+        let (o, _) = run(&mut rt, &mut buf, &info, answer);
+        assert_eq!((o.len, o.rpc_error), (0, MCP_RPC_INVALID_REQUEST));
+
+        // Declined every time: a new round each time (new ids), until the
+        // rounds run out.
+        let (_, text) = run(&mut rt, &mut buf, &info, call);
+        let mut id: u64 = serde_json::from_str::<serde_json::Value>(&text).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(id, 2);
+        for round in 2..=MCP_ROUNDTRIP_MAX_ROUNDS + 1 {
+            let no = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"decline"}}}}"#);
+            let (o, text) = run(&mut rt, &mut buf, &info, &no);
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if round <= MCP_ROUNDTRIP_MAX_ROUNDS {
+                assert!(o.client_request(), "{text}");
+                assert_eq!(v["id"].as_u64(), Some(id + 1), "{text}");
+                id += 1;
+            } else {
+                assert_eq!(v["id"], "c-9", "{text}");
+                assert_eq!(v["error"]["code"], MCP_RPC_INTERNAL_ERROR, "{text}");
+                assert!(
+                    v["error"]["message"].as_str().unwrap().contains("ROUNDS"),
+                    "{text}"
+                );
+            }
+        }
+        assert!(!rt.waiting());
+
+        // An error from the client ends the call with -32603.
+        let (_, text) = run(&mut rt, &mut buf, &info, call);
+        let id = serde_json::from_str::<serde_json::Value>(&text).unwrap()["id"].clone();
+        let err = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-1,"message":"no"}}}}"#);
+        let (o, text) = run(&mut rt, &mut buf, &info, &err);
+        assert_eq!(o.rpc_error, MCP_RPC_INTERNAL_ERROR, "{text}");
+        assert!(
+            text.contains(r#""id":"c-9""#) && text.contains("with an error"),
+            "{text}"
+        );
+
+        // A cancelled call answers its own id.
+        let (_, _) = run(&mut rt, &mut buf, &info, call);
+        let mut e = [0u8; 256];
+        let n = rt.cancel(&buf, Some(&mut e), -32001, "Timed out");
+        assert_eq!(
+            core::str::from_utf8(&e[..n]).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"c-9","error":{"code":-32001,"message":"Timed out"}}"#
+        );
+        assert!(!rt.waiting());
+
+        // Without the flag, or with a buffer too small for the call, the
+        // tool sees a client that cannot be asked.
+        let (o, text) = run(&mut rt, &mut buf, &RequestInfo::default(), call);
+        assert!(
+            !o.client_request() && text.contains("needs confirmation"),
+            "{text}"
+        );
+        let mut tiny = [0u8; MCP_ROUNDTRIP_MIN_BUF];
+        let long = call.replace("{}}}", &format!(r#"{{"pad":"{}"}}}}}}"#, "x".repeat(400)));
+        let (o, text) = run(&mut rt, &mut tiny, &info, &long);
+        assert!(
+            !o.client_request() && text.contains("needs confirmation"),
+            "{text}"
+        );
+
+        // A 2026-07-28 call's input_required result passes unchanged.
+        let modern = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"name":"ask"}}"#;
+        let (o, text) = run(&mut rt, &mut buf, &info, modern);
+        assert!(
+            !o.client_request() && text.contains(r#""resultType":"input_required""#),
+            "{text}"
+        );
+        assert!(!rt.waiting());
     }
 
     /// A legacy-era transport that carries server-to-client requests

@@ -52,10 +52,8 @@ _Static_assert(EMCP_HTTP_MAX_LISTENERS >= 0 && EMCP_HTTP_MAX_LISTENERS <= EMCP_H
 _Static_assert(EMCP_HTTP_LISTEN_KEEPALIVE_MS > 0, "EMCP_HTTP_LISTEN_KEEPALIVE_MS must be positive");
 _Static_assert(EMCP_HTTP_MAX_INPUT_CALLS >= 0 && EMCP_HTTP_MAX_INPUT_CALLS <= EMCP_HTTP_MAX_CONNS,
                "EMCP_HTTP_MAX_INPUT_CALLS must be 0 to EMCP_HTTP_MAX_CONNS");
-_Static_assert(EMCP_HTTP_MAX_INPUT_REQUESTS > 0 && EMCP_HTTP_MAX_INPUT_REQUESTS <= 8,
-               "EMCP_HTTP_MAX_INPUT_REQUESTS must be 1 to 8 (a bit mask of answers)");
-_Static_assert(EMCP_HTTP_INPUT_KEY_MAX >= 3 && EMCP_HTTP_INPUT_KEY_MAX <= 255,
-               "EMCP_HTTP_INPUT_KEY_MAX must be 3 to 255");
+_Static_assert(EMCP_HTTP_INPUT_BUF_MAX >= MCP_ROUNDTRIP_MIN_BUF,
+               "EMCP_HTTP_INPUT_BUF_MAX must be at least MCP_ROUNDTRIP_MIN_BUF");
 
 /* ---- Small helpers ------------------------------------------------------ */
 
@@ -120,133 +118,6 @@ static void trim(const char **s, size_t *len)
     while (*len > 0 && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t')) {
         (*len)--;
     }
-}
-
-/* ---- A minimal JSON scanner ---------------------------------------------
- * Finds members and value spans in a message for the legacy round trip: the
- * core's input_required result, the client's request body and its POSTed
- * responses. Strings (with escapes) and brackets (by type, to a bounded
- * depth) are tracked exactly, so a span taken from a client is one balanced
- * value that cannot close anything around the place it is copied to; the
- * core's strict tokenizer checks everything else when it reads the result. */
-
-#define JSCAN_MAX_DEPTH 32
-
-static size_t js_ws(const uint8_t *p, size_t len, size_t i)
-{
-    while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) {
-        i++;
-    }
-    return i;
-}
-
-/* p[i] is '"': the index after the closing quote, or 0 when unterminated. */
-static size_t js_string(const uint8_t *p, size_t len, size_t i)
-{
-    for (i++; i < len; i++) {
-        if (p[i] == '\\') {
-            i++;
-        } else if (p[i] == '"') {
-            return i + 1;
-        } else if (p[i] < 0x20) {
-            return 0;
-        }
-    }
-    return 0;
-}
-
-/* The index after the value starting at p[i] (no leading space), or 0. */
-static size_t js_value(const uint8_t *p, size_t len, size_t i)
-{
-    if (i >= len) {
-        return 0;
-    }
-    if (p[i] == '"') {
-        return js_string(p, len, i);
-    }
-    if (p[i] != '{' && p[i] != '[') {
-        size_t start = i;
-        while (i < len && ((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'z') ||
-                           p[i] == '-' || p[i] == '+' || p[i] == '.' || p[i] == 'E')) {
-            i++;
-        }
-        return i > start ? i : 0;
-    }
-    uint8_t stack[JSCAN_MAX_DEPTH];
-    size_t depth = 0;
-    while (i < len) {
-        uint8_t b = p[i];
-        if (b == '"') {
-            i = js_string(p, len, i);
-            if (i == 0) {
-                return 0;
-            }
-            continue;
-        }
-        if (b == '{' || b == '[') {
-            if (depth == JSCAN_MAX_DEPTH) {
-                return 0;
-            }
-            stack[depth++] = b == '{' ? '}' : ']';
-        } else if (b == '}' || b == ']') {
-            if (depth == 0 || stack[depth - 1] != b) {
-                return 0;
-            }
-            if (--depth == 0) {
-                return i + 1;
-            }
-        }
-        i++;
-    }
-    return 0;
-}
-
-/* The value of member @p name of the object at p[obj] (first occurrence):
- * its offset and length. False when absent or malformed. */
-static bool js_get(const uint8_t *p, size_t len, size_t obj, const char *name, size_t *off,
-                   size_t *vlen)
-{
-    size_t n = strlen(name);
-    size_t i = js_ws(p, len, obj);
-    if (i >= len || p[i] != '{') {
-        return false;
-    }
-    i = js_ws(p, len, i + 1);
-    if (i < len && p[i] == '}') {
-        return false;
-    }
-    while (i < len && p[i] == '"') {
-        size_t k = i;
-        size_t kend = js_string(p, len, i);
-        if (kend == 0) {
-            return false;
-        }
-        i = js_ws(p, len, kend);
-        if (i >= len || p[i] != ':') {
-            return false;
-        }
-        i = js_ws(p, len, i + 1);
-        size_t vend = js_value(p, len, i);
-        if (vend == 0) {
-            return false;
-        }
-        if (kend - k - 2 == n && memcmp(p + k + 1, name, n) == 0) {
-            *off = i;
-            *vlen = vend - i;
-            return true;
-        }
-        i = js_ws(p, len, vend);
-        if (i >= len || p[i] != ',') {
-            return false;
-        }
-        i = js_ws(p, len, i + 1);
-    }
-    return false;
-}
-
-static bool js_is(const uint8_t *p, size_t off, size_t len, const char *lit)
-{
-    return len == strlen(lit) && memcmp(p + off, lit, len) == 0;
 }
 
 int emcp_http_ct_compare(const char *expected, size_t expected_len, const char *got,
@@ -930,14 +801,14 @@ static void start_listen(emcp_http_t *h, struct emcp_http_conn *c, int slot, siz
 }
 
 /* ---- Legacy server-to-client requests (2025-11-25) -----------------------
- * A legacy tool call that asks for input is answered by the core with an
- * input_required result (MCP_CTX_LEGACY_* flags). Here it becomes an SSE
- * stream on the call's connection: each input request goes out as a JSON-RPC
- * request with an id of ours, the client POSTs the responses on other
- * connections (202), and the call is re-run through mcp_server_handle() with
- * the answers under params.inputResponses and the MAC-protected requestState,
- * inserted into the original body (kept in the connection's receive buffer,
- * restored after each run). The final result ends the stream. */
+ * A legacy tool call that asks for input is answered by the core, through
+ * the call's mcp_roundtrip_t (ctx.roundtrip), with server-to-client requests
+ * (MCP_RESPONSE_CLIENT_REQUEST, one per line). Here they become an SSE stream
+ * on the call's connection, one event per request. The client POSTs its
+ * responses on other connections (202): mcp_roundtrip_answer() matches them
+ * by id, and once the last one is in, mcp_roundtrip_resume() runs the call
+ * again (when its stream has drained). Its output is the next round's
+ * requests or the final response, which ends the stream. */
 
 static const char stream_head[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                                   "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
@@ -960,24 +831,14 @@ static uint32_t session_flags(uint64_t counter)
     return f;
 }
 
-/* The capabilities an initialize request declares (objects under
- * params.capabilities), as SESSION_CAP_* bits. */
-static uint64_t initialize_caps(const uint8_t *body, size_t len)
+/* The capabilities the core saw declared in an initialize request
+ * (MCP_RESPONSE_CLIENT_* of its answer), as SESSION_CAP_* bits. */
+static uint64_t session_caps(uint16_t info_flags)
 {
-    size_t off, n, poff, pn, coff, cn, v, vn;
-    if (!js_get(body, len, js_ws(body, len, 0), "method", &off, &n) ||
-        !js_is(body, off, n, "\"initialize\"") ||
-        !js_get(body, len, js_ws(body, len, 0), "params", &poff, &pn) ||
-        !js_get(body, len, poff, "capabilities", &coff, &cn)) {
-        return 0;
-    }
-    static const char *const names[] = {"elicitation", "sampling", "roots"};
     uint64_t bits = 0;
-    for (unsigned i = 0; i < 3; i++) {
-        if (js_get(body, len, coff, names[i], &v, &vn) && body[v] == '{') {
-            bits |= 1u << i;
-        }
-    }
+    bits |= (info_flags & MCP_RESPONSE_CLIENT_ELICITATION) ? SESSION_CAP_ELICITATION : 0u;
+    bits |= (info_flags & MCP_RESPONSE_CLIENT_SAMPLING) ? SESSION_CAP_SAMPLING : 0u;
+    bits |= (info_flags & MCP_RESPONSE_CLIENT_ROOTS) ? SESSION_CAP_ROOTS : 0u;
     return bits;
 }
 
@@ -996,10 +857,12 @@ static struct emcp_http_input *input_of(emcp_http_t *h, struct emcp_http_conn *c
     return c->input_slot >= 0 ? &h->inputs[c->input_slot] : NULL;
 }
 
-static int input_free_slot(const emcp_http_t *h)
+/* A slot whose round-trip storage is free (none in a library built
+ * without the legacy era: its storage never initialises). */
+static int input_free_slot(emcp_http_t *h)
 {
     for (int i = 0; i < EMCP_HTTP_MAX_INPUT_CALLS; i++) {
-        if (h->inputs[i].conn < 0) {
+        if (h->inputs[i].conn < 0 && mcp_roundtrip_waiting(&h->inputs[i].rt) == 0) {
             return i;
         }
     }
@@ -1021,28 +884,27 @@ static void input_drop(emcp_http_t *h, struct emcp_http_conn *c)
     if (c->input_slot < 0) {
         return;
     }
-    h->inputs[c->input_slot].conn = -1;
+    struct emcp_http_input *in = &h->inputs[c->input_slot];
+    (void)mcp_roundtrip_cancel(&in->rt, 0, NULL, NULL, 0);
+    in->conn = -1;
+    in->ready = false;
     c->input_slot = -1;
 }
 
-/* Ends a waiting call with a JSON-RPC error as the last event. */
+/* Ends a waiting call with its JSON-RPC error as the last event. */
 static void input_fail(emcp_http_t *h, struct emcp_http_conn *c, int code, const char *message)
 {
     struct emcp_http_input *in = input_of(h, c);
     if (in == NULL || c->fd < 0) {
         return;
     }
-    char body[256 + MCP_MAX_ID_LEN];
-    int n = mcp_write_error(body, sizeof body, (const char *)in->id, in->id_len, code, message);
-    if (n == -MCP_EINVAL) { /* an id the core would not echo: null, as the core answers it */
-        n = mcp_write_error(body, sizeof body, NULL, 0, code, message);
-    }
+    uint8_t body[256 + MCP_MAX_ID_LEN];
+    int n = mcp_roundtrip_cancel(&in->rt, code, message, body, sizeof body);
     input_drop(h, c);
     c->close_after_tx = true;
     logf_(h, "emcp_http: legacy input call ended: %s", message);
-    if (n <= 0 || (size_t)n >= sizeof body ||
-        !stream_append(c, sse_prefix, SSE_PREFIX_LEN, body, (size_t)n, sse_suffix,
-                       SSE_SUFFIX_LEN)) {
+    if (n <= 0 || !stream_append(c, sse_prefix, SSE_PREFIX_LEN, body, (size_t)n, sse_suffix,
+                                 SSE_SUFFIX_LEN)) {
         conn_close(h, c);
         return;
     }
@@ -1050,60 +912,20 @@ static void input_fail(emcp_http_t *h, struct emcp_http_conn *c, int code, const
     (void)flush_tx(h, c);
 }
 
-/* After a run of a waiting call (or the first run of a legacy call) that
- * left its response (n bytes at tx + out_off) and staged events (sse_len at
+/* After a run of a waiting call (or the first run of a legacy call), with
+ * its output (n bytes at tx + out_off) and staged events (sse_len at
  * tx + RESPONSE_HEAD_MAX) in an otherwise empty transmit buffer: sends the
- * stream head (first round), the events, and either the input requests
- * (input_required: the call waits) or the final response (the stream ends).
- * Returns false when the response is a plain one on a connection that is
- * not streaming yet (the caller answers it as usual). */
-static bool input_stream(emcp_http_t *h, struct emcp_http_conn *c, size_t out_off, size_t n,
-                         uint32_t flags)
+ * stream head (first round), the events, and either the round's requests
+ * (`requests`: the call waits) or the final response (the stream ends). */
+static void input_stream(emcp_http_t *h, struct emcp_http_conn *c, size_t out_off, size_t n,
+                         bool requests, bool first)
 {
-    const uint8_t *resp = c->tx + out_off;
-    size_t r_off = 0, r_len, v_off, v_len;
-    bool input = js_get(resp, n, 0, "result", &r_off, &r_len) &&
-                 js_get(resp, n, r_off, "resultType", &v_off, &v_len) &&
-                 js_is(resp, v_off, v_len, "\"input_required\"");
-    bool first = c->input_slot < 0;
-    if (first && !input) {
-        return false;
-    }
-    if (first) {
-        int slot = input_free_slot(h);
-        if (slot < 0) { /* cannot happen: the flags were set only with a free slot */
-            c->sse_len = 0;
-            respond_error(h, c, 503, -32603, "Too many calls waiting for input",
-                          "Retry-After: 1\r\n", true);
-            return true;
-        }
-        struct emcp_http_input *in = &h->inputs[slot];
-        memset(in, 0, offsetof(struct emcp_http_input, buf));
-        in->conn = (int)(c - h->conns);
-        in->flags = flags;
-        c->input_slot = slot;
-        /* The call's id, for an error event. */
-        const uint8_t *body = c->rx + c->body_off;
-        size_t id_off, id_len;
-        if (js_get(body, c->body_len, js_ws(body, c->body_len, 0), "id", &id_off, &id_len) &&
-            id_len <= sizeof in->id) {
-            memcpy(in->id, body + id_off, id_len);
-            in->id_len = id_len;
-        } else {
-            memcpy(in->id, "null", 4);
-            in->id_len = 4;
-        }
-        if (c->h_session.set) {
-            const char *sid = span_ptr(c, &c->h_session);
-            size_t sn = c->h_session.len;
-            trim(&sid, &sn);
-            in->session = session_counter_of(sid);
-        }
-    }
     struct emcp_http_input *in = input_of(h, c);
-    bool too_big = input && n > sizeof in->buf;
-    if (input && !too_big) {
-        memcpy(in->buf, resp, n); /* the requests are taken from this copy */
+    /* The requests move to the end of tx, so the events written from the
+     * front never overtake a request still to be read. */
+    size_t src = sizeof c->tx - n;
+    if (requests) {
+        memmove(c->tx + src, c->tx + out_off, n);
     }
     /* The stream head (first round) and the staged events, from tx[0]; the
      * head is shorter than RESPONSE_HEAD_MAX, so they stay before out_off. */
@@ -1116,101 +938,51 @@ static bool input_stream(emcp_http_t *h, struct emcp_http_conn *c, size_t out_of
     c->tx_len = head + c->sse_len;
     c->sse_len = 0;
     c->close_after_tx = false;
-    if (too_big) {
-        input_fail(h, c, -32603, "Input requests exceed EMCP_HTTP_INPUT_BUF_MAX");
-        return true;
-    }
-    if (!input) {
+    if (!requests) {
         /* The final response ends the stream: framed in place, moved down
-         * to follow the events (the regions may overlap). */
+         * to follow the events (the regions may overlap; http_emit kept
+         * room for the prefix before out_off). */
         input_drop(h, c);
         c->close_after_tx = true;
+        memmove(c->tx + c->tx_len + SSE_PREFIX_LEN, c->tx + out_off, n);
         memcpy(c->tx + c->tx_len, sse_prefix, SSE_PREFIX_LEN);
-        memmove(c->tx + c->tx_len + SSE_PREFIX_LEN, resp, n);
         memcpy(c->tx + c->tx_len + SSE_PREFIX_LEN + n, sse_suffix, SSE_SUFFIX_LEN);
         c->tx_len += SSE_PREFIX_LEN + n + SSE_SUFFIX_LEN;
         c->deadline_ms = now_ms() + h->cfg.idle_timeout_ms;
         (void)flush_tx(h, c);
-        return true;
+        return;
     }
-    /* A round of input requests, from the copy in in->buf. */
-    const uint8_t *res = in->buf;
-    size_t req_off, req_len, st_off, st_len;
-    if (++in->rounds > EMCP_HTTP_MAX_INPUT_ROUNDS) {
-        input_fail(h, c, -32603, "More rounds of input than EMCP_HTTP_MAX_INPUT_ROUNDS");
-        return true;
-    }
-    if (!js_get(res, n, r_off, "inputRequests", &req_off, &req_len) || res[req_off] != '{') {
-        input_fail(h, c, -32603, "Malformed input_required result");
-        return true;
-    }
-    in->state_len = 0;
-    if (js_get(res, n, r_off, "requestState", &st_off, &st_len)) {
-        if (st_len > sizeof in->state) {
-            input_fail(h, c, -32603, "requestState exceeds EMCP_HTTP_INPUT_STATE_MAX");
-            return true;
-        }
-        memcpy(in->state, res + st_off, st_len);
-        in->state_len = st_len;
-    }
-    in->n = 0;
-    in->answered = 0;
-    in->ready = false;
-    in->first_id = h->input_next_id + 1;
-    /* Walk the inputRequests members: "key":{"method":...,"params":...}. */
-    size_t end = req_off + req_len;
-    size_t i = js_ws(res, end, req_off + 1);
-    while (i < end && res[i] == '"') {
-        size_t kend = js_string(res, end, i);
-        size_t v = kend != 0 ? js_ws(res, end, kend) : 0;
-        v = (v != 0 && v < end && res[v] == ':') ? js_ws(res, end, v + 1) : 0;
-        size_t vend = v != 0 ? js_value(res, end, v) : 0;
-        if (vend == 0 || res[v] != '{' || vend - v < 3) {
-            input_fail(h, c, -32603, "Malformed input_required result");
-            return true;
-        }
-        if (in->n == EMCP_HTTP_MAX_INPUT_REQUESTS || kend - i > EMCP_HTTP_INPUT_KEY_MAX) {
-            input_fail(h, c, -32603, "Too many input requests, or a key longer than "
-                                     "EMCP_HTTP_INPUT_KEY_MAX");
-            return true;
-        }
-        memcpy(in->key[in->n], res + i, kend - i);
-        in->key_len[in->n] = (uint8_t)(kend - i);
-        char pre[80];
-        int pn = snprintf(pre, sizeof pre, "%s{\"jsonrpc\":\"2.0\",\"id\":%llu,", sse_prefix,
-                          (unsigned long long)(in->first_id + in->n));
-        /* The request object without its opening brace follows. */
-        if (pn <= 0 || (size_t)pn >= sizeof pre ||
-            !stream_append(c, pre, (size_t)pn, res + v + 1, vend - v - 1, sse_suffix,
-                           SSE_SUFFIX_LEN)) {
+    /* One event per request line: the request moves first (memmove), then
+     * its prefix and suffix go around it, never past the next line. */
+    size_t end = src + n;
+    unsigned count = 0;
+    while (src < end) {
+        const uint8_t *nl = memchr(c->tx + src, '\n', end - src);
+        size_t len = nl != NULL ? (size_t)(nl - (c->tx + src)) : end - src;
+        size_t limit = nl != NULL ? src + len + 1 : sizeof c->tx;
+        if (c->tx_len + SSE_PREFIX_LEN + len + SSE_SUFFIX_LEN > limit) {
             input_fail(h, c, -32603, "Input requests do not fit the transmit buffer");
-            return true;
+            return;
         }
-        in->n++;
-        i = js_ws(res, end, vend);
-        if (i < end && res[i] == ',') {
-            i = js_ws(res, end, i + 1);
-        }
+        memmove(c->tx + c->tx_len + SSE_PREFIX_LEN, c->tx + src, len);
+        memcpy(c->tx + c->tx_len, sse_prefix, SSE_PREFIX_LEN);
+        memcpy(c->tx + c->tx_len + SSE_PREFIX_LEN + len, sse_suffix, SSE_SUFFIX_LEN);
+        c->tx_len += SSE_PREFIX_LEN + len + SSE_SUFFIX_LEN;
+        src += len + 1;
+        count++;
     }
-    if (in->n == 0) {
-        input_fail(h, c, -32603, "Malformed input_required result");
-        return true;
-    }
-    h->input_next_id += in->n;
-    in->buf_len = 0; /* now collects the answers */
     in->deadline_ms = now_ms() + h->cfg.input_timeout_ms;
     c->deadline_ms = in->deadline_ms;
     h->stats.input_rounds++;
-    logf_(h, "emcp_http: legacy call waits for %u input response(s)", (unsigned)in->n);
+    logf_(h, "emcp_http: legacy call waits for %u input response(s)", count);
     (void)flush_tx(h, c);
-    return true;
 }
 
 static void fill_ctx(emcp_http_t *h, struct emcp_http_conn *c, mcp_request_ctx_t *ctx,
                      mcp_header_param_t *params, mcp_str_t principal);
 
-/* Every request of the round answered and the stream drained: the call runs
- * again with the answers inserted at the start of its params. */
+/* Every request of the round answered and the stream drained: the call
+ * runs again (the core inserts the answers into its copy of the call). */
 static void input_rerun(emcp_http_t *h, struct emcp_http_conn *c)
 {
     struct emcp_http_input *in = input_of(h, c);
@@ -1218,41 +990,6 @@ static void input_rerun(emcp_http_t *h, struct emcp_http_conn *c)
         return;
     }
     in->ready = false;
-    uint8_t *body = c->rx + c->body_off;
-    size_t p_off, p_len;
-    if (!js_get(body, c->body_len, js_ws(body, c->body_len, 0), "params", &p_off, &p_len) ||
-        body[p_off] != '{') {
-        input_fail(h, c, -32603, "The call has no params object");
-        return;
-    }
-    size_t at = p_off + 1;
-    bool empty = body[js_ws(body, c->body_len, at)] == '}';
-    static const char k_in[] = "\"inputResponses\":{";
-    static const char k_st[] = ",\"requestState\":";
-    size_t ins = (sizeof k_in - 1) + in->buf_len + 1 +
-                 (in->state_len > 0 ? (sizeof k_st - 1) + in->state_len : 0) + (empty ? 0 : 1);
-    if (c->body_off + c->body_len + ins > sizeof c->rx) {
-        input_fail(h, c, -32603, "The answers do not fit the receive buffer");
-        return;
-    }
-    /* Open a gap after "params":{ and fill it; undone after the run. */
-    memmove(body + at + ins, body + at, c->body_len - at);
-    uint8_t *w = body + at;
-    memcpy(w, k_in, sizeof k_in - 1);
-    w += sizeof k_in - 1;
-    memcpy(w, in->buf, in->buf_len);
-    w += in->buf_len;
-    *w++ = '}';
-    if (in->state_len > 0) {
-        memcpy(w, k_st, sizeof k_st - 1);
-        w += sizeof k_st - 1;
-        memcpy(w, in->state, in->state_len);
-        w += in->state_len;
-    }
-    if (!empty) {
-        *w++ = ',';
-    }
-
     mcp_request_ctx_t ctx;
     mcp_header_param_t params[EMCP_HTTP_MAX_PARAM_HEADERS];
     mcp_str_t principal = {NULL, 0};
@@ -1260,7 +997,6 @@ static void input_rerun(emcp_http_t *h, struct emcp_http_conn *c)
         const char *a = c->h_auth.set ? span_ptr(c, &c->h_auth) : NULL;
         size_t an = c->h_auth.set ? c->h_auth.len : 0;
         if (h->cfg.auth(h->cfg.auth_user, a, an, &principal) != 0) {
-            memmove(body + at, body + at + ins, c->body_len - at);
             input_fail(h, c, -32600, "Unauthorized");
             return;
         }
@@ -1272,16 +1008,16 @@ static void input_rerun(emcp_http_t *h, struct emcp_http_conn *c)
     memset(&info, 0, sizeof info);
     const size_t out_off = EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX;
     c->sse_len = 0;
-    int n = mcp_server_handle(h->server, &ctx, body, c->body_len + ins, c->tx + out_off,
-                              EMCP_HTTP_RESPONSE_MAX, &info);
-    memmove(body + at, body + at + ins, c->body_len - at); /* the original again */
+    int n = mcp_roundtrip_resume(h->server, &ctx, &in->rt, c->tx + out_off,
+                                 EMCP_HTTP_RESPONSE_MAX, &info);
     h->stats.requests++;
     if (n <= 0) {
         c->sse_len = 0;
         input_fail(h, c, -32603, "Internal error");
         return;
     }
-    (void)input_stream(h, c, out_off, (size_t)n, in->flags);
+    input_stream(h, c, out_off, (size_t)n, (info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0,
+                 false);
 }
 
 /* A legacy POST whose body is a JSON-RPC response: the client's answer to
@@ -1292,60 +1028,25 @@ static bool input_answer(emcp_http_t *h, struct emcp_http_conn *c, uint64_t sess
 {
     const uint8_t *body = c->rx + c->body_off;
     size_t len = c->body_len;
-    size_t top = js_ws(body, len, 0);
-    size_t off, n, id_off, id_len, r_off, r_len;
-    if (top >= len || body[top] != '{' || js_get(body, len, top, "method", &off, &n) ||
-        !js_get(body, len, top, "id", &id_off, &id_len)) {
-        return false;
-    }
-    bool result = js_get(body, len, top, "result", &r_off, &r_len);
-    if (!result && !js_get(body, len, top, "error", &off, &n)) {
-        return false;
-    }
-    uint64_t id = 0;
-    bool numeric = id_len > 0 && id_len <= 19;
-    for (size_t i = 0; numeric && i < id_len; i++) {
-        numeric = body[id_off + i] >= '0' && body[id_off + i] <= '9';
-        id = id * 10 + (uint64_t)(body[id_off + i] - '0');
+    int rc = mcp_roundtrip_answer(NULL, body, len);
+    if (rc == -MCP_EDOM || rc == -MCP_EINVAL) {
+        return false; /* a request or notification: served as usual */
     }
     struct emcp_http_input *in = NULL;
-    unsigned k = 0;
-    for (int i = 0; numeric && i < EMCP_HTTP_MAX_INPUT_CALLS; i++) {
+    for (int i = 0; i < EMCP_HTTP_MAX_INPUT_CALLS && in == NULL; i++) {
         struct emcp_http_input *e = &h->inputs[i];
-        if (e->conn >= 0 && e->session == session && !e->ready && id >= e->first_id &&
-            id < e->first_id + e->n && !(e->answered & (1u << (id - e->first_id)))) {
-            in = e;
-            k = (unsigned)(id - e->first_id);
-            break;
+        if (e->conn >= 0 && e->session == session && !e->ready) {
+            rc = mcp_roundtrip_answer(&e->rt, body, len);
+            in = rc >= 0 ? e : NULL;
         }
     }
     if (in == NULL) {
         respond_error(h, c, 400, -32600, "No pending request with this id", NULL, false);
         return true;
     }
-    struct emcp_http_conn *origin = &h->conns[in->conn];
-    if (!result) {
-        input_fail(h, origin, -32603, "The client answered an input request with an error");
-    } else {
-        size_t need = (in->buf_len > 0 ? 1 : 0) + in->key_len[k] + 1 + r_len;
-        if (in->buf_len + need > sizeof in->buf) {
-            input_fail(h, origin, -32603, "Input responses exceed EMCP_HTTP_INPUT_BUF_MAX");
-        } else {
-            uint8_t *w = in->buf + in->buf_len;
-            if (in->buf_len > 0) {
-                *w++ = ',';
-            }
-            memcpy(w, in->key[k], in->key_len[k]);
-            w += in->key_len[k];
-            *w++ = ':';
-            memcpy(w, body + r_off, r_len);
-            in->buf_len += need;
-            in->answered |= (uint8_t)(1u << k);
-            if (in->answered == (uint8_t)((1u << in->n) - 1u)) {
-                in->ready = true;
-                input_rerun(h, origin); /* now, or when its stream drains */
-            }
-        }
+    if (rc == 1) {
+        in->ready = true;
+        input_rerun(h, &h->conns[in->conn]); /* now, or when its stream drains */
     }
     set_response(c, 202, EMCP_HTTP_RESPONSE_HEAD_MAX, 0, false, NULL);
     h->stats.requests++;
@@ -1353,8 +1054,8 @@ static bool input_answer(emcp_http_t *h, struct emcp_http_conn *c, uint64_t sess
 }
 
 /* A waiting call's client sends nothing more; what it does send is
- * discarded (not into rx, which holds the call), and end of stream or an
- * error is the client going away, which cancels the call. */
+ * discarded (not into rx, which holds the call's headers), and end of
+ * stream or an error is the client going away, which cancels the call. */
 static void input_readable(emcp_http_t *h, struct emcp_http_conn *c)
 {
     uint8_t scratch[256];
@@ -1548,6 +1249,8 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
      * request ignores Mcp-Session-Id. */
     bool sessionless = false;
     uint32_t input_flags = 0;
+    int input_slot = -1;
+    uint64_t session = 0;
     if (!modern) {
         if (c->h_session.set) {
             const char *s = span_ptr(c, &c->h_session);
@@ -1564,8 +1267,10 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
             }
             /* A tool may ask for input (as the client declared at
              * initialize) when a waiting slot is free for the call. */
-            if (takes_sse && input_free_slot(h) >= 0) {
+            input_slot = takes_sse ? input_free_slot(h) : -1;
+            if (input_slot >= 0) {
                 input_flags = session_flags(counter);
+                session = counter;
             }
         } else {
             sessionless = true;
@@ -1575,6 +1280,9 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
             ctx.flags |= MCP_CTX_LEGACY_LOG; /* log messages reach the client */
         }
         ctx.flags |= input_flags;
+        if (input_flags != 0) {
+            ctx.roundtrip = &h->inputs[input_slot].rt;
+        }
     }
 
     mcp_response_info_t info;
@@ -1602,8 +1310,14 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
         return;
     }
     /* A legacy call asking for input: it continues as an SSE stream. */
-    if (input_flags != 0 && n > 0 && info.rpc_error == 0 &&
-        input_stream(h, c, out_off, (size_t)n, input_flags)) {
+    if (input_flags != 0 && n > 0 && (info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0) {
+        struct emcp_http_input *in = &h->inputs[input_slot];
+        in->conn = (int)(c - h->conns);
+        in->session = session;
+        in->flags = input_flags;
+        in->ready = false;
+        c->input_slot = input_slot;
+        input_stream(h, c, out_off, (size_t)n, true, true);
         return;
     }
     unsigned status = info.http_status != 0 ? info.http_status : (n > 0 ? 200u : 202u);
@@ -1613,8 +1327,7 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
      * client capabilities initialize declared. */
     if (sessionless && n > 0 && info.rpc_error == 0) {
         char id[EMCP_HTTP_SESSION_ID_LEN + 1];
-        uint64_t counter = (h->session_counter++ << SESSION_CAP_BITS) |
-                           initialize_caps(c->rx + c->body_off, c->body_len);
+        uint64_t counter = (h->session_counter++ << SESSION_CAP_BITS) | session_caps(info.flags);
         emcp_http_session_mint(h, counter, id);
         snprintf(extra, sizeof extra, "Mcp-Session-Id: %s\r\n", id);
     }
@@ -2130,6 +1843,11 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     }
     for (size_t i = 0; i < sizeof h->inputs / sizeof h->inputs[0]; i++) {
         h->inputs[i].conn = -1;
+        h->inputs[i].ready = false;
+        /* Disjoint request ids per slot (a session may have several calls
+         * waiting); fails soft in a library without the legacy era. */
+        (void)mcp_roundtrip_init(&h->inputs[i].rt, h->inputs[i].buf, sizeof h->inputs[i].buf,
+                                 ((uint64_t)i + 1) << 40);
     }
     mcp_dedup_init(&h->dedup);
     h->settings.on_message_begin = on_message_begin;

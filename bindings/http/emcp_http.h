@@ -34,11 +34,11 @@
  *   requests without it get 400, with one that does not verify 404.
  * - Legacy server-to-client requests: a 2025-11-25 tool call whose tool asks
  *   for input (mcp_result_elicit, mcp_result_sample, mcp_result_list_roots,
- *   through the core's MCP_CTX_LEGACY_* flags) is answered on an SSE stream:
- *   each input request goes out as a JSON-RPC request with its own id, the
- *   client POSTs the responses (202), the call is re-run with them under
- *   inputResponses (and its requestState), and the final result ends the
- *   stream. The capabilities the client declared at initialize travel in its
+ *   through the core's MCP_CTX_LEGACY_* flags and its mcp_roundtrip_t) is
+ *   answered on an SSE stream: each input request the core writes goes out
+ *   as an event, the client POSTs the responses (202), the core matches
+ *   them by id and re-runs the call with them under inputResponses (and its
+ *   requestState), and the final result ends the stream. The capabilities the client declared at initialize travel in its
  *   Mcp-Session-Id (MAC-protected); at most EMCP_HTTP_MAX_INPUT_CALLS calls
  *   wait at once, each at most input_timeout_ms; a disconnect cancels.
  * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
@@ -142,33 +142,15 @@ extern "C" {
 #define EMCP_HTTP_MAX_INPUT_CALLS 4
 #endif
 
-/** Input requests one round of a call may make (more: the call ends with
- *  -32603). */
-#ifndef EMCP_HTTP_MAX_INPUT_REQUESTS
-#define EMCP_HTTP_MAX_INPUT_REQUESTS 4
-#endif
-
-/** Rounds of input one call may ask for (more: the call ends with -32603). */
-#ifndef EMCP_HTTP_MAX_INPUT_ROUNDS
-#define EMCP_HTTP_MAX_INPUT_ROUNDS 4
-#endif
-
-/** Bytes per waiting call for the input_required result being turned into
- *  requests, then for the client's answers (either larger: the call ends
- *  with -32603). The re-run request (the original body plus the answers)
- *  must also fit the connection's receive buffer. */
+/** Round-trip buffer per waiting call (mcp_roundtrip_init): the call
+ *  itself, the client's answers and the requestState, and, while a round
+ *  starts, the tool's input requests. A call that does not fit is run as if
+ *  the client could not be asked; answers that overflow it end the call
+ *  with -32603. Requests per round and rounds per call are the core's
+ *  MCP_ROUNDTRIP_MAX_REQUESTS and MCP_ROUNDTRIP_MAX_ROUNDS. */
 #ifndef EMCP_HTTP_INPUT_BUF_MAX
 #define EMCP_HTTP_INPUT_BUF_MAX 4096
 #endif
-
-/** Longest key of one input request, as JSON text with its quotes. */
-#ifndef EMCP_HTTP_INPUT_KEY_MAX
-#define EMCP_HTTP_INPUT_KEY_MAX 66
-#endif
-
-/** Longest requestState, as JSON text: base64 of the version byte, the
- *  state and the MAC, and the quotes. */
-#define EMCP_HTTP_INPUT_STATE_MAX ((((1 + MCP_MAX_REQUEST_STATE + MCP_MAC_LEN) + 2) / 3) * 4 + 2)
 
 /** Default time a legacy call waits for the client's answers (after it,
  *  the stream ends with a -32001 error). */
@@ -376,21 +358,11 @@ struct emcp_http_conn {
 struct emcp_http_input {
     int conn;              /* index of the waiting connection, -1: free */
     uint64_t session;      /* counter of the call's Mcp-Session-Id */
-    uint64_t first_id;     /* the round's request ids: first_id + 0 .. n - 1 */
     uint64_t deadline_ms;
-    uint32_t flags;        /* the call's MCP_CTX_* flags, for the re-run */
-    uint8_t n;             /* input requests in this round */
-    uint8_t answered;      /* bit i: request i answered */
-    uint8_t rounds;
+    uint32_t flags;        /* the call's MCP_CTX_LEGACY_* flags, for the re-run */
     bool ready;            /* every request answered: re-run when the stream drains */
-    uint8_t key_len[EMCP_HTTP_MAX_INPUT_REQUESTS];
-    char key[EMCP_HTTP_MAX_INPUT_REQUESTS][EMCP_HTTP_INPUT_KEY_MAX];
-    size_t state_len;      /* 0: no requestState */
-    char state[EMCP_HTTP_INPUT_STATE_MAX];
-    size_t id_len;         /* the call's JSON-RPC id as written */
-    char id[MCP_MAX_ID_LEN];
-    size_t buf_len;
-    uint8_t buf[EMCP_HTTP_INPUT_BUF_MAX]; /* the answers: "key":result,... */
+    mcp_roundtrip_t rt;    /* the core's state of the waiting call */
+    uint8_t buf[EMCP_HTTP_INPUT_BUF_MAX]; /* rt's buffer */
 };
 
 /** A server instance: `static emcp_http_t http;`. Private contents. */
@@ -419,7 +391,6 @@ typedef struct emcp_http_t {
     /* Legacy calls waiting for input (one more, never used, keeps the array
      * well-formed when EMCP_HTTP_MAX_INPUT_CALLS is 0). */
     struct emcp_http_input inputs[EMCP_HTTP_MAX_INPUT_CALLS + 1];
-    uint64_t input_next_id; /* ids of server-to-client requests */
     struct emcp_http_stats {
         uint64_t requests;  /**< Requests answered. */
         uint64_t rejected;  /**< Connections refused with 503. */

@@ -32,14 +32,18 @@ _Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
 #endif
 
 /* Static rather than on the stack: a UART task's stack is usually far smaller
- * than these buffers. Hence one serve loop at a time. */
-static uint8_t line_buf[EMCP_STDIO_LINE_MAX];
-static uint8_t response_buf[EMCP_STDIO_RESPONSE_MAX];
+ * than these buffers. Hence one serve loop at a time. The receive buffer
+ * holds a line of EMCP_STDIO_LINE_MAX bytes and its "\n"; the response
+ * buffer a response and its "\n". */
+static uint8_t line_buf[EMCP_STDIO_LINE_MAX + 1];
+static uint8_t response_buf[EMCP_STDIO_RESPONSE_MAX + 1];
+static mcp_framer_t framer;
 
-/* The answer to a line that did not fit: its id is unknown, hence null. */
-static const char overlong_response[] =
-    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
-    "\"message\":\"Request exceeds EMCP_STDIO_LINE_MAX\"}}";
+#if EMCP_STDIO_ROUNDTRIP_MAX > 0
+/* A legacy call waiting for the client's answers to our requests. */
+static mcp_roundtrip_t roundtrip;
+static uint8_t roundtrip_buf[EMCP_STDIO_ROUNDTRIP_MAX];
+#endif
 
 static const char principal_local[] = "local";
 
@@ -70,14 +74,14 @@ static void end_listeners(mcp_server_t *server)
     }
 }
 
-/* Writes one message and its newline, and flushes. */
-static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
+/* Writes bytes that end in their newline(s), and flushes. */
+static int write_lines(FILE *out, FILE *log, const void *msg, size_t len)
 {
-    if (fwrite(msg, 1, len, out) != len || putc('\n', out) == EOF || fflush(out) != 0) {
+    if (fwrite(msg, 1, len, out) != len || fflush(out) != 0) {
         if (log != NULL) {
             fprintf(log, "emcp_stdio: cannot write a response; stopping\n");
         }
-        return -EMCP_STDIO_EIO;
+        return -MCP_EIO;
     }
     return 0;
 }
@@ -86,109 +90,113 @@ static int write_message(FILE *out, FILE *log, const void *msg, size_t len)
  * before the response, as MCP's stdio framing says. */
 static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
 {
-    return write_message((FILE *)transport_context, NULL, msg, len);
+    FILE *out = (FILE *)transport_context;
+    if (fwrite(msg, 1, len, out) != len || putc('\n', out) == EOF || fflush(out) != 0) {
+        return -MCP_EIO;
+    }
+    return 0;
 }
 
-/* Handles one complete line (line ending already removed). */
-static int handle_line(mcp_server_t *server, FILE *out, FILE *log, size_t len)
-{
-    mcp_request_ctx_t ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.principal.ptr = principal_local;
-    ctx.principal.len = sizeof principal_local - 1;
-    ctx.now_ms = emcp_monotonic_ms();
-    ctx.dedup = &dedup;
-    ctx.emit = emit_line;
-    ctx.transport_context = out;
-    ctx.listener = free_listener();
-
-    /* A listen acknowledgement is written like a response; its stream then
-     * stays open on this output (list changes arrive through emit_line). */
-    int n = mcp_server_handle(server, &ctx, line_buf, len, response_buf, sizeof response_buf,
-                              NULL);
-    if (n < 0) {
-        if (log != NULL) {
-            fprintf(log, "emcp_stdio: mcp_server_handle failed (%d); message dropped\n", n);
-        }
-        return 0;
-    }
-    if (n == 0) {
-        return 0; /* a notification: no response */
-    }
-    return write_message(out, log, response_buf, (size_t)n);
-}
-
-/* The line being read. */
-struct line_state {
-    size_t len;      /* bytes stored in line_buf */
-    bool pending_cr; /* a "\r" was read but not stored yet: it may end the line */
-    bool overlong;   /* the line did not fit; discarding up to its newline */
+/* The serve loop's state across messages. */
+struct stdio_session {
+    mcp_server_t *server;
+    FILE *out;
+    FILE *log;
+    /* MCP_CTX_LEGACY_* flags of what the client declared at initialize. */
+    uint32_t client_caps;
 };
 
-/* Appends one byte to the current line, or starts discarding it. */
-static void line_append(struct line_state *st, FILE *log, uint8_t byte)
+/* Answers every complete message in the receive buffer. */
+static int drain(struct stdio_session *s)
 {
-    if (st->overlong) {
-        return;
-    }
-    if (st->len < sizeof line_buf) {
-        line_buf[st->len++] = byte;
-        return;
-    }
-    st->overlong = true;
-    if (log != NULL) {
-        fprintf(log, "emcp_stdio: discarding a message longer than EMCP_STDIO_LINE_MAX (%lu bytes)\n",
-                (unsigned long)sizeof line_buf);
+    for (;;) {
+        mcp_request_ctx_t ctx;
+        memset(&ctx, 0, sizeof ctx);
+        ctx.principal.ptr = principal_local;
+        ctx.principal.len = sizeof principal_local - 1;
+        ctx.now_ms = emcp_monotonic_ms();
+        ctx.dedup = &dedup;
+        ctx.emit = emit_line;
+        ctx.transport_context = s->out;
+        ctx.listener = free_listener();
+        ctx.flags = s->client_caps;
+#if EMCP_STDIO_ROUNDTRIP_MAX > 0
+        if (mcp_roundtrip_waiting(&roundtrip) >= 0) {
+            ctx.roundtrip = &roundtrip;
+        }
+#endif
+        mcp_response_info_t info;
+        memset(&info, 0, sizeof info);
+        /* A listen acknowledgement is written like a response; its stream
+         * then stays open on this output (list changes arrive through
+         * emit_line). A legacy call asking for input is answered with our
+         * requests to the client; its answer follows theirs. */
+        int n = mcp_framer_poll(&framer, s->server, &ctx, response_buf, sizeof response_buf,
+                                &info);
+        if (n == -MCP_EAGAIN) {
+            return 0;
+        }
+        if (n < 0) {
+            if (s->log != NULL) {
+                fprintf(s->log, "emcp_stdio: mcp_framer_poll failed (%d); message dropped\n", n);
+            }
+            continue;
+        }
+        if (info.rpc_error == 0 && (info.flags & MCP_RESPONSE_CLIENT_CAPS) != 0) {
+            s->client_caps = info.flags & MCP_RESPONSE_CLIENT_CAPS; /* initialize */
+        }
+        if (n == 0) {
+            continue; /* a notification, or a client's answer: no response */
+        }
+        int rc = write_lines(s->out, s->log, response_buf, (size_t)n);
+        if (rc < 0) {
+            return rc;
+        }
     }
 }
 
-/* The serve loop proper; the caller holds the input stream's lock. */
-static int serve_locked(mcp_server_t *server, FILE *in, FILE *out, FILE *log)
+/* The serve loop proper; the caller holds the input stream's lock. Bytes go
+ * straight into the framer's free space, up to each newline, so every
+ * complete line is answered before the next byte is waited for. */
+static int serve_locked(struct stdio_session *s, FILE *in)
 {
-    struct line_state st = {0, false, false};
     for (;;) {
-        int c = STDIO_GETC(in);
-        if (c == '\r') {
-            /* Held back until the next byte shows whether it ends the line. */
-            if (st.pending_cr) {
-                line_append(&st, log, '\r');
+        uint8_t *space = NULL;
+        int room = mcp_framer_space(&framer, &space);
+        if (room <= 0) {
+            return -MCP_EIO; /* cannot happen: drain() took every message */
+        }
+        int n = 0;
+        int c = 0;
+        while (n < room) {
+            c = STDIO_GETC(in);
+            if (c == EOF) {
+                break;
             }
-            st.pending_cr = true;
-            continue;
-        }
-        if (c != EOF && c != '\n') {
-            if (st.pending_cr) {
-                line_append(&st, log, '\r');
-                st.pending_cr = false;
+            space[n++] = (uint8_t)c;
+            if (c == '\n') {
+                break;
             }
-            line_append(&st, log, (uint8_t)c);
-            continue;
         }
-
-        if (c == EOF && ferror(in)) {
-            if (log != NULL) {
-                fprintf(log, "emcp_stdio: read error on input; stopping\n");
+        (void)mcp_framer_commit(&framer, (size_t)n);
+        if (c == EOF) {
+            if (ferror(in)) {
+                if (s->log != NULL) {
+                    fprintf(s->log, "emcp_stdio: read error on input; stopping\n");
+                }
+                return -MCP_EIO;
             }
-            end_listeners(server);
-            return -EMCP_STDIO_EIO;
+            /* A last line without its newline is still a message. */
+            if (mcp_framer_space(&framer, &space) > 0) {
+                space[0] = '\n';
+                (void)mcp_framer_commit(&framer, 1);
+            }
+            return drain(s);
         }
-        /* End of line. A pending "\r" is its trailing CR and is dropped. At
-         * EOF, a last line without its newline is still a message. */
-        int rc = 0;
-        if (st.overlong) {
-            rc = write_message(out, log, overlong_response, sizeof overlong_response - 1);
-        } else if (st.len > 0) {
-            rc = handle_line(server, out, log, st.len);
-        }
+        int rc = drain(s);
         if (rc < 0) {
-            end_listeners(server);
             return rc;
         }
-        if (c == EOF) {
-            end_listeners(server);
-            return 0;
-        }
-        st = (struct line_state){0, false, false};
     }
 }
 
@@ -204,6 +212,10 @@ int emcp_stdio_serve_store(mcp_server_t *server, FILE *in, FILE *out, FILE *log,
         return -MCP_EINVAL;
     }
 
+    int rc = mcp_framer_init(&framer, line_buf, sizeof line_buf);
+    if (rc < 0) {
+        return rc;
+    }
     mcp_dedup_init(&dedup);
     if (store != NULL) {
         int kept = mcp_dedup_set_store(&dedup, store, emcp_monotonic_ms());
@@ -217,8 +229,14 @@ int emcp_stdio_serve_store(mcp_server_t *server, FILE *in, FILE *out, FILE *log,
             fprintf(log, "emcp_stdio: %d idempotency records restored\n", kept);
         }
     }
+#if EMCP_STDIO_ROUNDTRIP_MAX > 0
+    /* Fails soft in a build without the legacy era: no round trips then. */
+    (void)mcp_roundtrip_init(&roundtrip, roundtrip_buf, sizeof roundtrip_buf, 1);
+#endif
+    struct stdio_session s = {server, out, log, 0};
     STDIO_LOCK(in);
-    int rc = serve_locked(server, in, out, log);
+    rc = serve_locked(&s, in);
     STDIO_UNLOCK(in);
+    end_listeners(server);
     return rc;
 }

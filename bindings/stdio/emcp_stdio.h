@@ -2,23 +2,32 @@
  * @file emcp_stdio.h
  * @brief The MCP stdio binding for emcp: one JSON-RPC message per line.
  *
- * Reads newline-delimited JSON-RPC messages from @p in, hands each one to
- * mcp_server_handle() and writes each response as one line on @p out. The
- * same framing serves a UART or any other byte stream that can be opened as
- * a FILE (MCP 2026-07-28, section "stdio").
+ * Reads newline-delimited JSON-RPC messages from @p in into the core's
+ * stream framer (mcp_framer_t), has each one answered by mcp_framer_poll()
+ * and writes each response as one line on @p out. The same framing serves a
+ * UART or any other byte stream that can be opened as a FILE (MCP
+ * 2026-07-28, section "stdio").
  *
  * - A trailing "\r" is stripped, so CRLF line endings work; empty lines are
  *   skipped.
- * - Nothing is allocated. The line and response buffers are static arrays of
- *   EMCP_STDIO_LINE_MAX and EMCP_STDIO_RESPONSE_MAX bytes, so only one
- *   emcp_stdio_serve() loop may run at a time.
- * - A line longer than EMCP_STDIO_LINE_MAX bytes is discarded up to its
- *   newline, logged once, and answered with a JSON-RPC -32600 error with
- *   id null, so the client is not left waiting.
+ * - Nothing is allocated. The receive, response and round-trip buffers are
+ *   static arrays (EMCP_STDIO_LINE_MAX + 1, EMCP_STDIO_RESPONSE_MAX + 1 and
+ *   EMCP_STDIO_ROUNDTRIP_MAX bytes), so only one emcp_stdio_serve() loop may
+ *   run at a time.
+ * - A line longer than EMCP_STDIO_LINE_MAX bytes (its "\n" not counted;
+ *   EMCP_STDIO_LINE_MAX - 1 with "\r\n") is discarded up to its newline and
+ *   answered with the framer's JSON-RPC -32600 error "Request exceeds the
+ *   receive buffer" with id null, so the client is not left waiting.
  * - @p out carries only MCP messages; every diagnostic goes to @p log.
  * - subscriptions/listen (2026-07-28) is served: the acknowledgement and the
  *   stream's notifications are lines on @p out, tagged with the listen id;
  *   up to EMCP_STDIO_MAX_LISTENERS streams, all ended by end of input.
+ * - A 2025-11-25 client that declared elicitation (sampling, roots) at
+ *   initialize can answer a tool that asks for input: the tool call is
+ *   answered with server-to-client requests (elicitation/create, ...) on
+ *   @p out, the client's responses are matched by id, and the call's final
+ *   response follows (mcp_roundtrip_t; one such call waits at a time, a
+ *   second one sees a client without the capability).
  */
 
 #ifndef EMCP_STDIO_H
@@ -42,14 +51,18 @@ extern "C" {
 #define EMCP_STDIO_RESPONSE_MAX 16384
 #endif
 
+/** Round-trip buffer for a legacy call waiting for the client's answers
+ *  (see mcp_roundtrip_init: the call, its answers and its requestState);
+ *  0 turns legacy server-to-client requests off. */
+#ifndef EMCP_STDIO_ROUNDTRIP_MAX
+#define EMCP_STDIO_ROUNDTRIP_MAX 4096
+#endif
+
 /** subscriptions/listen streams that can be open at once (each holds one
  *  mcp_listener_t, MCP_LISTENER_WORDS * 8 bytes, in static storage). */
 #ifndef EMCP_STDIO_MAX_LISTENERS
 #define EMCP_STDIO_MAX_LISTENERS 2
 #endif
-
-/** emcp_stdio_serve(): reading @p in or writing @p out failed (Linux EIO). */
-#define EMCP_STDIO_EIO 5
 
 /**
  * Serves @p server on a line-delimited stream until end of input.
@@ -64,7 +77,7 @@ extern "C" {
  * @param log    Diagnostics (e.g. stderr), or NULL for none.
  * @retval 0 End of input on @p in (the client's shutdown signal).
  * @retval -MCP_EINVAL @p server, @p in or @p out is NULL.
- * @retval -EMCP_STDIO_EIO A read or write error (e.g. the client went away).
+ * @retval -MCP_EIO A read or write error (e.g. the client went away).
  */
 int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
 

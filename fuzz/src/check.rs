@@ -117,6 +117,17 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
         }
     };
     assert!(cap >= MCP_MIN_RESPONSE_CAP, "handled with cap {cap}");
+    // Server-to-client requests come only through round-trip storage
+    // (fuzz target roundtrip), never from handle_with.
+    assert!(!outcome.client_request(), "client requests without storage: {}", show());
+    // Client capabilities are reported only on a successful initialize.
+    if outcome.client_caps() != 0 {
+        let method = tree::top(req)
+            .and_then(tree::members)
+            .and_then(|m| tree::first(&m, "method").and_then(tree::string));
+        assert_eq!(method.as_deref(), Some("initialize"), "{}", show());
+        assert_eq!(outcome.rpc_error, 0, "{}", show());
+    }
     assert!(outcome.len <= cap, "len {} > cap {cap}", outcome.len);
     assert!(
         calls + others <= 1,

@@ -29,6 +29,10 @@ fn replay(target: &str, run: fn(&[u8])) {
 }
 
 #[test]
+fn regressions_roundtrip() {
+    replay("roundtrip", emcp_fuzz::targets::roundtrip::run);
+}
+#[test]
 fn regressions_handle() {
     replay("handle", emcp_fuzz::targets::handle::run);
 }

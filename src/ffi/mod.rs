@@ -25,6 +25,7 @@ pub mod framer;
 pub mod input;
 pub mod limit;
 pub mod policy;
+pub mod roundtrip;
 pub mod rpc;
 pub mod sizing;
 pub mod store;
@@ -52,6 +53,7 @@ pub use limit::mcp_build_limit;
 pub use policy::{
     mcp_audit_fn, mcp_clock_fn, mcp_critical_enter_fn, mcp_critical_exit_fn, mcp_policy_fn,
 };
+pub use roundtrip::mcp_roundtrip_t;
 pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
 pub use types::*;
 
@@ -655,11 +657,7 @@ pub unsafe extern "C" fn mcp_server_handle(
     response_cap: usize,
     info: *mut mcp_response_info_t,
 ) -> c_int {
-    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
-    let Some(slot) = (unsafe { slot(server) }) else {
-        return -MCP_EINVAL;
-    };
-    if response.is_null() || (request.is_null() && request_len != 0) {
+    if request.is_null() && request_len != 0 {
         return -MCP_EINVAL;
     }
     let req: &[u8] = if request.is_null() {
@@ -668,6 +666,35 @@ pub unsafe extern "C" fn mcp_server_handle(
         // SAFETY: the caller promises `request_len` readable bytes.
         unsafe { core::slice::from_raw_parts(request, request_len) }
     };
+    // SAFETY: forwarded caller promises.
+    unsafe { exchange(server, ctx, Run::Handle(req), response, response_cap, info) }
+}
+
+/// What [`exchange`] runs.
+pub(crate) enum Run<'a> {
+    /// One message, through the context's round-trip storage if it has one.
+    Handle(&'a [u8]),
+    /// The waiting call of this round-trip storage, resumed.
+    Resume(*mut roundtrip::mcp_roundtrip_t),
+}
+
+/// The body of `mcp_server_handle` and `mcp_roundtrip_resume`: the request
+/// context turned into the core's, the run, and `info`.
+pub(crate) unsafe fn exchange(
+    server: *mut mcp_server_t,
+    ctx: *const mcp_request_ctx_t,
+    run: Run<'_>,
+    response: *mut u8,
+    response_cap: usize,
+    info: *mut mcp_response_info_t,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    let Some(slot) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if response.is_null() {
+        return -MCP_EINVAL;
+    }
     // Lengths are returned as int: never use more of the buffer than that can count.
     let cap = response_cap.min(c_int::MAX as usize);
     // SAFETY: the caller promises `response_cap` writable bytes.
@@ -725,9 +752,9 @@ pub unsafe extern "C" fn mcp_server_handle(
         Some(c) => unsafe { store_ref(c.dedup) },
         None => None,
     };
-    let listener_ptr = match unsafe { ctx.as_ref() } {
-        Some(c) => c.listener,
-        None => core::ptr::null_mut(),
+    let (listener_ptr, rt_ptr) = match unsafe { ctx.as_ref() } {
+        Some(c) => (c.listener, c.roundtrip),
+        None => (core::ptr::null_mut(), core::ptr::null_mut()),
     };
     // SAFETY: NULL or the caller's listener storage, used by this call only.
     let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
@@ -737,7 +764,29 @@ pub unsafe extern "C" fn mcp_server_handle(
         store,
         listener,
     };
-    match slot.server.handle_with(&ri, ex, req, out) {
+    let server = &slot.server;
+    // The round trip is reached only through the function its storage holds
+    // (set by mcp_roundtrip_init), so a firmware that never initialises one
+    // does not link its code.
+    let result = if cfg!(all(feature = "legacy", feature = "mrtr")) {
+        let (req, rt_ptr) = match run {
+            Run::Handle(req) => (Some(req), rt_ptr),
+            Run::Resume(p) => (None, p),
+        };
+        // SAFETY: NULL or the caller's round-trip storage, used by this call only.
+        match (unsafe { roundtrip::state(rt_ptr) }, req) {
+            (Some((rt, buf, run_rt)), msg) => run_rt(rt, buf, server, &ri, ex, msg, out),
+            (None, Some(req)) => server.handle_with(&ri, ex, req, out),
+            (None, None) => return -MCP_EINVAL,
+        }
+    } else {
+        // Without the legacy era there is no round trip: the plain path.
+        match run {
+            Run::Handle(req) => server.handle_with(&ri, ex, req, out),
+            Run::Resume(_) => return -MCP_ENOTSUP,
+        }
+    };
+    match result {
         Ok(o) => {
             if o.listen {
                 // SAFETY: the listener was initialised for this exchange and
@@ -747,10 +796,18 @@ pub unsafe extern "C" fn mcp_server_handle(
             }
             // SAFETY: info is NULL or points to writable storage.
             if let Some(i) = unsafe { info.as_mut() } {
+                let mut flags = if cfg!(feature = "legacy") {
+                    u16::from(o.client)
+                } else {
+                    0
+                };
+                if o.listen {
+                    flags |= MCP_RESPONSE_LISTEN;
+                }
                 *i = mcp_response_info_t {
                     rpc_error: o.rpc_error,
                     http_status: o.http_status,
-                    flags: if o.listen { MCP_RESPONSE_LISTEN } else { 0 },
+                    flags,
                 };
             }
             o.len as c_int

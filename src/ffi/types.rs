@@ -84,6 +84,14 @@ pub struct mcp_request_ctx_t {
     /// transport cannot stream: then listen is answered with -32601 and
     /// `server/discover` advertises no list changes. Needs `emit`.
     pub listener: *mut mcp_listener_t,
+    /// Storage for a legacy-era call that asks the client for input, or
+    /// NULL. With it (and an `MCP_CTX_LEGACY_ELICITATION`, `_SAMPLING` or
+    /// `_ROOTS` flag), such a call is answered with the server-to-client
+    /// requests (`MCP_RESPONSE_CLIENT_REQUEST`), the client's responses to
+    /// them, handed to `mcp_server_handle` like any message, are matched
+    /// by id, and the call's final response follows the last of them. See
+    /// `mcp_roundtrip_t`.
+    pub roundtrip: *mut super::roundtrip::mcp_roundtrip_t,
 }
 
 /// Caller-owned storage for one open `subscriptions/listen` stream. When

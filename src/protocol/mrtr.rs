@@ -42,6 +42,34 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
     bits
 }
 
+/// The input capabilities a legacy `initialize` request declares (objects
+/// under `params.capabilities`), as `MCP_CTX_LEGACY_*` bits (the same
+/// values as `MCP_RESPONSE_CLIENT_*`).
+pub fn initialize_caps(req: &Request<'_>) -> u8 {
+    use crate::call::{MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING};
+    let doc = &req.doc;
+    let Some(c) = req
+        .param("capabilities")
+        .filter(|&c| doc.kind(c) == Some(Kind::Object))
+    else {
+        return 0;
+    };
+    let mut bits = 0u32;
+    for (name, bit) in [
+        ("elicitation", MCP_CTX_LEGACY_ELICITATION),
+        ("sampling", MCP_CTX_LEGACY_SAMPLING),
+        ("roots", MCP_CTX_LEGACY_ROOTS),
+    ] {
+        if doc
+            .get(c, name)
+            .is_some_and(|v| doc.kind(v) == Some(Kind::Object))
+        {
+            bits |= bit;
+        }
+    }
+    bits as u8
+}
+
 pub use crate::call::legacy_caps;
 
 /// Writes the `requestState` string for `state`.

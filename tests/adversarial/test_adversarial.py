@@ -3,7 +3,7 @@
 Each case writes down the answer it expects. The rules they pin:
 
 - A line longer than EMCP_STDIO_LINE_MAX (16384 bytes) is dropped and answered
-  with -32600 "Request exceeds EMCP_STDIO_LINE_MAX", id null; the next line is
+  with -32600 "Request exceeds the receive buffer" (the framer's), id null; the next line is
   served normally.
 - Not JSON (RFC 8259, strict: invalid UTF-8, lone or reversed surrogate
   escapes, raw control characters such as NUL) is -32700 "Parse error", id null.
@@ -37,7 +37,7 @@ from driver import audit
 V = "io.modelcontextprotocol/protocolVersion"
 C = "io.modelcontextprotocol/clientCapabilities"
 LINE_MAX = 16384
-OVERLONG = {"code": -32600, "message": "Request exceeds EMCP_STDIO_LINE_MAX"}
+OVERLONG = {"code": -32600, "message": "Request exceeds the receive buffer"}
 
 
 def err(resp: dict, code: int, id=None, message: str | None = None) -> dict:

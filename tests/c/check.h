@@ -618,7 +618,8 @@ static inline int run_request_at(const char *file, int line, mcp_server_t *serve
         bool rpc = tj_lookup(R.text, R.len, "jsonrpc", &v, &vl) == 0 && vl == 5 &&
                    memcmp(v, "\"2.0\"", 5) == 0;
         check_record(rpc, file, line, "response carries \"jsonrpc\":\"2.0\"");
-        check_record((R.info.flags & ~MCP_RESPONSE_LISTEN) == 0, file, line, "no unknown info.flags");
+        check_record((R.info.flags & ~(MCP_RESPONSE_LISTEN | MCP_RESPONSE_CLIENT_REQUEST | MCP_RESPONSE_CLIENT_CAPS)) == 0,
+                     file, line, "no unknown info.flags");
     }
     free(buf);
     return R.rc;

@@ -3,8 +3,10 @@
 With the official Python SDK client (its elicitation support drives the
 round trip) and with raw lines: the confirmation opens the vent, a refusal
 does not, a tampered or foreign requestState is refused before the tool runs,
-a client without the elicitation capability gets -32021, and a legacy client
-gets a clear refusal instead of an actuation.
+a client without the elicitation capability gets -32021. A legacy
+(2025-11-25) client that declared elicitation is asked with a server-to-client
+elicitation/create request; one that did not gets a clear refusal instead of
+an actuation.
 """
 
 from __future__ import annotations
@@ -86,13 +88,46 @@ def test_sdk_without_elicitation_gets_32021(greenhouse_bin):
     sdk(greenhouse_bin, "auto", None, go)
 
 
-def test_sdk_legacy_client_is_refused_not_actuated(greenhouse_bin):
+# ---- A 2025-11-25 client over stdio (mode="legacy", initialize handshake) ----
+# It declared elicitation at initialize: the server sends it the
+# elicitation/create request on stdout while the call is open (the core's
+# mcp_roundtrip_t), the SDK's callback answers, and the call's result follows.
+
+def test_sdk_legacy_confirmation_opens_the_vent(greenhouse_bin):
     async def go(c, asked):
         assert c.protocol_version == "2025-11-25"
         r = await c.call_tool("set_vent", {"percent": 90})
-        assert r.is_error and "needs a confirmation" in r.content[0].text
+        assert asked == [MESSAGE]
+        assert not r.is_error, r
+        assert r.structured_content == {"ok": True, "percent": 90}
+        # The session goes on: a plain call after the round trip.
+        r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
+        assert not r.is_error and r.structured_content["value"] == 21.5, r
 
     sdk(greenhouse_bin, "legacy", t.ElicitResult(action="accept", content={"confirm": True}), go)
+
+
+@pytest.mark.parametrize("answer", [
+    t.ElicitResult(action="accept", content={"confirm": False}),
+    t.ElicitResult(action="decline"),
+    t.ElicitResult(action="cancel"),
+])
+def test_sdk_legacy_refusal_leaves_the_vent(greenhouse_bin, answer):
+    async def go(c, asked):
+        r = await c.call_tool("set_vent", {"percent": 90})
+        assert asked == [MESSAGE]
+        assert r.is_error and r.content[0].text == "not confirmed: vent unchanged", r
+
+    sdk(greenhouse_bin, "legacy", answer, go)
+
+
+def test_sdk_legacy_client_without_elicitation_is_refused_not_actuated(greenhouse_bin):
+    async def go(c, asked):
+        assert c.protocol_version == "2025-11-25"
+        r = await c.call_tool("set_vent", {"percent": 90})
+        assert r.is_error and "needs a confirmation" in r.content[0].text, r
+
+    sdk(greenhouse_bin, "legacy", None, go)
 
 
 def vent(percent, id, caps=None, **extra):

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 import { ERA, argumentErrorForm, expectMcpError, modelVisible, opts, textOf } from './support.mjs';
 
@@ -173,5 +173,62 @@ export function commonTests(label, session, probe) {
       assert.deepEqual(all.completion.values, ['0', '10', '25', '50', '80', '100']);
       const s = await client.complete({ ref: { type: 'ref/resource', uri: 'greenhouse://sensors/{sensor_id}' }, argument: { name: 'sensor_id', value: 't' } }, opts);
       assert.deepEqual(s.completion.values, ['t1', 't2']);
+    }));
+}
+
+// set_vent above 80 % asks for a confirmation: the server sends the
+// 2025-11-25 elicitation/create to the client (over Streamable HTTP on the
+// call's SSE stream, over stdio as a line on stdout) while the call is open,
+// and the call's result follows the client's answer.
+export const ELICIT_MESSAGE = 'Open the roof vent to 90%? Above 80% wind and rain can get in.';
+
+export function assertAsked(asked) {
+  assert.equal(asked.length, 1, JSON.stringify(asked));
+  assert.equal(asked[0].message, ELICIT_MESSAGE);
+  assert.deepEqual(asked[0].requestedSchema.required, ['confirm']);
+  assert.equal(asked[0].requestedSchema.properties.confirm.type, 'boolean');
+}
+
+/** set_vent 90 with an accepting, a non-confirming, a declining and a cancelling elicitation handler. */
+export function elicitationTests(label, session) {
+  function elicitingSession(answer, fn) {
+    const asked = [];
+    return session((s) => fn(s, asked), {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) => client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params);
+        return answer;
+      }),
+    });
+  }
+
+  test(`${label}: set_vent 90, elicitation accepted -> vent set`, () =>
+    elicitingSession({ action: 'accept', content: { confirm: true } }, async ({ client }, asked) => {
+      const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
+      assertAsked(asked);
+      assert.equal(r.isError, false, textOf(r));
+      assert.equal(textOf(r), 'vent set to 90%');
+      assert.deepEqual(r.structuredContent, { ok: true, percent: 90 });
+    }));
+
+  for (const [what, answer] of [
+    ['accepted with confirm false', { action: 'accept', content: { confirm: false } }],
+    ['declined', { action: 'decline' }],
+    ['cancelled', { action: 'cancel' }],
+  ]) {
+    test(`${label}: set_vent 90, elicitation ${what} -> not confirmed`, () =>
+      elicitingSession(answer, async ({ client }, asked) => {
+        const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
+        assertAsked(asked);
+        assert.equal(r.isError, true);
+        assert.equal(textOf(r), 'not confirmed: vent unchanged');
+      }));
+  }
+
+  test(`${label}: set_vent 90 without the elicitation capability -> refused, nothing asked`, () =>
+    session(async ({ client }) => {
+      const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
+      assert.equal(r.isError, true);
+      assert.equal(textOf(r), 'refused: opening above 80% needs a confirmation this client cannot give');
     }));
 }

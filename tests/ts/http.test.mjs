@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { commonTests } from './common.mjs';
+import { assertAsked, commonTests, elicitationTests } from './common.mjs';
 import { HttpServer, httpClient, opts, probeHttp, textOf } from './support.mjs';
 
 const TOKEN = 'greenhouse-test-token-0123456789';
@@ -70,60 +70,7 @@ test('http+bearer: no token is refused with 401', async () => {
   assert.equal(e.code, 401, e.message);
 });
 
-// set_vent above 80 % asks for a confirmation: over Streamable HTTP the
-// binding sends the 2025-11-25 elicitation/create on the call's SSE stream.
-const ELICIT_MESSAGE = 'Open the roof vent to 90%? Above 80% wind and rain can get in.';
-
-function elicitingSession(answer, fn) {
-  const asked = [];
-  return session((s) => fn(s, asked), {
-    capabilities: { elicitation: { form: {} } },
-    setup: (client) => client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params);
-      return answer;
-    }),
-  });
-}
-
-function assertAsked(asked) {
-  assert.equal(asked.length, 1, JSON.stringify(asked));
-  assert.equal(asked[0].message, ELICIT_MESSAGE);
-  assert.deepEqual(asked[0].requestedSchema.required, ['confirm']);
-  assert.equal(asked[0].requestedSchema.properties.confirm.type, 'boolean');
-}
-
-test('http: set_vent 90, elicitation accepted -> vent set', () =>
-  elicitingSession({ action: 'accept', content: { confirm: true } }, async ({ client }, asked) => {
-    const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
-    assertAsked(asked);
-    assert.equal(r.isError, false, textOf(r));
-    assert.equal(textOf(r), 'vent set to 90%');
-    assert.deepEqual(r.structuredContent, { ok: true, percent: 90 });
-  }));
-
-test('http: set_vent 90, elicitation accepted with confirm false -> not confirmed', () =>
-  elicitingSession({ action: 'accept', content: { confirm: false } }, async ({ client }, asked) => {
-    const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
-    assertAsked(asked);
-    assert.equal(r.isError, true);
-    assert.equal(textOf(r), 'not confirmed: vent unchanged');
-  }));
-
-test('http: set_vent 90, elicitation declined -> not confirmed', () =>
-  elicitingSession({ action: 'decline' }, async ({ client }, asked) => {
-    const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
-    assertAsked(asked);
-    assert.equal(r.isError, true);
-    assert.equal(textOf(r), 'not confirmed: vent unchanged');
-  }));
-
-test('http: set_vent 90, elicitation cancelled -> not confirmed', () =>
-  elicitingSession({ action: 'cancel' }, async ({ client }, asked) => {
-    const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
-    assertAsked(asked);
-    assert.equal(r.isError, true);
-    assert.equal(textOf(r), 'not confirmed: vent unchanged');
-  }));
+elicitationTests('http', session);
 
 test('http+bearer: set_vent 90, elicitation accepted -> vent set', () => {
   const asked = [];

@@ -4,5 +4,6 @@ pub mod framer;
 pub mod handle;
 pub mod handle_structured;
 pub mod headers;
+pub mod roundtrip;
 pub mod schema;
 pub mod tokenizer_diff;
