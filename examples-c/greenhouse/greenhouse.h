@@ -173,11 +173,11 @@ void greenhouse_set_durable(const greenhouse_durable_t *d);
     "  --vent-interval-ms MS  tests only: set_vent's rate limit (default 2000)\n"
 
 /**
- * Parses argv[*i] when it is one of the options above (advancing *i past
- * its value). @return 1 when it was one, 0 when not, -1 for a bad value
- * (*why says what is wrong).
+ * Takes the options above out of argv (before a program reads its own),
+ * leaving the others in order in argv[1..*argc-1]. @return 0, or -1 for a
+ * bad value (then "PROG: OPTION: what is wrong" is on stderr).
  */
-int greenhouse_durable_option(int argc, char **argv, int *i, const char **why);
+int greenhouse_durable_options(const char *prog, int *argc, char **argv);
 
 /**
  * Applies the options: opens DIR/idempotency.log (emcp::store_file) and
@@ -187,6 +187,13 @@ int greenhouse_durable_option(int argc, char **argv, int *i, const char **why);
  * @return 0, or a negative MCP_E* value (*why says what failed).
  */
 int greenhouse_durable_open(const mcp_store_t **store, const char **why);
+
+/**
+ * What every greenhouse program does before serving: greenhouse_durable_open,
+ * then greenhouse_register(server, wind_lock). Says on stderr what failed,
+ * as "PROG: ...". @return 0, or the failing call's negative MCP_E* value.
+ */
+int greenhouse_setup(const char *prog, mcp_server_t *server, bool wind_lock, const mcp_store_t **store);
 
 #ifdef __cplusplus
 }

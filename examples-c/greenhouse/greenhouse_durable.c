@@ -45,7 +45,14 @@ static const char *const crash_points[] = {
     "before-intent", "after-intent", "after-actuate", "after-result", "before-respond",
 };
 
-int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
+/* Refuses an option's value, printed as "PROG: OPTION: WHY"; returns -1. */
+static int refuse_option(const char *prog, const char *opt, const char *why)
+{
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
+    return -1;
+}
+
+static int durable_option(const char *prog, int argc, char **argv, int *i)
 {
     const char *opt = argv[*i];
     bool takes_value = strcmp(opt, "--state-dir") == 0 || strcmp(opt, "--actuator-log") == 0 ||
@@ -58,8 +65,7 @@ int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
         return 0;
     }
     if (*i + 1 >= argc) {
-        *why = "needs a value";
-        return -1;
+        return refuse_option(prog, opt, "needs a value");
     }
     const char *v = argv[++*i];
     if (strcmp(opt, "--state-dir") == 0) {
@@ -70,8 +76,7 @@ int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
         char *end = NULL;
         vent_interval_ms = strtol(v, &end, 10);
         if (end == v || *end != '\0' || vent_interval_ms < 0 || vent_interval_ms > 3600000) {
-            *why = "wants milliseconds 0-3600000";
-            return -1;
+            return refuse_option(prog, opt, "wants milliseconds 0-3600000");
         }
     } else {
         size_t n = sizeof crash_points / sizeof crash_points[0];
@@ -80,12 +85,29 @@ int greenhouse_durable_option(int argc, char **argv, int *i, const char **why)
             k++;
         }
         if (k == n) {
-            *why = "wants before-intent, after-intent, after-actuate, after-result or before-respond";
-            return -1;
+            return refuse_option(prog, opt,
+                                 "wants before-intent, after-intent, after-actuate, after-result or before-respond");
         }
         crash_at = v;
     }
     return 1;
+}
+
+int greenhouse_durable_options(const char *prog, int *argc, char **argv)
+{
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        int d = durable_option(prog, *argc, argv, &i);
+        if (d < 0) {
+            return -1;
+        }
+        if (d == 0) {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    argv[kept] = NULL;
+    return 0;
 }
 
 static void greenhouse_crash_point(const char *point)
@@ -297,6 +319,21 @@ static int actuated(const char *key, int before, int after)
     close(fd);
     if (rc == 0) {
         greenhouse_crash_point("after-actuate");
+    }
+    return rc;
+}
+
+int greenhouse_setup(const char *prog, mcp_server_t *server, bool wind_lock, const mcp_store_t **store)
+{
+    const char *why = NULL;
+    int rc = greenhouse_durable_open(store, &why);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
+        return rc;
+    }
+    rc = greenhouse_register(server, wind_lock);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
     }
     return rc;
 }

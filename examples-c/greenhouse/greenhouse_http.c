@@ -127,16 +127,10 @@ int main(int argc, char **argv)
     cfg.port = 8080;
     bool wind_lock = false;
 
+    if (greenhouse_durable_options(prog, &argc, argv) < 0) {
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
-        const char *why = NULL;
-        int d = greenhouse_durable_option(argc, argv, &i, &why);
-        if (d < 0) {
-            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
-            return 2;
-        }
-        if (d > 0) {
-            continue;
-        }
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint32_t n = 0;
@@ -209,15 +203,8 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
 
     const mcp_store_t *store = NULL;
-    const char *why = NULL;
-    int rc = greenhouse_durable_open(&store, &why);
+    int rc = greenhouse_setup(prog, &server, wind_lock, &store);
     if (rc != 0) {
-        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
-        return 1;
-    }
-    rc = greenhouse_register(&server, wind_lock);
-    if (rc != 0) {
-        fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
     }
     rc = emcp_http_open(&http, &server, &cfg);

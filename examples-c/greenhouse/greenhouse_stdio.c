@@ -72,16 +72,10 @@ int main(int argc, char **argv)
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-stdio";
     bool wind_lock = false;
     bool print = false;
+    if (greenhouse_durable_options(prog, &argc, argv) < 0) {
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
-        const char *why = NULL;
-        int d = greenhouse_durable_option(argc, argv, &i, &why);
-        if (d < 0) {
-            fprintf(stderr, "%s: %s: %s\n", prog, argv[i], why);
-            return 2;
-        }
-        if (d > 0) {
-            continue;
-        }
         if (strcmp(argv[i], "--wind-lock") == 0) {
             wind_lock = true;
         } else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
@@ -109,15 +103,8 @@ int main(int argc, char **argv)
 #endif
 
     const mcp_store_t *store = NULL;
-    const char *why = NULL;
-    int rc = greenhouse_durable_open(&store, &why);
+    int rc = greenhouse_setup(prog, &server, wind_lock, &store);
     if (rc != 0) {
-        fprintf(stderr, "%s: %s (%d)\n", prog, why, rc);
-        return 1;
-    }
-    rc = greenhouse_register(&server, wind_lock);
-    if (rc != 0) {
-        fprintf(stderr, "%s: cannot set up the server (%d)\n", prog, rc);
         return 1;
     }
     if (print) {
