@@ -133,20 +133,30 @@ int emcp_http_ct_compare(const char *expected, size_t expected_len, const char *
     return diff != 0;
 }
 
+/* The token of an `Authorization: Bearer <token>` value (case-insensitive
+ * scheme, surrounding whitespace trimmed); false for any other scheme. */
+static bool bearer_token(const char *authorization, size_t len, const char **tok, size_t *tok_len)
+{
+    trim(&authorization, &len);
+    if (!iprefix(authorization, len, "bearer ")) {
+        return false;
+    }
+    *tok = authorization + 7;
+    *tok_len = len - 7;
+    trim(tok, tok_len);
+    return true;
+}
+
 int emcp_http_bearer_auth(void *user, const char *authorization, size_t len,
                           mcp_str_t *principal)
 {
     const emcp_http_bearer_t *b = user;
-    if (b == NULL || b->token == NULL || authorization == NULL) {
+    const char *tok;
+    size_t tok_len;
+    if (b == NULL || b->token == NULL || authorization == NULL ||
+        !bearer_token(authorization, len, &tok, &tok_len)) {
         return -1;
     }
-    trim(&authorization, &len);
-    if (!iprefix(authorization, len, "bearer ")) {
-        return -1;
-    }
-    const char *tok = authorization + 7;
-    size_t tok_len = len - 7;
-    trim(&tok, &tok_len);
     if (emcp_http_ct_compare(b->token, strlen(b->token), tok, tok_len) != 0) {
         return -1;
     }
@@ -159,16 +169,11 @@ int emcp_http_bearer_list_auth(void *user, const char *authorization, size_t len
                                mcp_str_t *principal)
 {
     const emcp_http_bearer_list_t *l = user;
-    if (l == NULL || authorization == NULL) {
+    const char *tok;
+    size_t tok_len;
+    if (l == NULL || authorization == NULL || !bearer_token(authorization, len, &tok, &tok_len)) {
         return -1;
     }
-    trim(&authorization, &len);
-    if (!iprefix(authorization, len, "bearer ")) {
-        return -1;
-    }
-    const char *tok = authorization + 7;
-    size_t tok_len = len - 7;
-    trim(&tok, &tok_len);
     /* No early exit: every entry costs the same whether or not one matched. */
     const emcp_http_bearer_t *match = NULL;
     for (size_t i = 0; i < l->len; i++) {
