@@ -691,8 +691,9 @@ pub struct ToolResult<'w, 'b> {
     blocks: usize,
     /// The first capability an input request needed but the client lacks.
     missing: u8,
-    /// State to send back as `requestState` with an input_required result.
-    state: [u8; MCP_MAX_REQUEST_STATE],
+    /// State to send back as `requestState` with an input_required result
+    /// (the caller's buffer, so [`Finished`] need not carry a copy).
+    state: &'w mut [u8; MCP_MAX_REQUEST_STATE],
     state_len: Option<usize>,
     /// Prompt messages: the role of the next message.
     assistant: bool,
@@ -763,8 +764,9 @@ pub struct Finished {
     /// The callback asked the client for input: an input_required result
     /// whose `inputRequests` object is still open.
     pub input: bool,
-    /// The `requestState` to send with it, if the callback set one.
-    pub state: Option<([u8; MCP_MAX_REQUEST_STATE], usize)>,
+    /// The length of the `requestState` to send with it (in the state
+    /// buffer given to [`ToolResult::new`]), if the callback set one.
+    pub state: Option<usize>,
     /// A capability an input request needed that the client did not declare.
     pub missing: u8,
     /// `isError` was set.
@@ -774,8 +776,13 @@ pub struct Finished {
 }
 
 impl<'w, 'b> ToolResult<'w, 'b> {
-    /// Wraps a writer positioned inside the `content` array.
-    pub fn new(w: &'w mut Writer<'b>, opts: ResultOpts) -> Self {
+    /// Wraps a writer positioned inside the `content` array; a state the
+    /// callback sets is kept in `state`.
+    pub fn new(
+        w: &'w mut Writer<'b>,
+        opts: ResultOpts,
+        state: &'w mut [u8; MCP_MAX_REQUEST_STATE],
+    ) -> Self {
         ToolResult {
             w,
             phase: Phase::Content,
@@ -785,7 +792,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             opts,
             blocks: 0,
             missing: 0,
-            state: [0; MCP_MAX_REQUEST_STATE],
+            state,
             state_len: None,
             assistant: false,
             values: 0,
@@ -1106,7 +1113,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Completes the result members after the callback returned.
     pub fn finish(self) -> Result<Finished, ResultError> {
-        let state = self.state_len.map(|n| (self.state, n));
+        let state = self.state_len;
         let mut done = Finished {
             input: false,
             state,

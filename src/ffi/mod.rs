@@ -730,7 +730,7 @@ pub(crate) unsafe fn exchange(
         _ => (HeaderParams::slice(&[]), false),
     };
     // SAFETY: ctx is either NULL or valid for the call, with valid spans.
-    let ri = match unsafe { ctx.as_ref() } {
+    let mut ri = match unsafe { ctx.as_ref() } {
         None => RequestInfo::default(),
         Some(c) => unsafe {
             RequestInfo {
@@ -784,13 +784,13 @@ pub(crate) unsafe fn exchange(
         // SAFETY: NULL or the caller's round-trip storage, used by this call only.
         match (unsafe { roundtrip::state(rt_ptr) }, req) {
             (Some((rt, buf, run_rt)), msg) => run_rt(rt, buf, server, &ri, ex, msg, out),
-            (None, Some(req)) => server.handle_with(&ri, ex, req, out),
+            (None, Some(req)) => server.handle_in(&mut ri, ex, req, out),
             (None, None) => return -MCP_EINVAL,
         }
     } else {
         // Without the legacy era there is no round trip: the plain path.
         match run {
-            Run::Handle(req) => server.handle_with(&ri, ex, req, out),
+            Run::Handle(req) => server.handle_in(&mut ri, ex, req, out),
             Run::Resume(_) => return -MCP_ENOTSUP,
         }
     };

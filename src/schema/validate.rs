@@ -285,6 +285,8 @@ impl<'a, 'r> V<'a, 'r> {
     }
 
     /// The message for the recorded violation; `args` as given to [`validate`].
+    // Cold, and out of line: its locals would sit under the whole walk.
+    #[inline(never)]
     fn write(&self, args: Option<usize>, m: &mut MsgBuf) {
         let Fail { inst, rule, bound } = self.fail;
         let doc = self.doc;
