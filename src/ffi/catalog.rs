@@ -9,7 +9,7 @@ use crate::limits::*;
 use crate::protocol::listen::Listener;
 use crate::registry::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 
-use super::types::{mcp_listener_t, mcp_prompt_t, mcp_resource_t, mcp_server_t};
+use super::types::{mcp_listener_t, mcp_server_t};
 
 /// What lives inside `mcp_listener_t`.
 #[repr(C)]
@@ -570,4 +570,44 @@ pub unsafe extern "C" fn mcp_result_completion(
         Err(crate::call::ResultError::Overflow) => -MCP_ENOBUFS,
         Err(_) => -MCP_EPERM,
     }
+}
+
+/// A resource (or, when `uri` contains `{`, an RFC 6570 level-1 resource
+/// template) for `mcp_server_add_resource`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_resource_t {
+    /// The URI (at most `MCP_MAX_URI_LEN` bytes), or a template such as
+    /// `greenhouse://zone/{zone}`.
+    pub uri: *const c_char,
+    /// Programmatic name (required).
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the resource holds, or NULL.
+    pub description: *const c_char,
+    /// MIME type of its contents, or NULL.
+    pub mime_type: *const c_char,
+    /// Fixed text contents (NUL-terminated), or NULL.
+    pub text: *const c_char,
+    /// Fixed binary contents (sent base64-encoded), or NULL.
+    pub blob: *const u8,
+    /// Length of `blob` in bytes.
+    pub blob_len: usize,
+}
+
+/// A prompt for `mcp_server_add_prompt`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_prompt_t {
+    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the prompt is for, or NULL.
+    pub description: *const c_char,
+    /// Its arguments as a JSON array of PromptArgument objects, e.g.
+    /// `[{"name":"zone","description":"Greenhouse zone","required":true}]`
+    /// (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
+    pub arguments: *const c_char,
 }

@@ -4,7 +4,7 @@
 use core::ffi::{c_char, c_int, c_void};
 
 use super::input::server_mut;
-use super::mcp_server_t;
+use super::{DEDUP_MAGIC, DedupSlot, mcp_dedup_t, mcp_server_t};
 use crate::limits::MCP_EINVAL;
 use crate::policy::mcp_audit_t;
 
@@ -134,6 +134,30 @@ pub unsafe extern "C" fn mcp_server_set_critical(
         (None, None) => None,
         _ => return -MCP_EINVAL,
     };
+    0
+}
+
+/// Initialises (or empties) a duplicate table.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL `dedup` is NULL.
+///
+/// # Safety
+/// `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+/// running `mcp_server_handle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
+    require_feature!("policy");
+    if dedup.is_null() {
+        return -MCP_EINVAL;
+    }
+    let slot = DedupSlot {
+        magic: DEDUP_MAGIC,
+        table: crate::dedup::Dedup::new(),
+        store: core::ptr::null(),
+    };
+    // SAFETY: non-NULL, writable, large and aligned enough (checked above).
+    unsafe { dedup.cast::<DedupSlot>().write(slot) };
     0
 }
 
