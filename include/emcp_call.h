@@ -71,8 +71,7 @@ extern "C" {
  * @retval -MCP_ERANGE The value does not fit `int64_t`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `path` a
+ * @pre `call` must be the handle passed to the running callback; `path` a
  * NUL-terminated string; `out` writable.
  */
 int mcp_arg_int(const mcp_call_t *call, const char *path, int64_t *out);
@@ -91,8 +90,7 @@ int mcp_arg_int(const mcp_call_t *call, const char *path, int64_t *out);
  * @retval -MCP_ERANGE The value is beyond the range of `double`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * As for `mcp_arg_int`.
+ * @pre As for `mcp_arg_int`.
  */
 int mcp_arg_number(const mcp_call_t *call, const char *path, double *out);
 
@@ -104,8 +102,7 @@ int mcp_arg_number(const mcp_call_t *call, const char *path, double *out);
  * @retval -MCP_EDOM The value is not `true` or `false`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * As for `mcp_arg_int`.
+ * @pre As for `mcp_arg_int`.
  */
 int mcp_arg_bool(const mcp_call_t *call, const char *path, bool *out);
 
@@ -120,8 +117,7 @@ int mcp_arg_bool(const mcp_call_t *call, const char *path, bool *out);
  * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `path`
+ * @pre `call` must be the handle passed to the running callback; `path`
  * NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
  */
 int mcp_arg_string(const mcp_call_t *call, const char *path, char *buf, size_t cap, size_t *len);
@@ -133,8 +129,7 @@ int mcp_arg_string(const mcp_call_t *call, const char *path, char *buf, size_t c
  * @retval -MCP_ENOENT No value at `path`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `path` NUL-terminated.
+ * @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
  */
 int mcp_arg_type(const mcp_call_t *call, const char *path);
 
@@ -147,8 +142,7 @@ int mcp_arg_type(const mcp_call_t *call, const char *path);
  * @retval -MCP_EDOM The value is neither an array nor an object.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `path` NUL-terminated.
+ * @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
  */
 int mcp_arg_count(const mcp_call_t *call, const char *path);
 
@@ -160,8 +154,7 @@ int mcp_arg_count(const mcp_call_t *call, const char *path);
  * @retval -MCP_ENOBUFS `cap` is too small.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `buf` writable
+ * @pre `call` must be the handle passed to the running callback; `buf` writable
  * for `cap` bytes.
  */
 int mcp_call_arguments(const mcp_call_t *call, char *buf, size_t cap);
@@ -169,8 +162,7 @@ int mcp_call_arguments(const mcp_call_t *call, char *buf, size_t cap);
 /**
  * The name of the tool being called (the registered, NUL-terminated string).
  *
- * # Safety
- * `call` must be the handle passed to the running callback.
+ * @pre `call` must be the handle passed to the running callback.
  */
 const char *mcp_call_tool_name(const mcp_call_t *call);
 
@@ -186,8 +178,7 @@ const char *mcp_call_tool_name(const mcp_call_t *call);
  * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `key`
+ * @pre `call` must be the handle passed to the running callback; `key`
  * NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
  */
 int mcp_call_meta_string(const mcp_call_t *call,
@@ -206,8 +197,7 @@ int mcp_call_meta_string(const mcp_call_t *call,
  * @retval -MCP_ENOBUFS `cap` is below 33.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `buf` writable
+ * @pre `call` must be the handle passed to the running callback; `buf` writable
  * for `cap` bytes.
  */
 int mcp_call_trace_id(const mcp_call_t *call, char *buf, size_t cap);
@@ -216,8 +206,7 @@ int mcp_call_trace_id(const mcp_call_t *call, char *buf, size_t cap);
  * The request context the transport passed to `mcp_server_handle` (NULL if it
  * passed none), e.g. for the principal or `now_ms`.
  *
- * # Safety
- * `call` must be the handle passed to the running callback.
+ * @pre `call` must be the handle passed to the running callback.
  */
 const mcp_request_ctx_t *mcp_call_ctx(const mcp_call_t *call);
 

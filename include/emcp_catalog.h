@@ -131,8 +131,7 @@ extern "C" {
  * Registration and `mcp_server_enable` call this themselves. Safe to call
  * from a callback; not concurrently with `mcp_server_listen_end`.
  *
- * # Safety
- * `server` must have been initialised with `mcp_server_init`.
+ * @pre `server` must have been initialised with `mcp_server_init`.
  */
 int mcp_server_notify_list_changed(mcp_server_t *server, uint32_t kinds);
 
@@ -144,8 +143,7 @@ int mcp_server_notify_list_changed(mcp_server_t *server, uint32_t kinds);
  * @retval -MCP_EINVAL NULL pointer or uninitialised server.
  * @retval -MCP_EILSEQ `uri` is not valid UTF-8.
  *
- * # Safety
- * `server` must have been initialised; `uri` must be NUL-terminated.
+ * @pre `server` must have been initialised; `uri` must be NUL-terminated.
  */
 int mcp_server_resource_updated(mcp_server_t *server, const char *uri);
 
@@ -160,8 +158,7 @@ int mcp_server_resource_updated(mcp_server_t *server, const char *uri);
  * @retval -MCP_EINVAL NULL listener or uninitialised server.
  * @retval -MCP_ENOBUFS The response does not fit (the stream is ended anyway).
  *
- * # Safety
- * `server` initialised; `listener` storage passed to `mcp_server_handle`;
+ * @pre `server` initialised; `listener` storage passed to `mcp_server_handle`;
  * `response` writable for `cap` bytes or NULL. Not concurrently with any
  * other call on the server.
  */
@@ -173,8 +170,7 @@ int mcp_server_listen_end(mcp_server_t *server,
 /**
  * True when `listener` holds a stream attached to a server.
  *
- * # Safety
- * `listener` must be NULL or point to `mcp_listener_t` storage.
+ * @pre `listener` must be NULL or point to `mcp_listener_t` storage.
  */
 bool mcp_listener_active(const mcp_listener_t *listener);
 
@@ -193,8 +189,7 @@ bool mcp_listener_active(const mcp_listener_t *listener);
  * @retval -MCP_EEXIST The URI is registered.
  * @retval -MCP_ENOSPC `MCP_MAX_RESOURCES` are registered.
  *
- * # Safety
- * `server` initialised; `resource` valid with strings (and blob) that
+ * @pre `server` initialised; `resource` valid with strings (and blob) that
  * outlive the server. Not while a `mcp_server_handle` call is running.
  */
 int mcp_server_add_resource(mcp_server_t *server,
@@ -214,8 +209,7 @@ int mcp_server_add_resource(mcp_server_t *server,
  * @retval -MCP_EEXIST The name is registered.
  * @retval -MCP_ENOSPC `MCP_MAX_PROMPTS` are registered.
  *
- * # Safety
- * As `mcp_server_add_resource`.
+ * @pre As `mcp_server_add_resource`.
  */
 int mcp_server_add_prompt(mcp_server_t *server,
                           const struct mcp_prompt_t *prompt,
@@ -231,8 +225,7 @@ int mcp_server_add_prompt(mcp_server_t *server,
  * @retval 0 Success (NULL `fn` removes the callback).
  * @retval -MCP_EINVAL Uninitialised server.
  *
- * # Safety
- * `server` initialised; not while a `mcp_server_handle` call is running.
+ * @pre `server` initialised; not while a `mcp_server_handle` call is running.
  */
 int mcp_server_set_completion(mcp_server_t *server, mcp_tool_fn fn, void *user);
 
@@ -250,8 +243,7 @@ int mcp_server_set_completion(mcp_server_t *server, mcp_tool_fn fn, void *user);
  *
  * Safe to call from a callback (the flag is one atomic store).
  *
- * # Safety
- * `server` initialised; `name` NUL-terminated.
+ * @pre `server` initialised; `name` NUL-terminated.
  */
 int mcp_server_enable(mcp_server_t *server, uint32_t kind, const char *name, bool enabled);
 
@@ -259,8 +251,7 @@ int mcp_server_enable(mcp_server_t *server, uint32_t kind, const char *name, boo
  * The URI a resource callback is reading (JSON-unescaped, not
  * NUL-terminated), with its length in `*len`; NULL outside a resource read.
  *
- * # Safety
- * `call` as handed to the callback; `len` NULL or writable.
+ * @pre `call` as handed to the callback; `len` NULL or writable.
  */
 const char *mcp_call_uri(const mcp_call_t *call, size_t *len);
 
@@ -273,8 +264,7 @@ const char *mcp_call_uri(const mcp_call_t *call, size_t *len);
  * @retval -MCP_ENOBUFS `cap` is too small (nothing useful is written).
  * @retval -MCP_EINVAL NULL pointer or `cap` 0.
  *
- * # Safety
- * `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
+ * @pre `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
  */
 int mcp_call_uri_var(const mcp_call_t *call, const char *name, char *buf, size_t cap);
 
@@ -286,8 +276,7 @@ int mcp_call_uri_var(const mcp_call_t *call, const char *name, char *buf, size_t
  * @retval -MCP_EPERM Not a prompt callback.
  * @retval -MCP_EINVAL NULL result or unknown role.
  *
- * # Safety
- * `result` as handed to the callback.
+ * @pre `result` as handed to the callback.
  */
 int mcp_result_role(mcp_result_t *result, int role);
 
@@ -302,8 +291,7 @@ int mcp_result_role(mcp_result_t *result, int role);
  * @retval -MCP_EINVAL NULL pointer.
  * @retval -MCP_EILSEQ `value` is not valid UTF-8.
  *
- * # Safety
- * `result` as handed to the callback; `value` NUL-terminated.
+ * @pre `result` as handed to the callback; `value` NUL-terminated.
  */
 int mcp_result_completion(mcp_result_t *result, const char *value);
 

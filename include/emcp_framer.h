@@ -90,8 +90,7 @@ extern "C" {
  * @retval 0 Success; nothing is buffered.
  * @retval -MCP_EINVAL `f` or `buf` is NULL, or `cap` is below 2.
  *
- * # Safety
- * `f` must point to writable `mcp_framer_t` storage and `buf` to `cap`
+ * @pre `f` must point to writable `mcp_framer_t` storage and `buf` to `cap`
  * writable bytes that outlive every use of the framer.
  */
 int mcp_framer_init(struct mcp_framer_t *f, uint8_t *buf, size_t cap);
@@ -103,8 +102,7 @@ int mcp_framer_init(struct mcp_framer_t *f, uint8_t *buf, size_t cap);
  * @retval 0 Success.
  * @retval -MCP_EINVAL `f` is NULL or not initialised.
  *
- * # Safety
- * `f` must be NULL or point to `mcp_framer_t` storage.
+ * @pre `f` must be NULL or point to `mcp_framer_t` storage.
  */
 int mcp_framer_reset(struct mcp_framer_t *f);
 
@@ -125,8 +123,7 @@ int mcp_framer_reset(struct mcp_framer_t *f);
  *         `mcp_framer_poll` or `mcp_framer_next` first.
  * @retval -MCP_EINVAL `f` or `space` is NULL, or `f` is not initialised.
  *
- * # Safety
- * `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
+ * @pre `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
  */
 int mcp_framer_space(struct mcp_framer_t *f, uint8_t **space);
 
@@ -142,8 +139,7 @@ int mcp_framer_space(struct mcp_framer_t *f, uint8_t **space);
  *         nothing was added.
  * @retval -MCP_EINVAL `f` is NULL or not initialised.
  *
- * # Safety
- * `f` must be NULL or point to `mcp_framer_t` storage.
+ * @pre `f` must be NULL or point to `mcp_framer_t` storage.
  */
 int mcp_framer_commit(struct mcp_framer_t *f, size_t n);
 
@@ -163,8 +159,7 @@ int mcp_framer_commit(struct mcp_framer_t *f, size_t n);
  * @retval 0 No complete message is buffered yet.
  * @retval -MCP_EINVAL A NULL pointer, or `f` is not initialised.
  *
- * # Safety
- * `f` must be NULL or point to `mcp_framer_t` storage; `line` and `len` NULL
+ * @pre `f` must be NULL or point to `mcp_framer_t` storage; `line` and `len` NULL
  * or writable.
  */
 int mcp_framer_next(struct mcp_framer_t *f, const uint8_t **line, size_t *len);
@@ -180,8 +175,7 @@ int mcp_framer_next(struct mcp_framer_t *f, const uint8_t **line, size_t *len);
  * @retval -MCP_ENOBUFS `cap` is below `MCP_MIN_RESPONSE_CAP`.
  * @retval -MCP_EINVAL `out` is NULL.
  *
- * # Safety
- * `out` must be writable for `cap` bytes.
+ * @pre `out` must be writable for `cap` bytes.
  */
 int mcp_framer_oversize_response(uint8_t *out, size_t cap);
 
@@ -204,8 +198,7 @@ int mcp_framer_oversize_response(uint8_t *out, size_t cap);
  *         message was taken.
  * @retval -MCP_EINVAL A NULL pointer, or `f` or `server` is not initialised.
  *
- * # Safety
- * `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+ * @pre `f` and `server` must be NULL or point to their storage; `ctx` NULL or
  * valid for the call; `out` writable for `out_cap` bytes; `info` NULL or
  * writable.
  */
@@ -243,8 +236,7 @@ int mcp_framer_poll(struct mcp_framer_t *f,
  * @retval -MCP_EINVAL A NULL pointer (`emit` included), or `f` or `server`
  *         is not initialised; nothing was consumed.
  *
- * # Safety
- * `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+ * @pre `f` and `server` must be NULL or point to their storage; `ctx` NULL or
  * valid for the call; `bytes` readable for `n` bytes; `out` writable for
  * `out_cap` bytes; neither inside the receive buffer.
  */
@@ -268,8 +260,7 @@ int mcp_framer_feed(struct mcp_framer_t *f,
  * @param len     Its length in bytes.
  * @return 1 for a legacy version, 0 otherwise (NULL included).
  *
- * # Safety
- * `version` must be NULL or point to `len` readable bytes.
+ * @pre `version` must be NULL or point to `len` readable bytes.
  */
 int mcp_protocol_version_is_legacy(const char *version, size_t len);
 
@@ -286,8 +277,7 @@ int mcp_protocol_version_is_legacy(const char *version, size_t len);
  * @retval -MCP_ENOBUFS `cap` is below `MCP_PROTOCOL_VERSIONS_JSON_LEN`;
  *                      nothing is written.
  *
- * # Safety
- * `buf` must be NULL or point to `cap` writable bytes.
+ * @pre `buf` must be NULL or point to `cap` writable bytes.
  */
 int mcp_protocol_versions_json(char *buf, size_t cap);
 
@@ -314,8 +304,7 @@ int mcp_protocol_versions_json(char *buf, size_t cap);
  * @retval -MCP_EILSEQ `message` is not valid UTF-8.
  * @retval -MCP_ENOBUFS Not even the short form fits `cap`.
  *
- * # Safety
- * `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
+ * @pre `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
  * readable bytes; `message` NULL or NUL-terminated.
  */
 int mcp_write_error(char *buf,

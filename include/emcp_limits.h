@@ -289,8 +289,7 @@ extern "C" {
  * @param name The constant's name as in this header, NUL-terminated.
  * @return Its value in the library, or 0 for NULL or an unknown name.
  *
- * # Safety
- * `name` must be NULL or a NUL-terminated string.
+ * @pre `name` must be NULL or a NUL-terminated string.
  */
 size_t mcp_build_limit(const char *name);
 

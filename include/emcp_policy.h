@@ -173,8 +173,7 @@ extern "C" {
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL or uninitialised server.
  *
- * # Safety
- * As for `mcp_server_add_tool`; `fn` must be callable from every thread that
+ * @pre As for `mcp_server_add_tool`; `fn` must be callable from every thread that
  * calls `mcp_server_handle`.
  */
 int mcp_server_set_policy(mcp_server_t *server, mcp_policy_fn fn, void *user);
@@ -188,8 +187,7 @@ int mcp_server_set_policy(mcp_server_t *server, mcp_policy_fn fn, void *user);
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL or uninitialised server.
  *
- * # Safety
- * As for `mcp_server_set_policy`.
+ * @pre As for `mcp_server_set_policy`.
  */
 int mcp_server_set_audit(mcp_server_t *server, mcp_audit_fn fn, mcp_clock_fn clock, void *user);
 
@@ -220,8 +218,7 @@ int mcp_server_set_audit(mcp_server_t *server, mcp_audit_fn fn, mcp_clock_fn clo
  * @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
  *         and `leave` given.
  *
- * # Safety
- * As for `mcp_server_set_policy`: set it before the first
+ * @pre As for `mcp_server_set_policy`: set it before the first
  * `mcp_server_handle`; `enter` and `leave` must be callable from every thread
  * that calls `mcp_server_handle`.
  */
@@ -236,8 +233,7 @@ int mcp_server_set_critical(mcp_server_t *server,
  * @retval 0 Success.
  * @retval -MCP_EINVAL `dedup` is NULL.
  *
- * # Safety
- * `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+ * @pre `dedup` must point to writable `mcp_dedup_t` storage not in use by a
  * running `mcp_server_handle`.
  */
 int mcp_dedup_init(mcp_dedup_t *dedup);

@@ -111,10 +111,9 @@ extern "C" {
  * @retval -MCP_EILSEQ `text` is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+ * @pre `result` must be the handle passed to the running callback; `text` readable for `len` bytes.
  */
-int mcp_result_text(mcp_result_t *r, const char *text, size_t len);
+int mcp_result_text(mcp_result_t *result, const char *text, size_t len);
 
 /**
  * Marks the result as a tool execution error (`isError: true`) and appends
@@ -126,10 +125,9 @@ int mcp_result_text(mcp_result_t *r, const char *text, size_t len);
  * @retval -MCP_EILSEQ `text` is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+ * @pre `result` must be the handle passed to the running callback; `text` readable for `len` bytes.
  */
-int mcp_result_error(mcp_result_t *r, const char *text, size_t len);
+int mcp_result_error(mcp_result_t *result, const char *text, size_t len);
 
 /**
  * Sets or clears `isError` without adding content.
@@ -137,10 +135,9 @@ int mcp_result_error(mcp_result_t *r, const char *text, size_t len);
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_result_set_error(mcp_result_t *r, bool is_error);
+int mcp_result_set_error(mcp_result_t *result, bool is_error);
 
 /**
  * Ends the content blocks and opens the `structuredContent` object; then
@@ -152,10 +149,9 @@ int mcp_result_set_error(mcp_result_t *r, bool is_error);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_result_structured_begin(mcp_result_t *r);
+int mcp_result_structured_begin(mcp_result_t *result);
 
 /**
  * Closes the `structuredContent` object; every object and array opened inside
@@ -166,10 +162,9 @@ int mcp_result_structured_begin(mcp_result_t *r);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_result_structured_end(mcp_result_t *r);
+int mcp_result_structured_end(mcp_result_t *result);
 
 /**
  * Writes an object key inside structuredContent (NUL-terminated UTF-8).
@@ -181,10 +176,9 @@ int mcp_result_structured_end(mcp_result_t *r);
  * @retval -MCP_EILSEQ Not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `key` NUL-terminated.
+ * @pre `result` must be the handle passed to the running callback; `key` NUL-terminated.
  */
-int mcp_json_key(mcp_result_t *r, const char *key);
+int mcp_json_key(mcp_result_t *result, const char *key);
 
 /**
  * Writes a string value inside structuredContent.
@@ -195,10 +189,9 @@ int mcp_json_key(mcp_result_t *r, const char *key);
  * @retval -MCP_EILSEQ Not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `s` readable for `len` bytes.
+ * @pre `result` must be the handle passed to the running callback; `s` readable for `len` bytes.
  */
-int mcp_json_string(mcp_result_t *r, const char *s, size_t len);
+int mcp_json_string(mcp_result_t *result, const char *s, size_t len);
 
 /**
  * Writes an integer value inside structuredContent.
@@ -208,10 +201,9 @@ int mcp_json_string(mcp_result_t *r, const char *s, size_t len);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_int(mcp_result_t *r, int64_t v);
+int mcp_json_int(mcp_result_t *result, int64_t v);
 
 /**
  * Writes a number value inside structuredContent.
@@ -226,10 +218,9 @@ int mcp_json_int(mcp_result_t *r, int64_t v);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_number(mcp_result_t *r, double v);
+int mcp_json_number(mcp_result_t *result, double v);
 
 /**
  * Writes `true` or `false` inside structuredContent.
@@ -239,10 +230,9 @@ int mcp_json_number(mcp_result_t *r, double v);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_bool(mcp_result_t *r, bool v);
+int mcp_json_bool(mcp_result_t *result, bool v);
 
 /**
  * Writes `null` inside structuredContent.
@@ -252,10 +242,9 @@ int mcp_json_bool(mcp_result_t *r, bool v);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_null(mcp_result_t *r);
+int mcp_json_null(mcp_result_t *result);
 
 /**
  * Opens a nested object inside structuredContent.
@@ -265,10 +254,9 @@ int mcp_json_null(mcp_result_t *r);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_object_begin(mcp_result_t *r);
+int mcp_json_object_begin(mcp_result_t *result);
 
 /**
  * Closes a nested object opened with `mcp_json_object_begin`.
@@ -278,10 +266,9 @@ int mcp_json_object_begin(mcp_result_t *r);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_object_end(mcp_result_t *r);
+int mcp_json_object_end(mcp_result_t *result);
 
 /**
  * Opens an array inside structuredContent.
@@ -291,10 +278,9 @@ int mcp_json_object_end(mcp_result_t *r);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_array_begin(mcp_result_t *r);
+int mcp_json_array_begin(mcp_result_t *result);
 
 /**
  * Closes an array opened with `mcp_json_array_begin`.
@@ -304,10 +290,9 @@ int mcp_json_array_begin(mcp_result_t *r);
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback.
+ * @pre `result` must be the handle passed to the running callback.
  */
-int mcp_json_array_end(mcp_result_t *r);
+int mcp_json_array_end(mcp_result_t *result);
 
 /**
  * Appends a text block with annotations (see `mcp_result_text`).
@@ -318,11 +303,10 @@ int mcp_json_array_end(mcp_result_t *r);
  * @retval -MCP_EILSEQ Text is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `text` readable for
+ * @pre `result` must be the handle passed to the running callback; `text` readable for
  * `len` bytes; `ann` NULL or valid.
  */
-int mcp_result_text_annotated(mcp_result_t *r,
+int mcp_result_text_annotated(mcp_result_t *result,
                               const char *text,
                               size_t len,
                               const struct mcp_annotations_t *ann);
@@ -339,11 +323,10 @@ int mcp_result_text_annotated(mcp_result_t *r,
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `data` readable for
+ * @pre `result` must be the handle passed to the running callback; `data` readable for
  * `len` bytes; strings NUL-terminated; `ann` NULL or valid.
  */
-int mcp_result_image(mcp_result_t *r,
+int mcp_result_image(mcp_result_t *result,
                      const uint8_t *data,
                      size_t len,
                      const char *mime_type,
@@ -359,10 +342,9 @@ int mcp_result_image(mcp_result_t *r,
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * As for `mcp_result_image`.
+ * @pre As for `mcp_result_image`.
  */
-int mcp_result_audio(mcp_result_t *r,
+int mcp_result_audio(mcp_result_t *result,
                      const uint8_t *data,
                      size_t len,
                      const char *mime_type,
@@ -381,11 +363,10 @@ int mcp_result_audio(mcp_result_t *r,
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; strings
+ * @pre `result` must be the handle passed to the running callback; strings
  * NUL-terminated; `ann` NULL or valid.
  */
-int mcp_result_resource_link(mcp_result_t *r,
+int mcp_result_resource_link(mcp_result_t *result,
                              const char *uri,
                              const char *name,
                              const char *mime_type,
@@ -401,12 +382,11 @@ int mcp_result_resource_link(mcp_result_t *r,
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `uri` and
+ * @pre `result` must be the handle passed to the running callback; `uri` and
  * `mime_type` NUL-terminated (mime_type may be NULL); `text` readable for
  * `len` bytes; `ann` NULL or valid.
  */
-int mcp_result_resource_text(mcp_result_t *r,
+int mcp_result_resource_text(mcp_result_t *result,
                              const char *uri,
                              const char *mime_type,
                              const char *text,
@@ -422,10 +402,9 @@ int mcp_result_resource_text(mcp_result_t *r,
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EINVAL NULL pointer or invalid annotations.
  *
- * # Safety
- * As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
+ * @pre As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
  */
-int mcp_result_resource_blob(mcp_result_t *r,
+int mcp_result_resource_blob(mcp_result_t *result,
                              const char *uri,
                              const char *mime_type,
                              const uint8_t *data,
@@ -445,8 +424,7 @@ int mcp_result_resource_blob(mcp_result_t *r,
  * @retval -MCP_EILSEQ `message` is not valid UTF-8.
  * @return Any negative value `emit` returned.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `message` NULL or
+ * @pre `call` must be the handle passed to the running callback; `message` NULL or
  * NUL-terminated.
  */
 int mcp_progress(const mcp_call_t *call, double progress, double total, const char *message);
@@ -465,8 +443,7 @@ int mcp_progress(const mcp_call_t *call, double progress, double total, const ch
  * @retval -MCP_EILSEQ `text` is not valid UTF-8.
  * @return Any negative value `emit` returned.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `text` NUL-terminated.
+ * @pre `call` must be the handle passed to the running callback; `text` NUL-terminated.
  */
 int mcp_log(const mcp_call_t *call, int level, const char *text);
 

@@ -54,8 +54,7 @@ extern "C" {
  * @retval -MCP_EINVAL NULL pointer, uninitialised server, or a key shorter
  *         than 16 or longer than 64 bytes.
  *
- * # Safety
- * As for `mcp_server_add_tool`; `key` readable for `len` bytes.
+ * @pre As for `mcp_server_add_tool`; `key` readable for `len` bytes.
  */
 int mcp_server_set_state_key(mcp_server_t *server, const uint8_t *key, size_t len);
 
@@ -66,8 +65,7 @@ int mcp_server_set_state_key(mcp_server_t *server, const uint8_t *key, size_t le
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer or uninitialised server.
  *
- * # Safety
- * As for `mcp_server_add_tool`; `fn` must be callable from any thread that
+ * @pre As for `mcp_server_add_tool`; `fn` must be callable from any thread that
  * calls `mcp_server_handle`.
  */
 int mcp_server_set_state_mac(mcp_server_t *server, mcp_mac_fn fn, void *user);
@@ -95,11 +93,10 @@ int mcp_server_set_state_mac(mcp_server_t *server, mcp_mac_fn fn, void *user);
  * @retval -MCP_EINVAL NULL pointer, empty key, or a schema that is not a JSON object.
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; strings
+ * @pre `result` must be the handle passed to the running callback; strings
  * NUL-terminated and valid until the callback returns.
  */
-int mcp_result_elicit(mcp_result_t *r,
+int mcp_result_elicit(mcp_result_t *result,
                       const char *key,
                       const char *message,
                       const char *requested_schema);
@@ -116,10 +113,9 @@ int mcp_result_elicit(mcp_result_t *r,
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer, empty key, or params not a JSON object.
  *
- * # Safety
- * As for `mcp_result_elicit`.
+ * @pre As for `mcp_result_elicit`.
  */
-int mcp_result_sample(mcp_result_t *r, const char *key, const char *params_json);
+int mcp_result_sample(mcp_result_t *result, const char *key, const char *params_json);
 
 /**
  * Asks the client for its roots (`roots/list`); see `mcp_result_elicit`.
@@ -131,10 +127,9 @@ int mcp_result_sample(mcp_result_t *r, const char *key, const char *params_json)
  * @retval -MCP_ENOBUFS The response buffer is full.
  * @retval -MCP_EINVAL NULL pointer or empty key.
  *
- * # Safety
- * As for `mcp_result_elicit`.
+ * @pre As for `mcp_result_elicit`.
  */
-int mcp_result_list_roots(mcp_result_t *r, const char *key);
+int mcp_result_list_roots(mcp_result_t *result, const char *key);
 
 /**
  * Sets the state the client must send back as `requestState` with its retry
@@ -148,10 +143,11 @@ int mcp_result_list_roots(mcp_result_t *r, const char *key);
  * @retval -MCP_ENOBUFS `len` exceeds `MCP_MAX_REQUEST_STATE`.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `r` must be the handle passed to the running callback; `state` readable for `len` bytes.
+ * @pre `result` must be the handle passed to the running callback; `state` readable for `len` bytes.
  */
-int mcp_result_request_state(mcp_result_t *r, const uint8_t *state, size_t len);
+int mcp_result_request_state(mcp_result_t *result,
+                             const uint8_t *state,
+                             size_t len);
 
 /**
  * Whether the request declared the client capability `name` (e.g.
@@ -163,8 +159,7 @@ int mcp_result_request_state(mcp_result_t *r, const uint8_t *state, size_t len);
  * @return 1 when declared, 0 when not.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `name` NUL-terminated.
+ * @pre `call` must be the handle passed to the running callback; `name` NUL-terminated.
  */
 int mcp_call_client_capability(const mcp_call_t *call, const char *name);
 
@@ -176,8 +171,7 @@ int mcp_call_client_capability(const mcp_call_t *call, const char *name);
  * @retval -MCP_ENOBUFS `cap` is too small.
  * @retval -MCP_EINVAL NULL pointer.
  *
- * # Safety
- * `call` must be the handle passed to the running callback; `buf` writable for `cap` bytes.
+ * @pre `call` must be the handle passed to the running callback; `buf` writable for `cap` bytes.
  */
 int mcp_call_request_state(const mcp_call_t *call, uint8_t *buf, size_t cap);
 
@@ -192,8 +186,7 @@ int mcp_call_request_state(const mcp_call_t *call, uint8_t *buf, size_t cap);
  * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * As for `mcp_arg_string`.
+ * @pre As for `mcp_arg_string`.
  */
 int mcp_input_string(const mcp_call_t *call, const char *path, char *buf, size_t cap, size_t *len);
 
@@ -207,8 +200,7 @@ int mcp_input_string(const mcp_call_t *call, const char *path, char *buf, size_t
  * @retval -MCP_EDOM The value is not a boolean.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * As for `mcp_arg_bool`.
+ * @pre As for `mcp_arg_bool`.
  */
 int mcp_input_bool(const mcp_call_t *call, const char *path, bool *out);
 
@@ -221,8 +213,7 @@ int mcp_input_bool(const mcp_call_t *call, const char *path, bool *out);
  * @retval -MCP_ERANGE Does not fit `int64_t`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
- * # Safety
- * As for `mcp_arg_int`.
+ * @pre As for `mcp_arg_int`.
  */
 int mcp_input_int(const mcp_call_t *call, const char *path, int64_t *out);
 
@@ -247,8 +238,7 @@ int mcp_input_int(const mcp_call_t *call, const char *path, int64_t *out);
  *         `MCP_ROUNDTRIP_MIN_BUF`.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
- * # Safety
- * `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
+ * @pre `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
  * writable bytes that outlive every use of the storage.
  */
 int mcp_roundtrip_init(mcp_roundtrip_t *rt, uint8_t *buf, size_t cap, uint64_t first_id);
@@ -261,8 +251,7 @@ int mcp_roundtrip_init(mcp_roundtrip_t *rt, uint8_t *buf, size_t cap, uint64_t f
  * @retval -MCP_EINVAL `rt` is NULL or not initialised.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
- * # Safety
- * `rt` must be NULL or point to `mcp_roundtrip_t` storage.
+ * @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage.
  */
 int mcp_roundtrip_waiting(mcp_roundtrip_t *rt);
 
@@ -286,8 +275,7 @@ int mcp_roundtrip_waiting(mcp_roundtrip_t *rt);
  * @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
- * # Safety
- * `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
+ * @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
  * for `len` bytes.
  */
 int mcp_roundtrip_answer(mcp_roundtrip_t *rt, const uint8_t *msg, size_t len);
@@ -303,8 +291,7 @@ int mcp_roundtrip_answer(mcp_roundtrip_t *rt, const uint8_t *msg, size_t len);
  * @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP`.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
- * # Safety
- * As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
+ * @pre As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
  * storage.
  */
 int mcp_roundtrip_resume(mcp_server_t *server,
@@ -326,8 +313,7 @@ int mcp_roundtrip_resume(mcp_server_t *server,
  * @retval -MCP_EINVAL `rt` is NULL or not initialised.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *
- * # Safety
- * `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
+ * @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
  * NUL-terminated; `out` NULL or writable for `out_cap` bytes.
  */
 int mcp_roundtrip_cancel(mcp_roundtrip_t *rt,

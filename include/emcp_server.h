@@ -397,8 +397,7 @@ extern "C" {
  * @retval -MCP_EINVAL A pointer is NULL, or `name` or `version` is missing or empty.
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  *
- * # Safety
- * `server` must point to writable `mcp_server_t` storage and `config` to a
+ * @pre `server` must point to writable `mcp_server_t` storage and `config` to a
  * valid config whose strings are NUL-terminated and outlive the server.
  */
 int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_t *config);
@@ -442,8 +441,7 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * registration. A callback learns its remaining room from
  * `mcp_result_space`.
  *
- * # Safety
- * Pointers must be valid for the given lengths; `ctx` and the spans in it
+ * @pre Pointers must be valid for the given lengths; `ctx` and the spans in it
  * must be valid for the duration of the call.
  */
 int mcp_server_handle(struct mcp_server_t *server,

@@ -103,10 +103,9 @@ extern "C" {
  *
  * @return The free bytes; 0 for NULL.
  *
- * # Safety
- * `r` must be NULL or the result handle of the running callback.
+ * @pre `result` must be NULL or the result handle of the running callback.
  */
-size_t mcp_result_space(const mcp_result_t *r);
+size_t mcp_result_space(const mcp_result_t *result);
 
 /**
  * The smallest `response_cap` that answers `server/discover`, `tools/list`
@@ -119,8 +118,7 @@ size_t mcp_result_space(const mcp_result_t *r);
  *
  * @return The size in bytes; 0 for NULL or an uninitialised server.
  *
- * # Safety
- * `server` must be NULL or point to an `mcp_server_t`; no registration may
+ * @pre `server` must be NULL or point to an `mcp_server_t`; no registration may
  * run at the same time.
  */
 size_t mcp_server_min_response_cap(const mcp_server_t *server);
@@ -133,8 +131,7 @@ size_t mcp_server_min_response_cap(const mcp_server_t *server);
  * @retval 0 `*out` is filled.
  * @retval -MCP_EINVAL NULL pointer or uninitialised server.
  *
- * # Safety
- * `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
+ * @pre `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
  * writable; no registration may run at the same time.
  */
 int mcp_server_usage(const mcp_server_t *server, struct mcp_usage_t *out);

@@ -154,8 +154,7 @@ extern "C" {
  * @retval -MCP_EIO    The log was torn and could not be rewritten.
  * @retval <0          The `read` hook's error.
  *
- * # Safety
- * `dedup` must be an initialised table that no `mcp_server_handle` is using
+ * @pre `dedup` must be an initialised table that no `mcp_server_handle` is using
  * meanwhile; `store` NULL or valid for as long as the table is used.
  */
 int mcp_dedup_set_store(mcp_dedup_t *dedup, const struct mcp_store_t *store, uint64_t now_ms);

@@ -13,8 +13,7 @@ use super::*;
 /// @retval -MCP_ERANGE The value does not fit `int64_t`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `path` a
+/// @pre `call` must be the handle passed to the running callback; `path` a
 /// NUL-terminated string; `out` writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_int(
@@ -39,8 +38,7 @@ pub unsafe extern "C" fn mcp_arg_int(
 /// @retval -MCP_ERANGE The value is beyond the range of `double`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// As for `mcp_arg_int`.
+/// @pre As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_number(
     call: *const mcp_call_t,
@@ -58,8 +56,7 @@ pub unsafe extern "C" fn mcp_arg_number(
 /// @retval -MCP_EDOM The value is not `true` or `false`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// As for `mcp_arg_int`.
+/// @pre As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_bool(
     call: *const mcp_call_t,
@@ -80,8 +77,7 @@ pub unsafe extern "C" fn mcp_arg_bool(
 /// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `path`
+/// @pre `call` must be the handle passed to the running callback; `path`
 /// NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_string(
@@ -101,8 +97,7 @@ pub unsafe extern "C" fn mcp_arg_string(
 /// @retval -MCP_ENOENT No value at `path`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `path` NUL-terminated.
+/// @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
@@ -127,8 +122,7 @@ pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_ch
 /// @retval -MCP_EDOM The value is neither an array nor an object.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `path` NUL-terminated.
+/// @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
@@ -148,8 +142,7 @@ pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_c
 /// @retval -MCP_ENOBUFS `cap` is too small.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `buf` writable
+/// @pre `call` must be the handle passed to the running callback; `buf` writable
 /// for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_arguments(
@@ -186,8 +179,7 @@ pub unsafe extern "C" fn mcp_call_arguments(
 
 /// The name of the tool being called (the registered, NUL-terminated string).
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback.
+/// @pre `call` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c_char {
     // SAFETY: see call_ref. The name came from a NUL-terminated C string.
@@ -208,8 +200,7 @@ pub unsafe extern "C" fn mcp_call_tool_name(call: *const mcp_call_t) -> *const c
 /// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `key`
+/// @pre `call` must be the handle passed to the running callback; `key`
 /// NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_meta_string(
@@ -239,8 +230,7 @@ pub unsafe extern "C" fn mcp_call_meta_string(
 /// @retval -MCP_ENOBUFS `cap` is below 33.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `buf` writable
+/// @pre `call` must be the handle passed to the running callback; `buf` writable
 /// for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_trace_id(
@@ -275,8 +265,7 @@ pub unsafe extern "C" fn mcp_call_trace_id(
 /// The request context the transport passed to `mcp_server_handle` (NULL if it
 /// passed none), e.g. for the principal or `now_ms`.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback.
+/// @pre `call` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_ctx(call: *const mcp_call_t) -> *const mcp_request_ctx_t {
     // SAFETY: see call_ref.

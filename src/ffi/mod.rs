@@ -3,8 +3,25 @@
 //! Owns: checking every pointer the caller hands in, turning C strings and
 //! spans into the core's safe types, and mapping core errors to `-MCP_E*`.
 //! Must not: contain protocol logic; each function converts and delegates.
+//!
+//! Where a C item goes: every exported item lands in the C header of the
+//! file that defines it. `cbindgen/<group>.rs` lists the Rust files of
+//! `include/emcp_<group>.h` (errors, limits, server, tools, call, result,
+//! catalog, policy, store, roundtrip, framer, sizing; `emcp.h` includes them
+//! in that order). A new function or type in an existing file needs nothing;
+//! a new file with exported items needs one `#[path]` line in the index of
+//! its group, and a type no function of its group reaches one `[export]
+//! include` entry in `cbindgen/<group>.toml`. Return codes and flags go in
+//! `src/abi/<group>.rs`, limits in `src/limits.rs`. `tests/header_drift.rs`
+//! fails, naming the item, if one is in no header or in two
+//! (cbindgen/README.md).
+//!
+//! Doc comments here are the C header's documentation: a function's
+//! preconditions are an `@pre` paragraph for the C reader, not a Rust
+//! `# Safety` heading (hence `missing_safety_doc` is allowed below).
 
 #![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
 
 /// Makes the enclosing C function return `-MCP_ENOTSUP` when the library was
 /// built without the Cargo feature `$f` (see docs/firmware.md, "Profiles").

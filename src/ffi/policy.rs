@@ -35,8 +35,7 @@ pub type mcp_clock_fn = Option<extern "C" fn(user: *mut c_void) -> u64>;
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL or uninitialised server.
 ///
-/// # Safety
-/// As for `mcp_server_add_tool`; `fn` must be callable from every thread that
+/// @pre As for `mcp_server_add_tool`; `fn` must be callable from every thread that
 /// calls `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_policy(
@@ -61,8 +60,7 @@ pub unsafe extern "C" fn mcp_server_set_policy(
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL or uninitialised server.
 ///
-/// # Safety
-/// As for `mcp_server_set_policy`.
+/// @pre As for `mcp_server_set_policy`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_audit(
     server: *mut mcp_server_t,
@@ -114,8 +112,7 @@ pub type mcp_critical_exit_fn = Option<extern "C" fn(user: *mut c_void, state: u
 /// @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
 ///         and `leave` given.
 ///
-/// # Safety
-/// As for `mcp_server_set_policy`: set it before the first
+/// @pre As for `mcp_server_set_policy`: set it before the first
 /// `mcp_server_handle`; `enter` and `leave` must be callable from every thread
 /// that calls `mcp_server_handle`.
 #[unsafe(no_mangle)]
@@ -142,8 +139,7 @@ pub unsafe extern "C" fn mcp_server_set_critical(
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL `dedup` is NULL.
 ///
-/// # Safety
-/// `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+/// @pre `dedup` must point to writable `mcp_dedup_t` storage not in use by a
 /// running `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {

@@ -13,17 +13,16 @@ use super::*;
 /// @retval -MCP_EILSEQ `text` is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+/// @pre `result` must be the handle passed to the running callback; `text` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_text(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     text: *const c_char,
     len: usize,
 ) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(text, len) } {
-        Ok(t) => unsafe { with_result(r, |res| res.text(t)) },
+        Ok(t) => unsafe { with_result(result, |res| res.text(t)) },
         Err(e) => e,
     }
 }
@@ -37,17 +36,16 @@ pub unsafe extern "C" fn mcp_result_text(
 /// @retval -MCP_EILSEQ `text` is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `text` readable for `len` bytes.
+/// @pre `result` must be the handle passed to the running callback; `text` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_error(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     text: *const c_char,
     len: usize,
 ) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(text, len) } {
-        Ok(t) => unsafe { with_result(r, |res| res.error(t)) },
+        Ok(t) => unsafe { with_result(result, |res| res.error(t)) },
         Err(e) => e,
     }
 }
@@ -57,13 +55,12 @@ pub unsafe extern "C" fn mcp_result_error(
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_set_error(r: *mut mcp_result_t, is_error: bool) -> c_int {
+pub unsafe extern "C" fn mcp_result_set_error(result: *mut mcp_result_t, is_error: bool) -> c_int {
     // SAFETY: forwarded caller promises.
     unsafe {
-        with_result(r, |res| {
+        with_result(result, |res| {
             res.set_error(is_error);
             Ok(())
         })
@@ -79,12 +76,11 @@ pub unsafe extern "C" fn mcp_result_set_error(r: *mut mcp_result_t, is_error: bo
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_structured_begin(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_result_structured_begin(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.structured_begin()) }
+    unsafe { with_result(result, |res| res.structured_begin()) }
 }
 
 /// Closes the `structuredContent` object; every object and array opened inside
@@ -95,12 +91,11 @@ pub unsafe extern "C" fn mcp_result_structured_begin(r: *mut mcp_result_t) -> c_
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_structured_end(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_result_structured_end(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.structured_end()) }
+    unsafe { with_result(result, |res| res.structured_end()) }
 }
 
 /// Writes an object key inside structuredContent (NUL-terminated UTF-8).
@@ -112,13 +107,12 @@ pub unsafe extern "C" fn mcp_result_structured_end(r: *mut mcp_result_t) -> c_in
 /// @retval -MCP_EILSEQ Not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `key` NUL-terminated.
+/// @pre `result` must be the handle passed to the running callback; `key` NUL-terminated.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_key(r: *mut mcp_result_t, key: *const c_char) -> c_int {
+pub unsafe extern "C" fn mcp_json_key(result: *mut mcp_result_t, key: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { c_text(key) } {
-        Ok(Some(k)) => unsafe { with_json(r, |w| w.key(k)) },
+        Ok(Some(k)) => unsafe { with_json(result, |w| w.key(k)) },
         Ok(None) => -MCP_EINVAL,
         Err(e) => e,
     }
@@ -132,17 +126,16 @@ pub unsafe extern "C" fn mcp_json_key(r: *mut mcp_result_t, key: *const c_char) 
 /// @retval -MCP_EILSEQ Not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `s` readable for `len` bytes.
+/// @pre `result` must be the handle passed to the running callback; `s` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_json_string(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     s: *const c_char,
     len: usize,
 ) -> c_int {
     // SAFETY: forwarded caller promises.
     match unsafe { text_n(s, len) } {
-        Ok(t) => unsafe { with_json(r, |w| w.string(t)) },
+        Ok(t) => unsafe { with_json(result, |w| w.string(t)) },
         Err(e) => e,
     }
 }
@@ -154,12 +147,11 @@ pub unsafe extern "C" fn mcp_json_string(
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
+pub unsafe extern "C" fn mcp_json_int(result: *mut mcp_result_t, v: i64) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.int(v)) }
+    unsafe { with_json(result, |w| w.int(v)) }
 }
 
 /// Writes a number value inside structuredContent.
@@ -174,15 +166,14 @@ pub unsafe extern "C" fn mcp_json_int(r: *mut mcp_result_t, v: i64) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_number(r: *mut mcp_result_t, v: f64) -> c_int {
+pub unsafe extern "C" fn mcp_json_number(result: *mut mcp_result_t, v: f64) -> c_int {
     if !crate::json::num::is_finite(v) {
         return -MCP_EDOM;
     }
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.number(v)) }
+    unsafe { with_json(result, |w| w.number(v)) }
 }
 
 /// Writes `true` or `false` inside structuredContent.
@@ -192,12 +183,11 @@ pub unsafe extern "C" fn mcp_json_number(r: *mut mcp_result_t, v: f64) -> c_int 
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_bool(r: *mut mcp_result_t, v: bool) -> c_int {
+pub unsafe extern "C" fn mcp_json_bool(result: *mut mcp_result_t, v: bool) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.bool(v)) }
+    unsafe { with_json(result, |w| w.bool(v)) }
 }
 
 /// Writes `null` inside structuredContent.
@@ -207,12 +197,11 @@ pub unsafe extern "C" fn mcp_json_bool(r: *mut mcp_result_t, v: bool) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_null(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_json_null(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.null()) }
+    unsafe { with_json(result, |w| w.null()) }
 }
 
 /// Opens a nested object inside structuredContent.
@@ -222,12 +211,11 @@ pub unsafe extern "C" fn mcp_json_null(r: *mut mcp_result_t) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_object_begin(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_json_object_begin(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.begin_object()) }
+    unsafe { with_json(result, |w| w.begin_object()) }
 }
 
 /// Closes a nested object opened with `mcp_json_object_begin`.
@@ -237,12 +225,11 @@ pub unsafe extern "C" fn mcp_json_object_begin(r: *mut mcp_result_t) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_object_end(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_json_object_end(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.json_close(true)) }
+    unsafe { with_result(result, |res| res.json_close(true)) }
 }
 
 /// Opens an array inside structuredContent.
@@ -252,12 +239,11 @@ pub unsafe extern "C" fn mcp_json_object_end(r: *mut mcp_result_t) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_array_begin(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_json_array_begin(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_json(r, |w| w.begin_array()) }
+    unsafe { with_json(result, |w| w.begin_array()) }
 }
 
 /// Closes an array opened with `mcp_json_array_begin`.
@@ -267,10 +253,9 @@ pub unsafe extern "C" fn mcp_json_array_begin(r: *mut mcp_result_t) -> c_int {
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback.
+/// @pre `result` must be the handle passed to the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_json_array_end(r: *mut mcp_result_t) -> c_int {
+pub unsafe extern "C" fn mcp_json_array_end(result: *mut mcp_result_t) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.json_close(false)) }
+    unsafe { with_result(result, |res| res.json_close(false)) }
 }

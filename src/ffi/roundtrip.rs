@@ -97,8 +97,7 @@ pub(crate) unsafe fn state<'a>(
 ///         `MCP_ROUNDTRIP_MIN_BUF`.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
+/// @pre `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
 /// writable bytes that outlive every use of the storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_init(
@@ -133,8 +132,7 @@ pub unsafe extern "C" fn mcp_roundtrip_init(
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage.
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_int {
     require_feature!("legacy");
@@ -165,8 +163,7 @@ pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_in
 /// @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
 /// for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_answer(
@@ -210,8 +207,7 @@ pub unsafe extern "C" fn mcp_roundtrip_answer(
 /// @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP`.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
+/// @pre As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
 /// storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_resume(
@@ -243,8 +239,7 @@ pub unsafe extern "C" fn mcp_roundtrip_resume(
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
 /// NUL-terminated; `out` NULL or writable for `out_cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_cancel(

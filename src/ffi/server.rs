@@ -13,8 +13,7 @@ use super::*;
 /// @retval -MCP_EINVAL A pointer is NULL, or `name` or `version` is missing or empty.
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 ///
-/// # Safety
-/// `server` must point to writable `mcp_server_t` storage and `config` to a
+/// @pre `server` must point to writable `mcp_server_t` storage and `config` to a
 /// valid config whose strings are NUL-terminated and outlive the server.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_init(
@@ -94,8 +93,7 @@ pub unsafe extern "C" fn mcp_server_init(
 /// registration. A callback learns its remaining room from
 /// `mcp_result_space`.
 ///
-/// # Safety
-/// Pointers must be valid for the given lengths; `ctx` and the spans in it
+/// @pre Pointers must be valid for the given lengths; `ctx` and the spans in it
 /// must be valid for the duration of the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_handle(

@@ -70,7 +70,7 @@ pub struct mcp_tool_t {
 /// @param tool   The definition; copied, but its strings must outlive the server.
 /// @param fn     The callback run for a valid `tools/call` of this tool.
 /// @param user   Passed back to `fn` unchanged.
-/// @retval 0 Success.
+///
 /// The input schema (and output schema, if any) is checked here and then
 /// read in place from its text (nothing is copied into the server, so the
 /// text must stay where it is); every `tools/call` is validated against it
@@ -114,8 +114,7 @@ pub struct mcp_tool_t {
 ///         no server storage (they are read from the text on each call), so
 ///         no schema table can fill.
 ///
-/// # Safety
-/// `server` must have been initialised with `mcp_server_init`; `tool` must
+/// @pre `server` must have been initialised with `mcp_server_init`; `tool` must
 /// point to a valid definition whose strings outlive the server.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_add_tool(
@@ -204,8 +203,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
 /// @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.
 /// @retval -MCP_ENOBUFS `cap` is too small (the text is cut and terminated).
 ///
-/// # Safety
-/// `server` must have been initialised; `buf` writable for `cap` bytes.
+/// @pre `server` must have been initialised; `buf` writable for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_schema_error(
     server: *const mcp_server_t,
