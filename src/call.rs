@@ -33,7 +33,7 @@ pub struct RequestInfo<'a> {
     /// headers, legacy session state); 0 for none.
     pub flags: u32,
     /// HTTP `Mcp-Param-*` headers as received (name after the prefix, value).
-    pub hdr_params: &'a [HeaderParam<'a>],
+    pub hdr_params: HeaderParams<'a>,
     /// More `Mcp-Param-*` headers arrived than `MCP_MAX_HEADER_PARAMS`.
     pub hdr_params_dropped: bool,
     /// Sends a notification within this exchange (progress, log messages).
@@ -49,6 +49,73 @@ pub struct HeaderParam<'a> {
     pub name: &'a [u8],
     /// The value as received.
     pub value: &'a [u8],
+}
+
+/// The `Mcp-Param-*` headers of a request: a slice, or the transport's own
+/// table read one entry at a time, so a C caller's headers are never copied
+/// onto the stack of the call (they would stay there while a tool runs).
+#[derive(Clone, Copy)]
+pub struct HeaderParams<'a> {
+    src: ParamSrc<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum ParamSrc<'a> {
+    Slice(&'a [HeaderParam<'a>]),
+    Table {
+        at: fn(*const c_void, usize) -> HeaderParam<'a>,
+        base: *const c_void,
+        len: usize,
+    },
+}
+
+impl<'a> HeaderParams<'a> {
+    /// Headers held in a slice.
+    pub const fn slice(s: &'a [HeaderParam<'a>]) -> Self {
+        HeaderParams {
+            src: ParamSrc::Slice(s),
+        }
+    }
+
+    /// `len` headers read by `at(base, i)` for `i < len` (how the C ABI
+    /// hands over its `mcp_header_param_t` array).
+    pub const fn table(
+        at: fn(*const c_void, usize) -> HeaderParam<'a>,
+        base: *const c_void,
+        len: usize,
+    ) -> Self {
+        HeaderParams {
+            src: ParamSrc::Table { at, base, len },
+        }
+    }
+
+    /// How many headers there are.
+    pub fn len(&self) -> usize {
+        match self.src {
+            ParamSrc::Slice(s) => s.len(),
+            ParamSrc::Table { len, .. } => len,
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The headers in order.
+    pub fn iter(&self) -> impl Iterator<Item = HeaderParam<'a>> + use<'a> {
+        let src = self.src;
+        (0..self.len()).map(move |i| match src {
+            ParamSrc::Slice(s) => s.get(i).copied().unwrap_or_default(),
+            ParamSrc::Table { at, base, .. } => at(base, i),
+        })
+    }
+}
+
+impl core::fmt::Debug for HeaderParams<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// Sends one complete JSON-RPC notification within the current exchange;
@@ -98,7 +165,7 @@ impl Default for RequestInfo<'_> {
             now_ms: 0,
             origin: core::ptr::null(),
             flags: 0,
-            hdr_params: &[],
+            hdr_params: HeaderParams::slice(&[]),
             hdr_params_dropped: false,
             emit: None,
             transport_context: core::ptr::null_mut(),
@@ -144,7 +211,7 @@ pub struct Call<'r> {
     /// The exchange.
     pub info: &'r RequestInfo<'r>,
     /// For `resources/read`: the URI asked for and the template it matched.
-    pub uri: Option<UriMatch<'r>>,
+    pub uri: Option<&'r UriMatch<'r>>,
 }
 
 /// A `resources/read` URI (JSON-unescaped) and where the variables of the
@@ -231,18 +298,23 @@ impl<'r> Call<'r> {
             Ok(i) => f(&self.doc, i),
             // A default stands in for an absent member, never for an element
             // past the end of an array.
-            Err((ArgError::Missing, true)) => {
-                let text = self.input_schema;
-                let segs = segments(path).flatten();
-                let input = schema::Schema::new(text);
-                let span =
-                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
-                let raw = span.of(text);
-                crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
-                f(&Doc::new(raw), 0)
-            }
+            Err((ArgError::Missing, true)) => f(&Doc::new(self.default_of(path)?), 0),
             Err((e, _)) => Err(e),
         }
+    }
+
+    /// The schema's `default` text for the absent argument at `path`.
+    // Out of line: the schema walk's frame is not on the path of a present
+    // argument (a tool callback's stack).
+    #[inline(never)]
+    fn default_of(&self, path: &str) -> Result<&'r [u8], ArgError> {
+        let text = self.input_schema;
+        let segs = segments(path).flatten();
+        let input = schema::Schema::new(text);
+        let span = schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
+        let raw = span.of(text);
+        crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
+        Ok(raw)
     }
 
     /// Token of the string `params._meta[key]` (e.g. `traceparent`), if sent.

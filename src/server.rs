@@ -1357,7 +1357,7 @@ mod tests {
                 hdr_method: Some(b"tools/call"),
                 hdr_name: Some(b"regional"),
                 flags,
-                hdr_params: &hp,
+                hdr_params: crate::call::HeaderParams::slice(&hp),
                 ..RequestInfo::default()
             };
             let mut out = vec![0u8; 2048];
@@ -1396,7 +1396,7 @@ mod tests {
             value: b"eu",
         }];
         let info = RequestInfo {
-            hdr_params: &hp,
+            hdr_params: crate::call::HeaderParams::slice(&hp),
             ..RequestInfo::default()
         };
         let mut out = vec![0u8; 1024];

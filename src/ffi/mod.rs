@@ -54,7 +54,9 @@ pub mod types;
 
 use core::ffi::{CStr, c_char, c_int, c_void};
 
-use crate::call::{ArgError, Call, HeaderParam, RequestInfo, ResultError, ToolResult};
+use crate::call::{
+    ArgError, Call, HeaderParam, HeaderParams, RequestInfo, ResultError, ToolResult,
+};
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
 /// The length of the MAC an `mcp_mac_fn` writes.
@@ -389,6 +391,21 @@ pub(crate) enum Run<'a> {
 
 /// The body of `mcp_server_handle` and `mcp_roundtrip_resume`: the request
 /// context turned into the core's, the run, and `info`.
+/// Entry `i` of the `mcp_header_param_t` array at `base`, for
+/// [`HeaderParams::table`]: only [`exchange`] makes such a table, with the
+/// caller's array and a length within it.
+fn header_param_at<'a>(base: *const c_void, i: usize) -> HeaderParam<'a> {
+    // SAFETY: `exchange` passes the caller's `params` and `i` below its
+    // `params_len`; the spans are valid for the call, as the caller promises.
+    unsafe {
+        let p = &*base.cast::<mcp_header_param_t>().add(i);
+        HeaderParam {
+            name: span(&p.name).unwrap_or(&[]),
+            value: span(&p.value).unwrap_or(&[]),
+        }
+    }
+}
+
 pub(crate) unsafe fn exchange(
     server: *mut mcp_server_t,
     ctx: *const mcp_request_ctx_t,
@@ -408,28 +425,19 @@ pub(crate) unsafe fn exchange(
     let cap = response_cap.min(c_int::MAX as usize);
     // SAFETY: the caller promises `response_cap` writable bytes.
     let out = unsafe { core::slice::from_raw_parts_mut(response, cap) };
-    // The Mcp-Param-* headers, copied into a bounded table on this stack.
-    let mut params = [HeaderParam::default(); MCP_MAX_HEADER_PARAMS];
-    let mut n_params = 0;
-    let mut dropped = false;
-    // SAFETY: ctx is NULL or valid; its params array holds params_len entries.
-    if let Some(c) = unsafe { ctx.as_ref() } {
-        if !c.params.is_null() {
-            dropped = c.params_len > MCP_MAX_HEADER_PARAMS;
-            for (i, slot) in params.iter_mut().enumerate().take(c.params_len) {
-                // SAFETY: i < params_len, as promised by the caller.
-                let p = unsafe { &*c.params.add(i) };
-                // SAFETY: the spans are valid for the call, as promised.
-                *slot = unsafe {
-                    HeaderParam {
-                        name: span(&p.name).unwrap_or(&[]),
-                        value: span(&p.value).unwrap_or(&[]),
-                    }
-                };
-                n_params = i + 1;
-            }
-        }
-    }
+    // The Mcp-Param-* headers stay in the caller's array, read one by one
+    // (at most MCP_MAX_HEADER_PARAMS of them; more is reported as dropped).
+    let (params, dropped) = match unsafe { ctx.as_ref() } {
+        Some(c) if !c.params.is_null() => (
+            HeaderParams::table(
+                header_param_at,
+                c.params.cast::<c_void>(),
+                c.params_len.min(MCP_MAX_HEADER_PARAMS),
+            ),
+            c.params_len > MCP_MAX_HEADER_PARAMS,
+        ),
+        _ => (HeaderParams::slice(&[]), false),
+    };
     // SAFETY: ctx is either NULL or valid for the call, with valid spans.
     let ri = match unsafe { ctx.as_ref() } {
         None => RequestInfo::default(),
@@ -442,7 +450,7 @@ pub(crate) unsafe fn exchange(
                 now_ms: c.now_ms,
                 origin: ctx.cast::<c_void>(),
                 flags: c.flags,
-                hdr_params: params.get(..n_params).unwrap_or(&[]),
+                hdr_params: params,
                 hdr_params_dropped: dropped,
                 emit: c.emit,
                 transport_context: c.transport_context,

@@ -47,7 +47,7 @@ pub fn run<'r>(
     handler: Handler,
     name: &str,
     args: Option<usize>,
-    uri: Option<UriMatch<'_>>,
+    uri: Option<&UriMatch<'_>>,
     place: Place<'_>,
 ) -> Result<Ran, Fail<'r>> {
     let doc = req.doc;
