@@ -471,52 +471,12 @@ pub fn trace_id_of<'r>(doc: &Doc<'r>, meta: Option<usize>) -> Option<&'r [u8]> {
 
 pub use crate::schema::Seg;
 
-/// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
-/// absent from the context was absent on the wire. A modern request then
-/// needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
-/// `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
-/// answered with -32020 (HTTP 400).
-pub const MCP_CTX_HTTP: u32 = 1;
-
-/// `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
-/// `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
-/// with -32020 (HTTP 400).
-pub const MCP_CTX_DUPLICATE_HEADER: u32 = 2;
-
-/// `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
-/// `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
-/// legacy era; any other request without the 2026-07-28 envelope gets -32600
-/// "Bad Request: Missing session ID" (HTTP 400), and is never executed.
-pub const MCP_CTX_LEGACY_NO_SESSION: u32 = 4;
-
-/// `mcp_request_ctx_t.flags`: the transport delivers the notifications of
-/// this legacy-era request to the client before its response (the HTTP
-/// binding's SSE stream). A 2025-11-25 client sets its log level with
-/// `logging/setLevel`, which the stateless core does not keep; with no level
-/// known, `mcp_log` then sends every message (at 2026-07-28 only the request's
-/// `_meta` `logLevel` decides), and `initialize` advertises `logging`.
-/// Ignored for a 2026-07-28 request.
-pub const MCP_CTX_LEGACY_LOG: u32 = 8;
-
-/// `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
-/// `elicitation` at `initialize`, and the transport can send it the
-/// server-to-client `elicitation/create` request and then re-run this request
-/// with the answer under `params.inputResponses` (and the `requestState`).
-/// A tool may then call `mcp_result_elicit` as at 2026-07-28. With
-/// `mcp_request_ctx_t.roundtrip` the core sends those requests itself
-/// (`mcp_roundtrip_t`); without it the response is the `input_required`
-/// result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
-/// legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
-/// the request is answered with -32021. Ignored for a 2026-07-28 request.
-pub const MCP_CTX_LEGACY_ELICITATION: u32 = 16;
-
-/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
-/// `sampling/createMessage` (`mcp_result_sample`).
-pub const MCP_CTX_LEGACY_SAMPLING: u32 = 32;
-
-/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
-/// `roots/list` (`mcp_result_list_roots`).
-pub const MCP_CTX_LEGACY_ROOTS: u32 = 64;
+/// The `mcp_request_ctx_t.flags` bits (defined in `crate::abi::server`, the
+/// source of `include/emcp_server.h`).
+pub use crate::abi::server::{
+    MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_LOG,
+    MCP_CTX_LEGACY_NO_SESSION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
+};
 
 /// The flags that describe a legacy-era exchange, cleared for a 2026-07-28 one.
 pub(crate) const LEGACY_FLAGS: u32 = MCP_CTX_LEGACY_LOG
