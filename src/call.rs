@@ -1168,7 +1168,6 @@ mod tests {
                     r.block("text", None, |w| w.kv_str("text", text)).unwrap();
                 }
                 assert_eq!(r.blocks(), 2);
-                drop(r);
                 w.as_bytes().to_vec()
             };
             assert_eq!(
