@@ -1059,6 +1059,16 @@ typedef struct mcp_request_ctx_t {
    * `mcp_roundtrip_t`.
    */
   struct mcp_roundtrip_t *roundtrip;
+  /**
+   * The transport's identity of this request, or empty: the same bytes
+   * when the request is redelivered or retried (the MQTT binding: a
+   * digest of Response Topic, Correlation Data, principal and payload),
+   * at most `MCP_DEDUP_KEY_MAX` bytes (longer: not used). A call of a
+   * tool that declares `mcp_tool_t.idempotency_key` whose arguments carry
+   * no key is then keyed by it in `dedup` (durable with its store), apart
+   * from argument keys: a retry of it is answered as a repeated key is.
+   */
+  struct mcp_str_t retry_key;
 } mcp_request_ctx_t;
 
 /**

@@ -14,6 +14,7 @@ _Static_assert(EMCP_MQTT_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
                "EMCP_MQTT_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
 _Static_assert(EMCP_MQTT_RESPONSE_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_TOPIC_MAX <= 65535, "slot lengths are 16-bit");
+_Static_assert(EMCP_MQTT_RETRY_KEY_LEN <= MCP_DEDUP_KEY_MAX, "the retry key is a duplicate-table key");
 _Static_assert(EMCP_MQTT_CORRELATION_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_PRESENCE_MAX >= 128, "EMCP_MQTT_PRESENCE_MAX too small for offline presence");
 
@@ -250,6 +251,19 @@ static uint64_t fingerprint(const emcp_mqtt_message_t *msg)
     return fnv1a(h, msg->payload, msg->payload_len);
 }
 
+/* EMCP_MQTT_RETRY_KEY_LEN bytes: FNV-1a 64 of (Response Topic, Correlation
+ * Data), then the fingerprint, little-endian. */
+static void retry_key(uint8_t out[EMCP_MQTT_RETRY_KEY_LEN], const emcp_mqtt_message_t *msg, uint64_t fp)
+{
+    uint64_t h = fnv1a(14695981039346656037ull, msg->response_topic.ptr, msg->response_topic.len);
+    h = fnv1a(h, "\0", 1);
+    h = fnv1a(h, msg->correlation.ptr, msg->correlation.len);
+    for (int i = 0; i < 8; i++) {
+        out[i] = (uint8_t)(h >> (8 * i));
+        out[8 + i] = (uint8_t)(fp >> (8 * i));
+    }
+}
+
 #if EMCP_MQTT_REPLAY_SLOTS > 0
 static bool slot_live(const struct emcp_mqtt_slot *s, uint64_t now_ms)
 {
@@ -404,6 +418,12 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
     ctx.principal = msg->principal;
     ctx.now_ms = msg->now_ms;
     ctx.dedup = &b->dedup;
+    if (b->durable && msg->correlation.ptr != NULL) {
+        /* The replay cache's key, durable through the core's records. */
+        retry_key(b->retry_key, msg, fp);
+        ctx.retry_key.ptr = (const char *)b->retry_key;
+        ctx.retry_key.len = sizeof b->retry_key;
+    }
     mcp_response_info_t info;
     int n = mcp_server_handle(b->server, &ctx, payload, msg->payload_len, b->response,
                               sizeof b->response, &info);
@@ -449,7 +469,9 @@ int emcp_mqtt_set_store(emcp_mqtt_t *b, const mcp_store_t *store, uint64_t now_m
     if (b == NULL) {
         return -MCP_EINVAL;
     }
-    return mcp_dedup_set_store(&b->dedup, store, now_ms);
+    int rc = mcp_dedup_set_store(&b->dedup, store, now_ms);
+    b->durable = rc >= 0 && store != NULL;
+    return rc;
 }
 
 mcp_str_t emcp_mqtt_principal(const char *username)

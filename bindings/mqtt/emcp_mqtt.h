@@ -101,6 +101,11 @@ extern "C" {
 #define EMCP_MQTT_LOG_MAX 256
 #endif
 
+/** Bytes of the retry key (mcp_request_ctx_t.retry_key) a durable binding
+ *  gives a request with Correlation Data: a 64-bit FNV-1a of (Response
+ *  Topic, Correlation Data), then the replay cache's fingerprint. */
+#define EMCP_MQTT_RETRY_KEY_LEN 16
+
 /** A log line: @p msg is NUL-terminated and has no newline. */
 typedef void (*emcp_mqtt_log_fn)(void *user, const char *msg);
 
@@ -155,6 +160,9 @@ typedef struct emcp_mqtt_t {
 #endif
     /* Idempotency keys of this server's tools (one message loop, one table). */
     mcp_dedup_t dedup;
+    /* A store is set: requests with Correlation Data carry a retry key. */
+    bool durable;
+    uint8_t retry_key[EMCP_MQTT_RETRY_KEY_LEN];
 } emcp_mqtt_t;
 
 /** An incoming PUBLISH as the shim decoded it. Spans are absent when ptr is NULL. */
@@ -239,9 +247,15 @@ emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b);
  * (mcp_dedup_set_store; call after emcp_mqtt_init, before the first
  * message). A request retried or redelivered after the gateway was killed
  * is then answered from the key's durable record ("earlier outcome unknown"
- * when it was interrupted mid-call), never run again. The replay cache
- * keyed by Correlation Data stays in RAM: only calls of tools with an
- * idempotency key survive a restart.
+ * when it was interrupted mid-call), never run again. The replay cache's
+ * key becomes durable too, through the same records: a request with
+ * Correlation Data carries a retry key (mcp_request_ctx_t.retry_key,
+ * EMCP_MQTT_RETRY_KEY_LEN bytes of its Response Topic, Correlation Data,
+ * principal and payload), so a call of such a tool whose arguments carry
+ * no key, re-published with the same Correlation Data after a restart, is
+ * answered from its record as well. (The RAM cache still answers every
+ * other duplicate within a run; requests to tools without an idempotency
+ * key are not recorded: no flash write for reads.)
  *
  * @return The records kept from the log (0 or more), or the negative
  *         error of mcp_dedup_set_store.

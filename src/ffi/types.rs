@@ -92,6 +92,14 @@ pub struct mcp_request_ctx_t {
     /// by id, and the call's final response follows the last of them. See
     /// `mcp_roundtrip_t`.
     pub roundtrip: *mut super::roundtrip::mcp_roundtrip_t,
+    /// The transport's identity of this request, or empty: the same bytes
+    /// when the request is redelivered or retried (the MQTT binding: a
+    /// digest of Response Topic, Correlation Data, principal and payload),
+    /// at most `MCP_DEDUP_KEY_MAX` bytes (longer: not used). A call of a
+    /// tool that declares `mcp_tool_t.idempotency_key` whose arguments carry
+    /// no key is then keyed by it in `dedup` (durable with its store), apart
+    /// from argument keys: a retry of it is answered as a repeated key is.
+    pub retry_key: mcp_str_t,
 }
 
 /// Caller-owned storage for one open `subscriptions/listen` stream. When
