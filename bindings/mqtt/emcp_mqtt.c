@@ -114,6 +114,10 @@ int emcp_mqtt_init(emcp_mqtt_t *b, mcp_server_t *server, const emcp_mqtt_config_
     b->config = *config;
     b->config.prefix = prefix;
     mcp_dedup_init(&b->dedup);
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    /* Fails soft in a build without the legacy era: no round trips then. */
+    (void)mcp_roundtrip_init(&b->rt, b->rt_buf, sizeof b->rt_buf, 1);
+#endif
 
     int rc = build(b->request_topic, "%s/%s/request%s", prefix, config->server_id, "");
     if (rc == 0 && config->share_group != NULL) {
@@ -307,6 +311,154 @@ static struct emcp_mqtt_slot *cache_victim(emcp_mqtt_t *b, const emcp_mqtt_messa
 }
 #endif
 
+/* ---- Legacy round trip (server-to-client requests) ---------------------- */
+
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+static struct emcp_mqtt_legacy *legacy_find(emcp_mqtt_t *b, mcp_str_t topic)
+{
+    for (size_t i = 0; i < EMCP_MQTT_LEGACY_CLIENTS; i++) {
+        struct emcp_mqtt_legacy *l = &b->legacy[i];
+        if (l->stamp != 0 && l->topic_len == topic.len && memcmp(l->topic, topic.ptr, topic.len) == 0) {
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* Keeps what a legacy client declared at initialize, by its Response Topic. */
+static void legacy_remember(emcp_mqtt_t *b, mcp_str_t topic, uint32_t flags)
+{
+    struct emcp_mqtt_legacy *l = legacy_find(b, topic);
+    if (l == NULL) {
+        /* An empty entry (stamp 0) or else the least recently initialized. */
+        l = &b->legacy[0];
+        for (size_t i = 1; i < EMCP_MQTT_LEGACY_CLIENTS; i++) {
+            if (b->legacy[i].stamp < l->stamp) {
+                l = &b->legacy[i];
+            }
+        }
+    }
+    l->stamp = ++b->use_counter;
+    l->flags = flags;
+    l->topic_len = (uint16_t)topic.len;
+    memcpy(l->topic, topic.ptr, topic.len);
+}
+
+/* A message while a legacy call waits: the client's answer to our request
+ * (kept, or the last one: the call runs again and its output is the
+ * reply), or -1 for anything else (handled as usual). */
+static int rt_offer(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, const uint8_t *payload,
+                    emcp_mqtt_reply_t *reply)
+{
+    if (mcp_roundtrip_waiting(&b->rt) != 1) {
+        return -1;
+    }
+    if (msg->now_ms - b->rt_since_ms >= EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS) {
+        (void)mcp_roundtrip_cancel(&b->rt, 0, NULL, NULL, 0);
+        logf_(b, "emcp_mqtt: a legacy call waited longer than EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS for its "
+                 "client's answer; forgotten");
+        return -1;
+    }
+    int rc = mcp_roundtrip_answer(&b->rt, payload, msg->payload_len);
+    if (rc == -MCP_EDOM || rc == -MCP_EINVAL) {
+        return -1; /* a request or a notification */
+    }
+    if (rc == -MCP_ENOENT || rc < 0) {
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a JSON-RPC response to no request of ours");
+        return 0;
+    }
+    if (rc == 0) {
+        return 0; /* more answers are due */
+    }
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.principal = msg->principal;
+    ctx.now_ms = msg->now_ms;
+    ctx.dedup = &b->dedup;
+    ctx.flags = b->rt_flags;
+    ctx.roundtrip = &b->rt;
+    if (b->rt_has_retry_key) {
+        ctx.retry_key.ptr = (const char *)b->rt_retry_key;
+        ctx.retry_key.len = sizeof b->rt_retry_key;
+    }
+    mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
+    int n = mcp_roundtrip_resume(b->server, &ctx, &b->rt, b->response, sizeof b->response, &info);
+    b->stats.executed++;
+    if (n <= 0) {
+        n = mcp_roundtrip_cancel(&b->rt, -32603, "Internal error", b->response, sizeof b->response);
+    }
+    memcpy(b->reply_topic, b->rt_topic, sizeof b->reply_topic);
+    reply->topic = b->reply_topic;
+    if (b->rt_has_corr) {
+        memcpy(b->reply_corr, b->rt_corr, b->rt_corr_len);
+        reply->correlation = b->reply_corr;
+        reply->correlation_len = b->rt_corr_len;
+    }
+    reply->payload = b->response;
+    reply->payload_len = n > 0 ? (size_t)n : 0;
+    reply->source = EMCP_MQTT_REPLY_EXECUTED;
+    if ((info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0) {
+        reply->source = EMCP_MQTT_REPLY_CLIENT_REQUEST; /* the next round */
+        reply->response_topic = b->request_topic;
+        b->rt_since_ms = msg->now_ms;
+    }
+    return n > 0 ? 1 : 0;
+}
+
+/* A call now waits for its client's answers: where its response goes. */
+static void rt_wait(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, const mcp_request_ctx_t *ctx,
+                    emcp_mqtt_reply_t *reply)
+{
+    memcpy(b->rt_topic, b->reply_topic, sizeof b->rt_topic);
+    b->rt_has_corr = msg->correlation.ptr != NULL;
+    b->rt_corr_len = b->rt_has_corr ? msg->correlation.len : 0;
+    memcpy(b->rt_corr, b->reply_corr, b->rt_corr_len);
+    b->rt_flags = ctx->flags;
+    b->rt_since_ms = msg->now_ms;
+    b->rt_has_retry_key = ctx->retry_key.ptr != NULL;
+    if (b->rt_has_retry_key) {
+        memcpy(b->rt_retry_key, b->retry_key, sizeof b->rt_retry_key);
+    }
+    reply->source = EMCP_MQTT_REPLY_CLIENT_REQUEST;
+    reply->response_topic = b->request_topic;
+}
+#endif
+
+int emcp_mqtt_reply_next(const emcp_mqtt_reply_t *reply, size_t *at, const uint8_t **msg, size_t *len)
+{
+    if (reply == NULL || at == NULL || msg == NULL || len == NULL || reply->payload == NULL) {
+        return 0;
+    }
+    size_t i = *at;
+    if (reply->source != EMCP_MQTT_REPLY_CLIENT_REQUEST) {
+        /* One message, whatever its bytes. */
+        if (i > 0) {
+            return 0;
+        }
+        *msg = reply->payload;
+        *len = reply->payload_len;
+        *at = reply->payload_len + 1;
+        return 1;
+    }
+    while (i < reply->payload_len && (reply->payload[i] == '\n' || reply->payload[i] == '\r')) {
+        i++;
+    }
+    if (i >= reply->payload_len) {
+        *at = i;
+        return 0;
+    }
+    size_t end = i;
+    while (end < reply->payload_len && reply->payload[end] != '\n') {
+        end++;
+    }
+    *msg = reply->payload + i;
+    *len = end - i;
+    *at = end;
+    return 1;
+}
+
 /* ---- Requests ----------------------------------------------------------- */
 
 static int refuse(emcp_mqtt_t *b, emcp_mqtt_reply_t *reply, const char *message)
@@ -356,6 +508,13 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
         logf_(b, "emcp_mqtt: dropped a retained message on the request topic (not executed)");
         return 0;
     }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    /* A client's answer needs no Response Topic: its call's reply has one. */
+    int offered = rt_offer(b, msg, payload, reply);
+    if (offered >= 0) {
+        return offered;
+    }
+#endif
     if (msg->response_topic.ptr == NULL) {
         b->stats.dropped++;
         logf_(b, "emcp_mqtt: dropped a request without Response Topic (%lu bytes, not executed)",
@@ -424,7 +583,15 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
         ctx.retry_key.ptr = (const char *)b->retry_key;
         ctx.retry_key.len = sizeof b->retry_key;
     }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    const struct emcp_mqtt_legacy *client = legacy_find(b, msg->response_topic);
+    ctx.flags = client != NULL ? client->flags : 0;
+    if (mcp_roundtrip_waiting(&b->rt) == 0) {
+        ctx.roundtrip = &b->rt;
+    }
+#endif
     mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
     int n = mcp_server_handle(b->server, &ctx, payload, msg->payload_len, b->response,
                               sizeof b->response, &info);
     b->stats.executed++;
@@ -432,12 +599,23 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
         logf_(b, "emcp_mqtt: mcp_server_handle failed (%d); no reply", n);
         return 0;
     }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    if (info.rpc_error == 0 && (info.flags & MCP_RESPONSE_CLIENT_CAPS) != 0) {
+        legacy_remember(b, msg->response_topic, info.flags & MCP_RESPONSE_CLIENT_CAPS);
+    }
+#endif
     if (n == 0) {
         return 0; /* a notification */
     }
     reply->payload = b->response;
     reply->payload_len = (size_t)n;
     reply->source = EMCP_MQTT_REPLY_EXECUTED;
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    if ((info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0) {
+        rt_wait(b, msg, &ctx, reply); /* not cached: the call is not answered yet */
+        return 1;
+    }
+#endif
 
 #if EMCP_MQTT_REPLAY_SLOTS > 0
     if (msg->correlation.ptr != NULL) {
