@@ -363,6 +363,11 @@ static int rt_offer(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, const uint8_
     if (rc == -MCP_EDOM || rc == -MCP_EINVAL) {
         return -1; /* a request or a notification */
     }
+    if (rc == 2) {
+        /* notifications/cancelled for the waiting call: no response for it. */
+        logf_(b, "emcp_mqtt: a legacy call waiting for input was cancelled by its client; no reply");
+        return 0;
+    }
     if (rc == -MCP_ENOENT || rc < 0) {
         b->stats.dropped++;
         logf_(b, "emcp_mqtt: dropped a JSON-RPC response to no request of ours");

@@ -113,3 +113,24 @@ def test_a_legacy_client_without_elicitation_is_refused_as_before(gateways, clie
     assert r["isError"] is True
     assert "needs a confirmation this client cannot give" in r["content"][0]["text"], r
     assert gw.vent_moves() == []
+
+
+def test_notifications_cancelled_abandons_the_waiting_call(gateways, clients):
+    gw = gateways(SID)
+    c = clients()
+    initialize(c, {"elicitation": {}})
+    ask = set_vent_90(c, b"call-2")
+    sid = ask.json()["id"]
+    c.publish(REQ, dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": 2, "reason": "the user gave up"}}), b"cancel-1")
+    c.expect_no_reply(0.5)
+    gw.wait_log(r"cancelled by its client")
+    # A late answer matches nothing; the call never runs again.
+    c.publish(REQ, dumps({"jsonrpc": "2.0", "id": sid, "result": {"action": "accept", "content": {"confirm": True}}}),
+              ask.correlation, response_topic=None)
+    c.expect_no_reply(0.5)
+    assert gw.vent_moves() == []
+    # The storage is free: the next call is asked.
+    again = set_vent_90(c, b"call-3")
+    assert again.json()["method"] == "elicitation/create", again.json()
+
