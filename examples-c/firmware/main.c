@@ -431,12 +431,17 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
     mcp_request_ctx_t ctx = uart_ctx();
     uintptr_t sp0 = fw_sp_now();
     uintptr_t limit = (sp0 - FW_PAINT_BYTES) & ~(uintptr_t)3u;
-    fw_paint_stack(limit, 16u);
+    size_t peak = 0;
     *ok = true;
     for (size_t i = 0; i < sizeof probe_reqs / sizeof probe_reqs[0]; i++) {
         const char *q = probe_reqs[i];
+        fw_paint_stack(limit, 16u);
         int n = mcp_server_handle(&probe_server, &ctx, (const uint8_t *)q, strlen(q), tx_buf,
                                   sizeof tx_buf, NULL);
+        size_t used = fw_stack_used(limit, sp0);
+        /* Which request kind sets the peak: one line each, for the reader. */
+        printf("stack.handle.request%u=%u\n", (unsigned)i + 1, (unsigned)used);
+        peak = used > peak ? used : peak;
         char id[16];
         int k = snprintf(id, sizeof id, "\"id\":%u", (unsigned)i + 1);
         bool good = n > 0 && (i == 5 ? contains((const char *)tx_buf, (size_t)n, "\"id\":null", 9)
@@ -448,7 +453,7 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
             *ok = false;
         }
     }
-    return fw_stack_used(limit, sp0);
+    return peak;
 }
 
 /* Peak stack of mcp_server_init() on the probe server (0 if it fails), and
@@ -526,6 +531,9 @@ int main(void)
     printf("profile=%s\n", FW_PROFILE);
     printf("ram.server=%u\n", (unsigned)sizeof(mcp_server_t));
     printf("ram.framer=%u\n", (unsigned)sizeof(mcp_framer_t));
+    printf("ram.max_tools=%u\n", (unsigned)MCP_MAX_TOOLS);
+    printf("ram.max_resources=%u\n", (unsigned)MCP_MAX_RESOURCES);
+    printf("ram.max_prompts=%u\n", (unsigned)MCP_MAX_PROMPTS);
     printf("stack.handle=%u\n", (unsigned)stack_handle);
     printf("stack.init=%u\n", (unsigned)stack_init);
     printf("stack.add_tool=%u\n", (unsigned)stack_add_tool);
