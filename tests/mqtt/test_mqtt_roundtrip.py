@@ -73,6 +73,8 @@ def test_legacy_confirmation_round_trip(gateways, clients, answer):
     assert body["id"] == 2, body
     r = body["result"]
     assert (r["isError"], r["content"][0]["text"]) == expected, r
+    if moves:
+        gw.wait_log(r"^vent: ", count=moves)  # stderr is read by a thread: it may lag the reply
     assert len(gw.vent_moves()) == moves
     c.expect_no_reply(0.3)
 
@@ -95,6 +97,7 @@ def test_an_answer_to_nothing_is_dropped_and_the_call_still_completes(gateways, 
     final = c.next_reply()
     assert final.correlation == b"call-2"
     assert final.json()["result"]["content"][0]["text"] == "vent set to 90%"
+    gw.wait_log(r"^vent: ")
     assert len(gw.vent_moves()) == 1
     # The storage is free again: the next call (after set_vent's 2 s rate
     # limit) is asked afresh, with a new id.
