@@ -40,6 +40,11 @@ pub struct RequestInfo<'a> {
     pub emit: Option<EmitFn>,
     /// Passed to `emit` unchanged.
     pub transport_context: *mut c_void,
+    /// The transport's identity of this request, the same bytes when it is
+    /// redelivered or retried (MQTT: Response Topic and Correlation Data):
+    /// the duplicate table's key for a call of a keyed tool whose arguments
+    /// carry no key.
+    pub retry_key: Option<&'a [u8]>,
 }
 
 /// One `Mcp-Param-{name}` header.
@@ -169,6 +174,7 @@ impl Default for RequestInfo<'_> {
             hdr_params_dropped: false,
             emit: None,
             transport_context: core::ptr::null_mut(),
+            retry_key: None,
         }
     }
 }
