@@ -40,6 +40,30 @@ const RUNNING: u8 = 1;
 const DONE: u8 = 2;
 /// Its result did not fit: a repeat is refused instead of replayed.
 const GONE: u8 = 3;
+/// Appends entry `i`'s record of a kind to the log, with a sync when asked
+/// ([`Dedup::WRITER`]). Rust only, not part of the C ABI.
+///
+/// cbindgen:ignore
+pub type WriteFn = fn(&Dedup, &Log, usize, u8, bool) -> bool;
+
+/// A store attached to a table: its hooks, and the record writer handed
+/// over by whoever attached it (so the record code is reached through
+/// this pointer only).
+pub struct Attached<'s, S> {
+    /// The store's hooks.
+    pub store: &'s S,
+    /// [`Dedup::WRITER`].
+    pub write: WriteFn,
+}
+
+impl<S> Clone for Attached<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Attached<'_, S> {}
+
 /// Read back from a store as an intent without a result: the run was
 /// interrupted, its outcome is unknown; it never runs again by itself.
 const UNKNOWN: u8 = 4;
@@ -307,6 +331,13 @@ impl Dedup {
         Seen::New(Ticket(victim))
     }
 
+    /// The writer of records into an attached store, for [`Attached`]:
+    /// named only where a store is attached (`mcp_dedup_set_store`), so a
+    /// firmware that never attaches one links none of the record code.
+    ///
+    /// cbindgen:ignore
+    pub const WRITER: WriteFn = Dedup::write;
+
     /// Makes the claimed call's intent durable in `log` before its tool
     /// runs: one append and one sync (or a compaction). False when the
     /// store failed or the lock stayed taken: the tool must not run (finish
@@ -314,10 +345,10 @@ impl Dedup {
     pub fn persist_intent<S: Durable>(
         &self,
         ticket: &Ticket,
-        store: &S,
+        store: Attached<'_, S>,
         crit: Option<&Critical>,
     ) -> bool {
-        let (Some(s), Some(log)) = (self.slots.get(ticket.0), store.log()) else {
+        let (Some(s), Some(log)) = (self.slots.get(ticket.0), store.store.log()) else {
             return false;
         };
         let log = &log;
@@ -325,7 +356,7 @@ impl Dedup {
             return false;
         }
         s.state.store(STARTED, Ordering::Release);
-        let ok = self.write(log, ticket.0, MCP_STORE_INTENT, true);
+        let ok = (store.write)(self, log, ticket.0, MCP_STORE_INTENT, true);
         if !ok {
             s.state.store(RUNNING, Ordering::Release);
         }
@@ -344,7 +375,7 @@ impl Dedup {
         &self,
         ticket: Ticket,
         end: End<'_>,
-        store: Option<&S>,
+        store: Option<Attached<'_, S>>,
         crit: Option<&Critical>,
     ) {
         // Only this call writes a running entry, so without a store no lock
@@ -369,13 +400,13 @@ impl Dedup {
         };
         let log = store
             .filter(|_| durable && state != UNKNOWN)
-            .and_then(|st| st.log());
+            .and_then(|st| Some((st.store.log()?, st.write)));
         match log {
             // Not written when the lock stays taken: a restart then reads
             // the key as unknown, never as a result.
-            Some(log) if self.lock(crit) => {
+            Some((log, write)) if self.lock(crit) => {
                 s.state.store(state, Ordering::Release);
-                let _ = self.write(&log, ticket.0, kind, kind != MCP_STORE_RELEASE);
+                let _ = write(self, &log, ticket.0, kind, kind != MCP_STORE_RELEASE);
                 self.unlock();
             }
             _ => s.state.store(state, Ordering::Release),
@@ -549,7 +580,7 @@ mod tests {
     use super::*;
 
     /// No store (the RAM-only table).
-    const NO_STORE: Option<&Log> = None;
+    const NO_STORE: Option<Attached<'_, Log>> = None;
 
     /// What a look-up finds, as bytes for a replay; a new key is given back.
     #[derive(Debug, PartialEq, Eq)]

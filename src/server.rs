@@ -57,7 +57,7 @@ pub struct Exchange<'x> {
     pub dedup: Option<&'x Dedup>,
     /// The duplicate table's durable store (`mcp_dedup_set_store`), if any.
     #[cfg(feature = "policy")]
-    pub store: Option<&'x crate::policy::mcp_store_t>,
+    pub store: Option<crate::dedup::Attached<'x, crate::policy::mcp_store_t>>,
     /// Storage for a stream this exchange may open with `subscriptions/listen`.
     pub listener: Option<&'x mut Listener>,
 }

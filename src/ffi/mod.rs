@@ -104,6 +104,10 @@ pub(crate) struct DedupSlot {
     /// The firmware's store (`mcp_dedup_set_store`), or NULL. After the
     /// table, which keeps its offset (and the code that reaches it).
     pub(crate) store: *const crate::durable::mcp_store_t,
+    /// The record writer, set with the store (`crate::dedup::Dedup::WRITER`):
+    /// only `mcp_dedup_set_store` names it, so a firmware that never calls it
+    /// links no record code.
+    pub(crate) write: Option<crate::dedup::WriteFn>,
 }
 
 pub(crate) const DEDUP_MAGIC: u32 = 0x4D43_4444;
@@ -124,11 +128,20 @@ unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> 
 
 /// The store of an initialised `mcp_dedup_t` (`mcp_dedup_set_store`), if any.
 #[cfg(feature = "policy")]
-unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::durable::mcp_store_t> {
+unsafe fn store_ref<'a>(
+    d: *mut mcp_dedup_t,
+) -> Option<crate::dedup::Attached<'a, crate::durable::mcp_store_t>> {
     // SAFETY: forwarded caller promises; the store pointer is NULL or the
     // firmware's store, which outlives the table's use (mcp_dedup_set_store,
     // its only writer, must not run during a handle call).
-    unsafe { dedup_slot(d).and_then(|p| (*p).store.as_ref()) }
+    unsafe {
+        dedup_slot(d).and_then(|p| {
+            Some(crate::dedup::Attached {
+                store: (*p).store.as_ref()?,
+                write: (*p).write?,
+            })
+        })
+    }
 }
 
 /// The slot behind `d` when it is an initialised table.

@@ -151,6 +151,7 @@ pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
         magic: DEDUP_MAGIC,
         table: crate::dedup::Dedup::new(),
         store: core::ptr::null(),
+        write: None,
     };
     // SAFETY: non-NULL, writable, large and aligned enough (checked above).
     unsafe { dedup.cast::<DedupSlot>().write(slot) };

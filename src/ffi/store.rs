@@ -65,6 +65,7 @@ pub unsafe extern "C" fn mcp_dedup_set_store(
     // SAFETY: NULL or valid, as promised.
     let Some(st) = (unsafe { store.as_ref() }) else {
         slot.store = core::ptr::null();
+        slot.write = None;
         return 0;
     };
     let Some(log) = st.log() else {
@@ -73,6 +74,7 @@ pub unsafe extern "C" fn mcp_dedup_set_store(
     match slot.table.load(&log, now_ms) {
         Ok(n) => {
             slot.store = store;
+            slot.write = Some(crate::dedup::Dedup::WRITER);
             n as c_int
         }
         Err(e) => e,
@@ -224,7 +226,10 @@ mod tests {
         let mut out = [0u8; 2048];
         let ex = Exchange {
             dedup: Some(d),
-            store: Some(st),
+            store: Some(crate::dedup::Attached {
+                store: st,
+                write: Dedup::WRITER,
+            }),
             ..Exchange::default()
         };
         let o = s

@@ -5,7 +5,7 @@ use super::Era;
 use super::modern::cache_hints_scoped;
 use super::{envelope, mrtr, paging};
 use crate::call::{Call, Finished, RequestInfo, ResultOpts, ToolResult};
-use crate::dedup::{Dedup, End, Seen, Ticket};
+use crate::dedup::{Attached, Dedup, End, Seen, Ticket};
 use crate::json::{Doc, Kind, WriteError, Writer, check};
 use crate::limits::*;
 use crate::policy::mcp_audit_t;
@@ -97,7 +97,7 @@ pub fn call<'r>(
     era: Era,
     msg: &mut MsgBuf,
     dedup: Option<&Dedup>,
-    #[cfg(feature = "policy")] store: Option<&mcp_store_t>,
+    #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -200,8 +200,8 @@ pub fn call<'r>(
     // result after it (crate::dedup), and an interrupted call never reruns.
     // (An attached store has all four hooks: mcp_dedup_set_store checks.)
     #[cfg(not(feature = "policy"))]
-    let store: Option<&mcp_store_t> = None;
-    let recoverable = store.is_some_and(|st| st.recover.is_some());
+    let store: Option<Attached<'_, mcp_store_t>> = None;
+    let recoverable = store.is_some_and(|st| st.store.recover.is_some());
     let crit = s.hooks.critical;
     // The key is claimed before the tool runs, so a repeat arriving on
     // another thread meanwhile is answered without running it; the claim
@@ -438,12 +438,14 @@ fn settle<'r>(
     msg: &mut MsgBuf,
     d: &Dedup,
     t: Ticket,
-    store: Option<&mcp_store_t>,
+    store: Option<Attached<'_, mcp_store_t>>,
 ) -> Result<(), Fail<'r>> {
     let crit = s.hooks.critical;
-    let Some(recover) =
-        store.and_then(|st| st.recover.map(|f| Handler::C(Some(f), st.recover_user)))
-    else {
+    let Some(recover) = store.and_then(|a| {
+        a.store
+            .recover
+            .map(|f| Handler::C(Some(f), a.store.recover_user))
+    }) else {
         d.finish(t, End::Unknown, store, crit.as_ref());
         return refusal(w, era, OUTCOME_UNKNOWN);
     };
