@@ -36,15 +36,18 @@ result() { # result STATUS NAME [LOG]
 }
 skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
 # zsize BUILD_DIR: the image's `size zephyr.elf` line (text, data, bss) and the
-# sizes of the binding instances it links (nm -S), the figures docs/zephyr.md
-# points to instead of quoting them.
+# sizes of the binding instances it links (readelf -s), the figures
+# docs/zephyr.md points to instead of quoting them. Not nm: binutils' nm loads
+# the LTO plugins in /usr/lib/bfd-plugins, and an LLVMgold newer than rustc's
+# LLVM aborts ("LLVM ERROR: Invalid encoding") on the Rust core's .llvmbc
+# section that native_sim's relocatable zephyr.elf keeps.
 zsize() {
   local elf="$1/zephyr/zephyr.elf"
   [ -f "$elf" ] || return 0
   size "$elf" | awk 'NR == 2 { printf "    size zephyr.elf: text %s, data %s, bss %s\n", $1, $2, $3 }'
-  nm -S "$elf" | while read -r _ sz type name; do
+  readelf -sW "$elf" | while read -r _ _ sz type _ _ _ name; do
     case "$type:$name" in
-      [bBdD]:http | [bBdD]:coap | [bBdD]:binding) echo "    $name (static): $((16#$sz)) B" ;;
+      OBJECT:http | OBJECT:coap | OBJECT:binding) echo "    $name (static): $((sz)) B" ;;
     esac
   done
 }
