@@ -12,6 +12,8 @@
 #   FREERTOS_KERNEL_PATH names a FreeRTOS-Kernel tree, the Zephyr sample on native_sim_64
 #   when ZEPHYR_BASE names a Zephyr tree (and west is installed), its CoAP
 #   overlay when LIBCOAP_PATH also names a libcoap checkout, the
+#   durable records' NVS backend on native_sim_64 across process restarts
+#   (tests/zephyr/store_nvs_check.py) with the same tree, the
 #   coreMQTT v5 shim (greenhouse-coremqtt against mosquitto, tests/mqtt) when
 #   COREMQTT_PATH names a coreMQTT v5 checkout, and the same gateway inside a
 #   FreeRTOS task when both paths are given; each is skipped with the
@@ -149,6 +151,41 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
   zsize "$OUT/zephyr-greenhouse"
+
+  # Durable idempotency records on NVS (bindings/store/emcp_store_nvs.c,
+  # CONFIG_EMCP_STORE_NVS) in the flash simulator: tests/zephyr/store_nvs
+  # killed by SIGKILL at every step of a keyed call and before every store
+  # write, restarted on the same --flash file (tests/zephyr/store_nvs_check.py).
+  # Then the same checks against the image with its store's append, or its
+  # sync, writing nothing: they must fail.
+  rc=0
+  {
+    ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 tests/zephyr/store_nvs \
+      -d "$PWD/$OUT/zephyr-store-nvs" -- -DZEPHYR_EXTRA_MODULES="$PWD" &&
+    python3 tests/zephyr/store_nvs_check.py "$OUT/zephyr-store-nvs/zephyr/zephyr.exe"
+  } >"$OUT/zephyr-store-nvs.log" 2>&1 || rc=$?
+  grep -E '^(== |   [a-z])|checks passed' "$OUT/zephyr-store-nvs.log" | sed 's/^/    /' || true
+  result "$rc" "Zephyr NVS store on native_sim_64: killed at every step and store write, restarted on its flash file" \
+    "$OUT/zephyr-store-nvs.log"
+  zsize "$OUT/zephyr-store-nvs"
+  obj=$(find "$OUT/zephyr-store-nvs" -name 'emcp_store_nvs.c.obj' | head -n 1)
+  if [ -n "$obj" ]; then
+    size "$obj" | awk 'NR == 2 { printf "    emcp_store_nvs.c: text %s, data %s, bss %s\n", $1, $2, $3 }'
+    readelf -sW "$OUT/zephyr-store-nvs/zephyr/zephyr.elf" | while read -r _ _ sz type _ _ _ name; do
+      [ "$type:$name" = "OBJECT:nvs" ] && echo "    emcp_store_nvs_t (static RAM): $((sz)) B"
+    done
+  fi
+  if [ "$rc" -eq 0 ]; then
+    for hook in append sync; do
+      rc=0
+      python3 tests/zephyr/store_nvs_check.py "$OUT/zephyr-store-nvs/zephyr/zephyr.exe" --drop "$hook" \
+        >"$OUT/zephyr-store-nvs-drop-$hook.log" 2>&1 || rc=$?
+      tail -n 1 "$OUT/zephyr-store-nvs-drop-$hook.log" | sed 's/^/    /'
+      # 1: checks failed (what must happen); anything else is the driver's own trouble.
+      result "$([ "$rc" -eq 1 ] && echo 0 || echo 1)" \
+        "the same checks fail against a store whose $hook writes nothing" "$OUT/zephyr-store-nvs-drop-$hook.log"
+    done
+  fi
 
   # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
   # from a network namespace when we may create one (root and ip).
