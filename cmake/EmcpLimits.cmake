@@ -7,11 +7,13 @@
 #   and <out_stamp> to a canonical text of the list (for a dependency stamp).
 #
 # emcp_limits_write_header(<in> <out> <list>)
-#   Writes <out>: the header <in> (include/emcp.h, as cbindgen generated it)
-#   with the #define of each listed limit replaced by its value. Derived
-#   constants (MCP_SERVER_SIZE, MCP_DEDUP_WORDS, ...) are expressions over the
-#   base ones in the header and follow. A name without exactly one
-#   "#define MCP_<NAME> <integer>" line is a fatal error.
+#   Writes <out>: the header <in> (include/emcp_limits.h, as cbindgen
+#   generated it) with the #define of each listed limit replaced by its value,
+#   and copies the other emcp*.h headers of <in>'s directory (emcp.h and its
+#   group headers) next to <out>, so that directory is a complete include
+#   directory. Derived constants (MCP_SERVER_SIZE, MCP_DEDUP_WORDS, ...) are
+#   expressions over the base ones in the header and follow. A name without
+#   exactly one "#define MCP_<NAME> <integer>" line is a fatal error.
 include_guard(GLOBAL)
 
 function(emcp_limits_parse list out_env out_stamp)
@@ -44,10 +46,19 @@ function(emcp_limits_write_header in out list)
     endif()
     string(REGEX REPLACE "\n#define ${name} [0-9]+\n" "\n#define ${name} ${value}\n" text "${text}")
   endforeach()
-  string(REPLACE "#define EMCP_H\n"
-         "#define EMCP_H\n\n/* Configured copy of include/emcp.h with build-time limits: ${list} */\n"
+  string(REPLACE "#define EMCP_LIMITS_H\n"
+         "#define EMCP_LIMITS_H\n\n/* Configured copy of include/emcp_limits.h with build-time limits: ${list} */\n"
          text "${text}")
   file(WRITE "${out}.tmp" "${text}")
   file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
   file(REMOVE "${out}.tmp")
+  get_filename_component(in_dir "${in}" DIRECTORY)
+  get_filename_component(out_dir "${out}" DIRECTORY)
+  file(GLOB headers "${in_dir}/emcp*.h")
+  foreach(header IN LISTS headers)
+    if(NOT header STREQUAL in)
+      get_filename_component(name "${header}" NAME)
+      file(COPY_FILE "${header}" "${out_dir}/${name}" ONLY_IF_DIFFERENT)
+    endif()
+  endforeach()
 endfunction()

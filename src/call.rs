@@ -33,7 +33,7 @@ pub struct RequestInfo<'a> {
     /// headers, legacy session state); 0 for none.
     pub flags: u32,
     /// HTTP `Mcp-Param-*` headers as received (name after the prefix, value).
-    pub hdr_params: &'a [HeaderParam<'a>],
+    pub hdr_params: HeaderParams<'a>,
     /// More `Mcp-Param-*` headers arrived than `MCP_MAX_HEADER_PARAMS`.
     pub hdr_params_dropped: bool,
     /// Sends a notification within this exchange (progress, log messages).
@@ -49,6 +49,73 @@ pub struct HeaderParam<'a> {
     pub name: &'a [u8],
     /// The value as received.
     pub value: &'a [u8],
+}
+
+/// The `Mcp-Param-*` headers of a request: a slice, or the transport's own
+/// table read one entry at a time, so a C caller's headers are never copied
+/// onto the stack of the call (they would stay there while a tool runs).
+#[derive(Clone, Copy)]
+pub struct HeaderParams<'a> {
+    src: ParamSrc<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum ParamSrc<'a> {
+    Slice(&'a [HeaderParam<'a>]),
+    Table {
+        at: fn(*const c_void, usize) -> HeaderParam<'a>,
+        base: *const c_void,
+        len: usize,
+    },
+}
+
+impl<'a> HeaderParams<'a> {
+    /// Headers held in a slice.
+    pub const fn slice(s: &'a [HeaderParam<'a>]) -> Self {
+        HeaderParams {
+            src: ParamSrc::Slice(s),
+        }
+    }
+
+    /// `len` headers read by `at(base, i)` for `i < len` (how the C ABI
+    /// hands over its `mcp_header_param_t` array).
+    pub const fn table(
+        at: fn(*const c_void, usize) -> HeaderParam<'a>,
+        base: *const c_void,
+        len: usize,
+    ) -> Self {
+        HeaderParams {
+            src: ParamSrc::Table { at, base, len },
+        }
+    }
+
+    /// How many headers there are.
+    pub fn len(&self) -> usize {
+        match self.src {
+            ParamSrc::Slice(s) => s.len(),
+            ParamSrc::Table { len, .. } => len,
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The headers in order.
+    pub fn iter(&self) -> impl Iterator<Item = HeaderParam<'a>> + use<'a> {
+        let src = self.src;
+        (0..self.len()).map(move |i| match src {
+            ParamSrc::Slice(s) => s.get(i).copied().unwrap_or_default(),
+            ParamSrc::Table { at, base, .. } => at(base, i),
+        })
+    }
+}
+
+impl core::fmt::Debug for HeaderParams<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// Sends one complete JSON-RPC notification within the current exchange;
@@ -98,7 +165,7 @@ impl Default for RequestInfo<'_> {
             now_ms: 0,
             origin: core::ptr::null(),
             flags: 0,
-            hdr_params: &[],
+            hdr_params: HeaderParams::slice(&[]),
             hdr_params_dropped: false,
             emit: None,
             transport_context: core::ptr::null_mut(),
@@ -144,7 +211,7 @@ pub struct Call<'r> {
     /// The exchange.
     pub info: &'r RequestInfo<'r>,
     /// For `resources/read`: the URI asked for and the template it matched.
-    pub uri: Option<UriMatch<'r>>,
+    pub uri: Option<&'r UriMatch<'r>>,
 }
 
 /// A `resources/read` URI (JSON-unescaped) and where the variables of the
@@ -231,18 +298,23 @@ impl<'r> Call<'r> {
             Ok(i) => f(&self.doc, i),
             // A default stands in for an absent member, never for an element
             // past the end of an array.
-            Err((ArgError::Missing, true)) => {
-                let text = self.input_schema;
-                let segs = segments(path).flatten();
-                let input = schema::Schema::new(text);
-                let span =
-                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
-                let raw = span.of(text);
-                crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
-                f(&Doc::new(raw), 0)
-            }
+            Err((ArgError::Missing, true)) => f(&Doc::new(self.default_of(path)?), 0),
             Err((e, _)) => Err(e),
         }
+    }
+
+    /// The schema's `default` text for the absent argument at `path`.
+    // Out of line: the schema walk's frame is not on the path of a present
+    // argument (a tool callback's stack).
+    #[inline(never)]
+    fn default_of(&self, path: &str) -> Result<&'r [u8], ArgError> {
+        let text = self.input_schema;
+        let segs = segments(path).flatten();
+        let input = schema::Schema::new(text);
+        let span = schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
+        let raw = span.of(text);
+        crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
+        Ok(raw)
     }
 
     /// Token of the string `params._meta[key]` (e.g. `traceparent`), if sent.
@@ -399,52 +471,12 @@ pub fn trace_id_of<'r>(doc: &Doc<'r>, meta: Option<usize>) -> Option<&'r [u8]> {
 
 pub use crate::schema::Seg;
 
-/// `mcp_request_ctx_t.flags`: the request came over HTTP, so a routing header
-/// absent from the context was absent on the wire. A modern request then
-/// needs `MCP-Protocol-Version` and `Mcp-Method`, and `tools/call`,
-/// `prompts/get` and `resources/read` also `Mcp-Name`; a missing one is
-/// answered with -32020 (HTTP 400).
-pub const MCP_CTX_HTTP: u32 = 1;
-
-/// `mcp_request_ctx_t.flags`: the transport saw `MCP-Protocol-Version`,
-/// `Mcp-Method` or `Mcp-Name` more than once; a modern request is answered
-/// with -32020 (HTTP 400).
-pub const MCP_CTX_DUPLICATE_HEADER: u32 = 2;
-
-/// `mcp_request_ctx_t.flags`: a legacy-era HTTP request without
-/// `Mcp-Session-Id`. Only `initialize` and `ping` are then answered in the
-/// legacy era; any other request without the 2026-07-28 envelope gets -32600
-/// "Bad Request: Missing session ID" (HTTP 400), and is never executed.
-pub const MCP_CTX_LEGACY_NO_SESSION: u32 = 4;
-
-/// `mcp_request_ctx_t.flags`: the transport delivers the notifications of
-/// this legacy-era request to the client before its response (the HTTP
-/// binding's SSE stream). A 2025-11-25 client sets its log level with
-/// `logging/setLevel`, which the stateless core does not keep; with no level
-/// known, `mcp_log` then sends every message (at 2026-07-28 only the request's
-/// `_meta` `logLevel` decides), and `initialize` advertises `logging`.
-/// Ignored for a 2026-07-28 request.
-pub const MCP_CTX_LEGACY_LOG: u32 = 8;
-
-/// `mcp_request_ctx_t.flags`: the client of this legacy-era request declared
-/// `elicitation` at `initialize`, and the transport can send it the
-/// server-to-client `elicitation/create` request and then re-run this request
-/// with the answer under `params.inputResponses` (and the `requestState`).
-/// A tool may then call `mcp_result_elicit` as at 2026-07-28. With
-/// `mcp_request_ctx_t.roundtrip` the core sends those requests itself
-/// (`mcp_roundtrip_t`); without it the response is the `input_required`
-/// result, for the transport to turn into those requests. Without any `MCP_CTX_LEGACY_{ELICITATION,SAMPLING,ROOTS}` flag a
-/// legacy-era input request fails with `-MCP_ENOTSUP`; with another one only,
-/// the request is answered with -32021. Ignored for a 2026-07-28 request.
-pub const MCP_CTX_LEGACY_ELICITATION: u32 = 16;
-
-/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
-/// `sampling/createMessage` (`mcp_result_sample`).
-pub const MCP_CTX_LEGACY_SAMPLING: u32 = 32;
-
-/// `mcp_request_ctx_t.flags`: as `MCP_CTX_LEGACY_ELICITATION`, for
-/// `roots/list` (`mcp_result_list_roots`).
-pub const MCP_CTX_LEGACY_ROOTS: u32 = 64;
+/// The `mcp_request_ctx_t.flags` bits (defined in `crate::abi::server`, the
+/// source of `include/emcp_server.h`).
+pub use crate::abi::server::{
+    MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_LOG,
+    MCP_CTX_LEGACY_NO_SESSION, MCP_CTX_LEGACY_ROOTS, MCP_CTX_LEGACY_SAMPLING,
+};
 
 /// The flags that describe a legacy-era exchange, cleared for a 2026-07-28 one.
 pub(crate) const LEGACY_FLAGS: u32 = MCP_CTX_LEGACY_LOG
@@ -619,8 +651,9 @@ pub struct ToolResult<'w, 'b> {
     blocks: usize,
     /// The first capability an input request needed but the client lacks.
     missing: u8,
-    /// State to send back as `requestState` with an input_required result.
-    state: [u8; MCP_MAX_REQUEST_STATE],
+    /// State to send back as `requestState` with an input_required result
+    /// (the caller's buffer, so [`Finished`] need not carry a copy).
+    state: &'w mut [u8; MCP_MAX_REQUEST_STATE],
     state_len: Option<usize>,
     /// Prompt messages: the role of the next message.
     assistant: bool,
@@ -691,8 +724,9 @@ pub struct Finished {
     /// The callback asked the client for input: an input_required result
     /// whose `inputRequests` object is still open.
     pub input: bool,
-    /// The `requestState` to send with it, if the callback set one.
-    pub state: Option<([u8; MCP_MAX_REQUEST_STATE], usize)>,
+    /// The length of the `requestState` to send with it (in the state
+    /// buffer given to [`ToolResult::new`]), if the callback set one.
+    pub state: Option<usize>,
     /// A capability an input request needed that the client did not declare.
     pub missing: u8,
     /// `isError` was set.
@@ -702,8 +736,13 @@ pub struct Finished {
 }
 
 impl<'w, 'b> ToolResult<'w, 'b> {
-    /// Wraps a writer positioned inside the `content` array.
-    pub fn new(w: &'w mut Writer<'b>, opts: ResultOpts) -> Self {
+    /// Wraps a writer positioned inside the `content` array; a state the
+    /// callback sets is kept in `state`.
+    pub fn new(
+        w: &'w mut Writer<'b>,
+        opts: ResultOpts,
+        state: &'w mut [u8; MCP_MAX_REQUEST_STATE],
+    ) -> Self {
         ToolResult {
             w,
             phase: Phase::Content,
@@ -713,7 +752,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             opts,
             blocks: 0,
             missing: 0,
-            state: [0; MCP_MAX_REQUEST_STATE],
+            state,
             state_len: None,
             assistant: false,
             values: 0,
@@ -1034,7 +1073,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Completes the result members after the callback returned.
     pub fn finish(self) -> Result<Finished, ResultError> {
-        let state = self.state_len.map(|n| (self.state, n));
+        let state = self.state_len;
         let mut done = Finished {
             input: false,
             state,

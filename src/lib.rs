@@ -67,6 +67,7 @@
     )
 )]
 
+pub mod abi;
 pub mod call;
 pub mod catalog;
 pub mod dedup;

@@ -104,23 +104,29 @@ impl Sha256 {
     }
 
     fn compress(&mut self) {
-        let mut w = [0u32; 64];
-        for (i, chunk) in self.block.chunks_exact(4).enumerate() {
-            if let (Some(slot), Ok(b)) = (w.get_mut(i), <[u8; 4]>::try_from(chunk)) {
+        // The message schedule as a rolling window of 16 words (64 bytes on
+        // the stack instead of 256): word i lives in w[i % 16].
+        let mut w = [0u32; 16];
+        for (slot, chunk) in w.iter_mut().zip(self.block.chunks_exact(4)) {
+            if let Ok(b) = <[u8; 4]>::try_from(chunk) {
                 *slot = u32::from_be_bytes(b);
             }
         }
-        for i in 16..64 {
-            let at = |j: usize| w.get(j).copied().unwrap_or(0);
-            let (w2, w7, w15, w16) = (at(i - 2), at(i - 7), at(i - 15), at(i - 16));
-            let s0 = w15.rotate_right(7) ^ w15.rotate_right(18) ^ (w15 >> 3);
-            let s1 = w2.rotate_right(17) ^ w2.rotate_right(19) ^ (w2 >> 10);
-            if let Some(slot) = w.get_mut(i) {
-                *slot = w16.wrapping_add(s0).wrapping_add(w7).wrapping_add(s1);
-            }
-        }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = self.state;
-        for (&k, &wi) in K.iter().zip(w.iter()) {
+        for (i, &k) in K.iter().enumerate() {
+            let at = |j: usize| w.get(j & 15).copied().unwrap_or(0);
+            let wi = if i < 16 {
+                at(i)
+            } else {
+                let (w2, w7, w15, w16) = (at(i + 14), at(i + 9), at(i + 1), at(i));
+                let s0 = w15.rotate_right(7) ^ w15.rotate_right(18) ^ (w15 >> 3);
+                let s1 = w2.rotate_right(17) ^ w2.rotate_right(19) ^ (w2 >> 10);
+                let v = w16.wrapping_add(s0).wrapping_add(w7).wrapping_add(s1);
+                if let Some(slot) = w.get_mut(i & 15) {
+                    *slot = v;
+                }
+                v
+            };
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
             let t1 = h

@@ -146,6 +146,21 @@ impl<'a> Server<'a> {
         request: &[u8],
         out: &mut [u8],
     ) -> Result<Outcome, HandleError> {
+        let mut own = *info;
+        self.handle_in(&mut own, ex, request, out)
+    }
+
+    /// [`Server::handle_with`] on the caller's own copy of the request's
+    /// information, which it changes: a 2026-07-28 request drops the flags of
+    /// legacy-era exchanges. The C ABI's path, without a second copy on the
+    /// stack.
+    pub(crate) fn handle_in(
+        &self,
+        info: &mut RequestInfo<'_>,
+        ex: Exchange<'_>,
+        request: &[u8],
+        out: &mut [u8],
+    ) -> Result<Outcome, HandleError> {
         if out.len() < MCP_MIN_RESPONSE_CAP {
             return Err(HandleError::BufferTooSmall);
         }
@@ -228,7 +243,7 @@ impl<'a> Server<'a> {
         &self,
         req: &rpc::Request<'r>,
         id: &[u8],
-        info: &RequestInfo<'_>,
+        info: &mut RequestInfo<'_>,
         w: &mut Writer<'_>,
         scratch: &mut MsgBuf,
         ex: Exchange<'_>,
@@ -274,16 +289,10 @@ impl<'a> Server<'a> {
         // What a transport says about a legacy exchange (log delivery, the
         // server-to-client requests it can carry) never applies to a
         // 2026-07-28 request, wherever the callee reads it.
-        let masked;
-        let info = if era == Era::Modern && info.flags & envelope::LEGACY_FLAGS != 0 {
-            masked = RequestInfo {
-                flags: info.flags & !envelope::LEGACY_FLAGS,
-                ..*info
-            };
-            &masked
-        } else {
-            info
-        };
+        if era == Era::Modern {
+            info.flags &= !envelope::LEGACY_FLAGS;
+        }
+        let info = &*info;
         if cfg!(feature = "catalog") && method == Method::Listen {
             // The answer is the acknowledgement notification; the result
             // comes only when the stream ends (`Listener::close`).
@@ -1357,7 +1366,7 @@ mod tests {
                 hdr_method: Some(b"tools/call"),
                 hdr_name: Some(b"regional"),
                 flags,
-                hdr_params: &hp,
+                hdr_params: crate::call::HeaderParams::slice(&hp),
                 ..RequestInfo::default()
             };
             let mut out = vec![0u8; 2048];
@@ -1396,7 +1405,7 @@ mod tests {
             value: b"eu",
         }];
         let info = RequestInfo {
-            hdr_params: &hp,
+            hdr_params: crate::call::HeaderParams::slice(&hp),
             ..RequestInfo::default()
         };
         let mut out = vec![0u8; 1024];

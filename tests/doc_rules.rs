@@ -1,4 +1,4 @@
-//! Each rule is written once: the header's Threading paragraph (cbindgen.toml,
+//! Each rule is written once: the header's Threading paragraph (cbindgen/emcp.toml,
 //! copied into include/emcp.h) is the text; the README quotes it word for
 //! word, and the other documents point to it instead of restating it.
 //!
@@ -26,10 +26,10 @@ fn words(text: &str) -> String {
 
 /// The header's rule: from "Threading:" to the end of the header comment.
 fn header_rule() -> String {
-    let toml = read("cbindgen.toml");
+    let toml = read("cbindgen/emcp.toml");
     let start = toml
         .find(" * Threading: ")
-        .expect("cbindgen.toml: no ' * Threading: ' paragraph in the header comment");
+        .expect("cbindgen/emcp.toml: no ' * Threading: ' paragraph in the header comment");
     let end = start
         + toml[start..]
             .find("*/")
@@ -53,7 +53,7 @@ fn readme_states_the_threading_rule_in_the_headers_words() {
     let (header, readme) = (header_rule(), readme_rule());
     assert_eq!(
         readme, header,
-        "\nREADME.md's **Threading** paragraph must be the header's Threading text (cbindgen.toml) word for word"
+        "\nREADME.md's **Threading** paragraph must be the header's Threading text (cbindgen/emcp.toml) word for word"
     );
 }
 
@@ -61,7 +61,7 @@ fn readme_states_the_threading_rule_in_the_headers_words() {
 fn the_generated_header_carries_the_rule() {
     assert!(
         words(&read("include/emcp.h")).contains(&header_rule()),
-        "include/emcp.h lacks cbindgen.toml's Threading text: regenerate it with cbindgen"
+        "include/emcp.h lacks cbindgen/emcp.toml's Threading text: regenerate it with cbindgen"
     );
 }
 

@@ -9,7 +9,7 @@ use crate::limits::*;
 use crate::protocol::listen::Listener;
 use crate::registry::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 
-use super::types::{mcp_listener_t, mcp_prompt_t, mcp_resource_t, mcp_server_t};
+use super::types::{mcp_listener_t, mcp_server_t};
 
 /// What lives inside `mcp_listener_t`.
 #[repr(C)]
@@ -103,8 +103,7 @@ unsafe fn deliver(
 /// Registration and `mcp_server_enable` call this themselves. Safe to call
 /// from a callback; not concurrently with `mcp_server_listen_end`.
 ///
-/// # Safety
-/// `server` must have been initialised with `mcp_server_init`.
+/// @pre `server` must have been initialised with `mcp_server_init`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_notify_list_changed(
     server: *mut mcp_server_t,
@@ -132,8 +131,7 @@ pub unsafe extern "C" fn mcp_server_notify_list_changed(
 /// @retval -MCP_EINVAL NULL pointer or uninitialised server.
 /// @retval -MCP_EILSEQ `uri` is not valid UTF-8.
 ///
-/// # Safety
-/// `server` must have been initialised; `uri` must be NUL-terminated.
+/// @pre `server` must have been initialised; `uri` must be NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_resource_updated(
     server: *mut mcp_server_t,
@@ -160,8 +158,7 @@ pub unsafe extern "C" fn mcp_server_resource_updated(
 /// @retval -MCP_EINVAL NULL listener or uninitialised server.
 /// @retval -MCP_ENOBUFS The response does not fit (the stream is ended anyway).
 ///
-/// # Safety
-/// `server` initialised; `listener` storage passed to `mcp_server_handle`;
+/// @pre `server` initialised; `listener` storage passed to `mcp_server_handle`;
 /// `response` writable for `cap` bytes or NULL. Not concurrently with any
 /// other call on the server.
 #[unsafe(no_mangle)]
@@ -215,8 +212,7 @@ pub unsafe extern "C" fn mcp_server_listen_end(
 
 /// True when `listener` holds a stream attached to a server.
 ///
-/// # Safety
-/// `listener` must be NULL or point to `mcp_listener_t` storage.
+/// @pre `listener` must be NULL or point to `mcp_listener_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_listener_active(listener: *const mcp_listener_t) -> bool {
     if !cfg!(feature = "catalog") {
@@ -247,8 +243,7 @@ pub unsafe extern "C" fn mcp_listener_active(listener: *const mcp_listener_t) ->
 /// @retval -MCP_EEXIST The URI is registered.
 /// @retval -MCP_ENOSPC `MCP_MAX_RESOURCES` are registered.
 ///
-/// # Safety
-/// `server` initialised; `resource` valid with strings (and blob) that
+/// @pre `server` initialised; `resource` valid with strings (and blob) that
 /// outlive the server. Not while a `mcp_server_handle` call is running.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_add_resource(
@@ -323,8 +318,7 @@ pub unsafe extern "C" fn mcp_server_add_resource(
 /// @retval -MCP_EEXIST The name is registered.
 /// @retval -MCP_ENOSPC `MCP_MAX_PROMPTS` are registered.
 ///
-/// # Safety
-/// As `mcp_server_add_resource`.
+/// @pre As `mcp_server_add_resource`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_add_prompt(
     server: *mut mcp_server_t,
@@ -382,8 +376,7 @@ pub unsafe extern "C" fn mcp_server_add_prompt(
 /// @retval 0 Success (NULL `fn` removes the callback).
 /// @retval -MCP_EINVAL Uninitialised server.
 ///
-/// # Safety
-/// `server` initialised; not while a `mcp_server_handle` call is running.
+/// @pre `server` initialised; not while a `mcp_server_handle` call is running.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_completion(
     server: *mut mcp_server_t,
@@ -412,8 +405,7 @@ pub unsafe extern "C" fn mcp_server_set_completion(
 ///
 /// Safe to call from a callback (the flag is one atomic store).
 ///
-/// # Safety
-/// `server` initialised; `name` NUL-terminated.
+/// @pre `server` initialised; `name` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_enable(
     server: *mut mcp_server_t,
@@ -446,8 +438,7 @@ pub unsafe extern "C" fn mcp_server_enable(
 /// The URI a resource callback is reading (JSON-unescaped, not
 /// NUL-terminated), with its length in `*len`; NULL outside a resource read.
 ///
-/// # Safety
-/// `call` as handed to the callback; `len` NULL or writable.
+/// @pre `call` as handed to the callback; `len` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_uri(call: *const mcp_call_t, len: *mut usize) -> *const c_char {
     // SAFETY: only the dispatcher hands out call pointers.
@@ -469,8 +460,7 @@ pub unsafe extern "C" fn mcp_call_uri(call: *const mcp_call_t, len: *mut usize) 
 /// @retval -MCP_ENOBUFS `cap` is too small (nothing useful is written).
 /// @retval -MCP_EINVAL NULL pointer or `cap` 0.
 ///
-/// # Safety
-/// `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
+/// @pre `call` as handed to the callback; `name` NUL-terminated; `buf` writable for `cap`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_uri_var(
     call: *const mcp_call_t,
@@ -519,8 +509,7 @@ pub unsafe extern "C" fn mcp_call_uri_var(
 /// @retval -MCP_EPERM Not a prompt callback.
 /// @retval -MCP_EINVAL NULL result or unknown role.
 ///
-/// # Safety
-/// `result` as handed to the callback.
+/// @pre `result` as handed to the callback.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_role(result: *mut mcp_result_t, role: c_int) -> c_int {
     require_feature!("catalog");
@@ -547,8 +536,7 @@ pub unsafe extern "C" fn mcp_result_role(result: *mut mcp_result_t, role: c_int)
 /// @retval -MCP_EINVAL NULL pointer.
 /// @retval -MCP_EILSEQ `value` is not valid UTF-8.
 ///
-/// # Safety
-/// `result` as handed to the callback; `value` NUL-terminated.
+/// @pre `result` as handed to the callback; `value` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_completion(
     result: *mut mcp_result_t,
@@ -570,4 +558,44 @@ pub unsafe extern "C" fn mcp_result_completion(
         Err(crate::call::ResultError::Overflow) => -MCP_ENOBUFS,
         Err(_) => -MCP_EPERM,
     }
+}
+
+/// A resource (or, when `uri` contains `{`, an RFC 6570 level-1 resource
+/// template) for `mcp_server_add_resource`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_resource_t {
+    /// The URI (at most `MCP_MAX_URI_LEN` bytes), or a template such as
+    /// `greenhouse://zone/{zone}`.
+    pub uri: *const c_char,
+    /// Programmatic name (required).
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the resource holds, or NULL.
+    pub description: *const c_char,
+    /// MIME type of its contents, or NULL.
+    pub mime_type: *const c_char,
+    /// Fixed text contents (NUL-terminated), or NULL.
+    pub text: *const c_char,
+    /// Fixed binary contents (sent base64-encoded), or NULL.
+    pub blob: *const u8,
+    /// Length of `blob` in bytes.
+    pub blob_len: usize,
+}
+
+/// A prompt for `mcp_server_add_prompt`. The strings must outlive the server.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_prompt_t {
+    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the prompt is for, or NULL.
+    pub description: *const c_char,
+    /// Its arguments as a JSON array of PromptArgument objects, e.g.
+    /// `[{"name":"zone","description":"Greenhouse zone","required":true}]`
+    /// (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
+    pub arguments: *const c_char,
 }

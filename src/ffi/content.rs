@@ -75,12 +75,11 @@ macro_rules! try_c {
 /// @retval -MCP_EILSEQ Text is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `text` readable for
+/// @pre `result` must be the handle passed to the running callback; `text` readable for
 /// `len` bytes; `ann` NULL or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_text_annotated(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     text: *const c_char,
     len: usize,
     ann: *const mcp_annotations_t,
@@ -89,7 +88,7 @@ pub unsafe extern "C" fn mcp_result_text_annotated(
     // SAFETY: forwarded caller promises.
     let (t, a) = unsafe { (try_c!(text_n(text, len)), try_c!(annotations(ann))) };
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.text_annotated(t, a.as_ref())) }
+    unsafe { with_result(result, |res| res.text_annotated(t, a.as_ref())) }
 }
 
 unsafe fn media(
@@ -123,12 +122,11 @@ unsafe fn media(
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `data` readable for
+/// @pre `result` must be the handle passed to the running callback; `data` readable for
 /// `len` bytes; strings NUL-terminated; `ann` NULL or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_image(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     data: *const u8,
     len: usize,
     mime_type: *const c_char,
@@ -136,7 +134,7 @@ pub unsafe extern "C" fn mcp_result_image(
 ) -> c_int {
     require_feature!("rich");
     // SAFETY: forwarded caller promises.
-    unsafe { media(r, false, data, len, mime_type, ann) }
+    unsafe { media(result, false, data, len, mime_type, ann) }
 }
 
 /// Appends an audio block; `data` is base64-encoded straight into the response.
@@ -148,11 +146,10 @@ pub unsafe extern "C" fn mcp_result_image(
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// As for `mcp_result_image`.
+/// @pre As for `mcp_result_image`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_audio(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     data: *const u8,
     len: usize,
     mime_type: *const c_char,
@@ -160,7 +157,7 @@ pub unsafe extern "C" fn mcp_result_audio(
 ) -> c_int {
     require_feature!("rich");
     // SAFETY: forwarded caller promises.
-    unsafe { media(r, true, data, len, mime_type, ann) }
+    unsafe { media(result, true, data, len, mime_type, ann) }
 }
 
 /// Appends a `resource_link` block pointing the client at a resource.
@@ -175,12 +172,11 @@ pub unsafe extern "C" fn mcp_result_audio(
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; strings
+/// @pre `result` must be the handle passed to the running callback; strings
 /// NUL-terminated; `ann` NULL or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_resource_link(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     uri: *const c_char,
     name: *const c_char,
     mime_type: *const c_char,
@@ -199,7 +195,7 @@ pub unsafe extern "C" fn mcp_result_resource_link(
         )
     };
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.resource_link(u, n, m, d, a.as_ref())) }
+    unsafe { with_result(result, |res| res.resource_link(u, n, m, d, a.as_ref())) }
 }
 
 /// Appends an embedded text resource (`{"type":"resource","resource":{"uri",…,"text"}}`).
@@ -210,13 +206,12 @@ pub unsafe extern "C" fn mcp_result_resource_link(
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `uri` and
+/// @pre `result` must be the handle passed to the running callback; `uri` and
 /// `mime_type` NUL-terminated (mime_type may be NULL); `text` readable for
 /// `len` bytes; `ann` NULL or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_resource_text(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     uri: *const c_char,
     mime_type: *const c_char,
     text: *const c_char,
@@ -236,7 +231,11 @@ pub unsafe extern "C" fn mcp_result_resource_text(
         )
     };
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.resource(u, m, Contents::Text(t), a.as_ref())) }
+    unsafe {
+        with_result(result, |res| {
+            res.resource(u, m, Contents::Text(t), a.as_ref())
+        })
+    }
 }
 
 /// Appends an embedded binary resource; `data` is sent base64-encoded as `blob`.
@@ -247,11 +246,10 @@ pub unsafe extern "C" fn mcp_result_resource_text(
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EINVAL NULL pointer or invalid annotations.
 ///
-/// # Safety
-/// As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
+/// @pre As for `mcp_result_resource_text`, with `data` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_resource_blob(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     uri: *const c_char,
     mime_type: *const c_char,
     data: *const u8,
@@ -271,7 +269,11 @@ pub unsafe extern "C" fn mcp_result_resource_blob(
         )
     };
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.resource(u, m, Contents::Blob(d), a.as_ref())) }
+    unsafe {
+        with_result(result, |res| {
+            res.resource(u, m, Contents::Blob(d), a.as_ref())
+        })
+    }
 }
 
 fn notify_result(r: Result<bool, NotifyError>) -> c_int {
@@ -294,8 +296,7 @@ fn notify_result(r: Result<bool, NotifyError>) -> c_int {
 /// @retval -MCP_EILSEQ `message` is not valid UTF-8.
 /// @return Any negative value `emit` returned.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `message` NULL or
+/// @pre `call` must be the handle passed to the running callback; `message` NULL or
 /// NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_progress(
@@ -329,8 +330,7 @@ pub unsafe extern "C" fn mcp_progress(
 /// @retval -MCP_EILSEQ `text` is not valid UTF-8.
 /// @return Any negative value `emit` returned.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `text` NUL-terminated.
+/// @pre `call` must be the handle passed to the running callback; `text` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_log(
     call: *const mcp_call_t,

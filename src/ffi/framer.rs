@@ -90,8 +90,7 @@ unsafe fn framer<'a>(f: *mut mcp_framer_t) -> Option<(&'a mut Framer, &'a mut [u
 /// @retval 0 Success; nothing is buffered.
 /// @retval -MCP_EINVAL `f` or `buf` is NULL, or `cap` is below 2.
 ///
-/// # Safety
-/// `f` must point to writable `mcp_framer_t` storage and `buf` to `cap`
+/// @pre `f` must point to writable `mcp_framer_t` storage and `buf` to `cap`
 /// writable bytes that outlive every use of the framer.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_init(f: *mut mcp_framer_t, buf: *mut u8, cap: usize) -> c_int {
@@ -118,8 +117,7 @@ pub unsafe extern "C" fn mcp_framer_init(f: *mut mcp_framer_t, buf: *mut u8, cap
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL `f` is NULL or not initialised.
 ///
-/// # Safety
-/// `f` must be NULL or point to `mcp_framer_t` storage.
+/// @pre `f` must be NULL or point to `mcp_framer_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_reset(f: *mut mcp_framer_t) -> c_int {
     require_feature!("framer");
@@ -149,8 +147,7 @@ pub unsafe extern "C" fn mcp_framer_reset(f: *mut mcp_framer_t) -> c_int {
 ///         `mcp_framer_poll` or `mcp_framer_next` first.
 /// @retval -MCP_EINVAL `f` or `space` is NULL, or `f` is not initialised.
 ///
-/// # Safety
-/// `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
+/// @pre `f` must be NULL or point to `mcp_framer_t` storage; `space` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_space(f: *mut mcp_framer_t, space: *mut *mut u8) -> c_int {
     require_feature!("framer");
@@ -178,8 +175,7 @@ pub unsafe extern "C" fn mcp_framer_space(f: *mut mcp_framer_t, space: *mut *mut
 ///         nothing was added.
 /// @retval -MCP_EINVAL `f` is NULL or not initialised.
 ///
-/// # Safety
-/// `f` must be NULL or point to `mcp_framer_t` storage.
+/// @pre `f` must be NULL or point to `mcp_framer_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_commit(f: *mut mcp_framer_t, n: usize) -> c_int {
     require_feature!("framer");
@@ -208,8 +204,7 @@ pub unsafe extern "C" fn mcp_framer_commit(f: *mut mcp_framer_t, n: usize) -> c_
 /// @retval 0 No complete message is buffered yet.
 /// @retval -MCP_EINVAL A NULL pointer, or `f` is not initialised.
 ///
-/// # Safety
-/// `f` must be NULL or point to `mcp_framer_t` storage; `line` and `len` NULL
+/// @pre `f` must be NULL or point to `mcp_framer_t` storage; `line` and `len` NULL
 /// or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_next(
@@ -248,8 +243,7 @@ pub unsafe extern "C" fn mcp_framer_next(
 /// @retval -MCP_ENOBUFS `cap` is below `MCP_MIN_RESPONSE_CAP`.
 /// @retval -MCP_EINVAL `out` is NULL.
 ///
-/// # Safety
-/// `out` must be writable for `cap` bytes.
+/// @pre `out` must be writable for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_framer_oversize_response(out: *mut u8, cap: usize) -> c_int {
     require_feature!("framer");
@@ -322,8 +316,7 @@ unsafe fn answer(
 ///         message was taken.
 /// @retval -MCP_EINVAL A NULL pointer, or `f` or `server` is not initialised.
 ///
-/// # Safety
-/// `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+/// @pre `f` and `server` must be NULL or point to their storage; `ctx` NULL or
 /// valid for the call; `out` writable for `out_cap` bytes; `info` NULL or
 /// writable.
 #[unsafe(no_mangle)]
@@ -379,8 +372,7 @@ pub unsafe extern "C" fn mcp_framer_poll(
 /// @retval -MCP_EINVAL A NULL pointer (`emit` included), or `f` or `server`
 ///         is not initialised; nothing was consumed.
 ///
-/// # Safety
-/// `f` and `server` must be NULL or point to their storage; `ctx` NULL or
+/// @pre `f` and `server` must be NULL or point to their storage; `ctx` NULL or
 /// valid for the call; `bytes` readable for `n` bytes; `out` writable for
 /// `out_cap` bytes; neither inside the receive buffer.
 #[unsafe(no_mangle)]

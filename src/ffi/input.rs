@@ -34,8 +34,7 @@ pub(super) unsafe fn server_mut<'a>(
 /// @retval -MCP_EINVAL NULL pointer, uninitialised server, or a key shorter
 ///         than 16 or longer than 64 bytes.
 ///
-/// # Safety
-/// As for `mcp_server_add_tool`; `key` readable for `len` bytes.
+/// @pre As for `mcp_server_add_tool`; `key` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_state_key(
     server: *mut mcp_server_t,
@@ -65,8 +64,7 @@ pub unsafe extern "C" fn mcp_server_set_state_key(
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL pointer or uninitialised server.
 ///
-/// # Safety
-/// As for `mcp_server_add_tool`; `fn` must be callable from any thread that
+/// @pre As for `mcp_server_add_tool`; `fn` must be callable from any thread that
 /// calls `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_state_mac(
@@ -133,12 +131,11 @@ unsafe fn request(
 /// @retval -MCP_EINVAL NULL pointer, empty key, or a schema that is not a JSON object.
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; strings
+/// @pre `result` must be the handle passed to the running callback; strings
 /// NUL-terminated and valid until the callback returns.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_elicit(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     key: *const c_char,
     message: *const c_char,
     requested_schema: *const c_char,
@@ -146,7 +143,7 @@ pub unsafe extern "C" fn mcp_result_elicit(
     require_feature!("mrtr");
     // SAFETY: forwarded caller promises (the strings outlive the call).
     unsafe {
-        request(r, key, "elicitation/create", caps::ELICITATION, || {
+        request(result, key, "elicitation/create", caps::ELICITATION, || {
             let (Some(message), Some(schema)) = (c_text(message)?, c_text(requested_schema)?)
             else {
                 return Err(-MCP_EINVAL);
@@ -170,11 +167,10 @@ pub unsafe extern "C" fn mcp_result_elicit(
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer, empty key, or params not a JSON object.
 ///
-/// # Safety
-/// As for `mcp_result_elicit`.
+/// @pre As for `mcp_result_elicit`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_sample(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     key: *const c_char,
     params_json: *const c_char,
 ) -> c_int {
@@ -182,7 +178,7 @@ pub unsafe extern "C" fn mcp_result_sample(
     // SAFETY: forwarded caller promises.
     unsafe {
         request(
-            r,
+            result,
             key,
             "sampling/createMessage",
             caps::SAMPLING,
@@ -203,14 +199,16 @@ pub unsafe extern "C" fn mcp_result_sample(
 /// @retval -MCP_ENOBUFS The response buffer is full.
 /// @retval -MCP_EINVAL NULL pointer or empty key.
 ///
-/// # Safety
-/// As for `mcp_result_elicit`.
+/// @pre As for `mcp_result_elicit`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_list_roots(r: *mut mcp_result_t, key: *const c_char) -> c_int {
+pub unsafe extern "C" fn mcp_result_list_roots(
+    result: *mut mcp_result_t,
+    key: *const c_char,
+) -> c_int {
     require_feature!("mrtr");
     // SAFETY: forwarded caller promises.
     unsafe {
-        request(r, key, "roots/list", caps::ROOTS, || {
+        request(result, key, "roots/list", caps::ROOTS, || {
             Ok(InputParams::Raw("{}"))
         })
     }
@@ -227,11 +225,10 @@ pub unsafe extern "C" fn mcp_result_list_roots(r: *mut mcp_result_t, key: *const
 /// @retval -MCP_ENOBUFS `len` exceeds `MCP_MAX_REQUEST_STATE`.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `r` must be the handle passed to the running callback; `state` readable for `len` bytes.
+/// @pre `result` must be the handle passed to the running callback; `state` readable for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_result_request_state(
-    r: *mut mcp_result_t,
+    result: *mut mcp_result_t,
     state: *const u8,
     len: usize,
 ) -> c_int {
@@ -246,7 +243,7 @@ pub unsafe extern "C" fn mcp_result_request_state(
         unsafe { core::slice::from_raw_parts(state, len) }
     };
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| res.set_request_state(data)) }
+    unsafe { with_result(result, |res| res.set_request_state(data)) }
 }
 
 /// Whether the request declared the client capability `name` (e.g.
@@ -258,8 +255,7 @@ pub unsafe extern "C" fn mcp_result_request_state(
 /// @return 1 when declared, 0 when not.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `name` NUL-terminated.
+/// @pre `call` must be the handle passed to the running callback; `name` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_client_capability(
     call: *const mcp_call_t,
@@ -280,8 +276,7 @@ pub unsafe extern "C" fn mcp_call_client_capability(
 /// @retval -MCP_ENOBUFS `cap` is too small.
 /// @retval -MCP_EINVAL NULL pointer.
 ///
-/// # Safety
-/// `call` must be the handle passed to the running callback; `buf` writable for `cap` bytes.
+/// @pre `call` must be the handle passed to the running callback; `buf` writable for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_call_request_state(
     call: *const mcp_call_t,
@@ -317,8 +312,7 @@ pub unsafe extern "C" fn mcp_call_request_state(
 /// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// As for `mcp_arg_string`.
+/// @pre As for `mcp_arg_string`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_input_string(
     call: *const mcp_call_t,
@@ -341,8 +335,7 @@ pub unsafe extern "C" fn mcp_input_string(
 /// @retval -MCP_EDOM The value is not a boolean.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// As for `mcp_arg_bool`.
+/// @pre As for `mcp_arg_bool`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_input_bool(
     call: *const mcp_call_t,
@@ -373,8 +366,7 @@ pub unsafe extern "C" fn mcp_input_bool(
 /// @retval -MCP_ERANGE Does not fit `int64_t`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
-/// # Safety
-/// As for `mcp_arg_int`.
+/// @pre As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_input_int(
     call: *const mcp_call_t,

@@ -18,8 +18,7 @@ include!(concat!(env!("OUT_DIR"), "/limit_table.rs"));
 /// @param name The constant's name as in this header, NUL-terminated.
 /// @return Its value in the library, or 0 for NULL or an unknown name.
 ///
-/// # Safety
-/// `name` must be NULL or a NUL-terminated string.
+/// @pre `name` must be NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_build_limit(name: *const c_char) -> usize {
     if name.is_null() {

@@ -4,7 +4,7 @@
 use core::ffi::{c_char, c_int, c_void};
 
 use super::input::server_mut;
-use super::mcp_server_t;
+use super::{DEDUP_MAGIC, DedupSlot, mcp_dedup_t, mcp_server_t};
 use crate::limits::MCP_EINVAL;
 use crate::policy::mcp_audit_t;
 
@@ -35,8 +35,7 @@ pub type mcp_clock_fn = Option<extern "C" fn(user: *mut c_void) -> u64>;
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL or uninitialised server.
 ///
-/// # Safety
-/// As for `mcp_server_add_tool`; `fn` must be callable from every thread that
+/// @pre As for `mcp_server_add_tool`; `fn` must be callable from every thread that
 /// calls `mcp_server_handle`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_policy(
@@ -61,8 +60,7 @@ pub unsafe extern "C" fn mcp_server_set_policy(
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL or uninitialised server.
 ///
-/// # Safety
-/// As for `mcp_server_set_policy`.
+/// @pre As for `mcp_server_set_policy`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_set_audit(
     server: *mut mcp_server_t,
@@ -114,8 +112,7 @@ pub type mcp_critical_exit_fn = Option<extern "C" fn(user: *mut c_void, state: u
 /// @retval -MCP_EINVAL NULL or uninitialised server, or only one of `enter`
 ///         and `leave` given.
 ///
-/// # Safety
-/// As for `mcp_server_set_policy`: set it before the first
+/// @pre As for `mcp_server_set_policy`: set it before the first
 /// `mcp_server_handle`; `enter` and `leave` must be callable from every thread
 /// that calls `mcp_server_handle`.
 #[unsafe(no_mangle)]
@@ -134,6 +131,29 @@ pub unsafe extern "C" fn mcp_server_set_critical(
         (None, None) => None,
         _ => return -MCP_EINVAL,
     };
+    0
+}
+
+/// Initialises (or empties) a duplicate table.
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL `dedup` is NULL.
+///
+/// @pre `dedup` must point to writable `mcp_dedup_t` storage not in use by a
+/// running `mcp_server_handle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_dedup_init(dedup: *mut mcp_dedup_t) -> c_int {
+    require_feature!("policy");
+    if dedup.is_null() {
+        return -MCP_EINVAL;
+    }
+    let slot = DedupSlot {
+        magic: DEDUP_MAGIC,
+        table: crate::dedup::Dedup::new(),
+        store: core::ptr::null(),
+    };
+    // SAFETY: non-NULL, writable, large and aligned enough (checked above).
+    unsafe { dedup.cast::<DedupSlot>().write(slot) };
     0
 }
 

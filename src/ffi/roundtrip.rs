@@ -5,55 +5,12 @@
 
 use core::ffi::{CStr, c_char, c_int};
 
-use super::types::{mcp_request_ctx_t, mcp_response_info_t, mcp_server_t};
+use super::types::{mcp_request_ctx_t, mcp_response_info_t, mcp_roundtrip_t, mcp_server_t};
 use super::{Run, exchange};
 use crate::call::RequestInfo;
 use crate::limits::*;
 use crate::roundtrip::{Answer, RoundTrip};
 use crate::server::{Exchange, HandleError, Outcome, Server};
-
-/// Caller-owned storage for one legacy-era (2025-11-25) tool call, prompt or
-/// resource read waiting for the client's answers to server-to-client
-/// requests, e.g. `static mcp_roundtrip_t rt;` (`MCP_ROUNDTRIP_WORDS` words)
-/// with a buffer passed to `mcp_roundtrip_init`. Its contents are private.
-///
-/// At 2026-07-28 a tool that asks for input (`mcp_result_elicit`,
-/// `mcp_result_sample`, `mcp_result_list_roots`) answers `input_required`
-/// and the client retries; a 2025-11-25 client instead expects the server
-/// to send it `elicitation/create` (`sampling/createMessage`, `roots/list`)
-/// while the call is open. With `mcp_request_ctx_t.roundtrip` pointing to
-/// free storage and the `MCP_CTX_LEGACY_*` flags of what the client declared
-/// at `initialize` (reported on the answer to `initialize` as
-/// `MCP_RESPONSE_CLIENT_*` bits of `mcp_response_info_t.flags`), the library
-/// does that exchange:
-///
-/// 1. `mcp_server_handle` answers such a call with the round's requests, one
-///    JSON-RPC request per line with ids of ours (counting up from
-///    `first_id`), and sets `MCP_RESPONSE_CLIENT_REQUEST`: send them, keep
-///    reading.
-/// 2. Each client response, handed to `mcp_server_handle` with the same
-///    context (or to `mcp_roundtrip_answer`), is matched by id and kept;
-///    until the last one nothing is to be sent (0, HTTP status 202). A
-///    response that matches nothing gets no answer either (0, `rpc_error`
-///    -32600, HTTP status 400).
-/// 3. With the last one the call runs again with the answers under
-///    `params.inputResponses` and its MAC-protected `requestState`, and its
-///    final response (to the call's own id) is the output, or the next
-///    round's requests.
-///
-/// While the storage is busy (or the call does not fit its buffer), other
-/// requests are served as usual and a second call asking for input sees a
-/// client without the capability. A client's error response, more than
-/// `MCP_ROUNDTRIP_MAX_ROUNDS` rounds or `MCP_ROUNDTRIP_MAX_REQUESTS`
-/// requests, or answers that overflow the buffer end the call with -32603.
-/// The state lives in the storage and its buffer only: nothing is added to
-/// `mcp_server_t`, and storage is needed only where a client can be asked.
-/// Not locked: use one storage from one exchange at a time.
-#[repr(C)]
-pub struct mcp_roundtrip_t {
-    /// Opaque storage; 8-byte aligned through its element type.
-    pub opaque: [u64; MCP_ROUNDTRIP_WORDS],
-}
 
 /// Runs one exchange through the storage: a message (`Some`) or the resume
 /// of the waiting call (`None`).
@@ -140,8 +97,7 @@ pub(crate) unsafe fn state<'a>(
 ///         `MCP_ROUNDTRIP_MIN_BUF`.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
+/// @pre `rt` must point to writable `mcp_roundtrip_t` storage and `buf` to `cap`
 /// writable bytes that outlive every use of the storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_init(
@@ -176,8 +132,7 @@ pub unsafe extern "C" fn mcp_roundtrip_init(
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage.
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_int {
     require_feature!("legacy");
@@ -208,8 +163,7 @@ pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_in
 /// @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `msg` readable
 /// for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_answer(
@@ -253,8 +207,7 @@ pub unsafe extern "C" fn mcp_roundtrip_answer(
 /// @retval -MCP_ENOBUFS `out_cap` is below `MCP_MIN_RESPONSE_CAP`.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
+/// @pre As `mcp_server_handle`; `rt` must be NULL or point to `mcp_roundtrip_t`
 /// storage.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_resume(
@@ -286,8 +239,7 @@ pub unsafe extern "C" fn mcp_roundtrip_resume(
 /// @retval -MCP_EINVAL `rt` is NULL or not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
-/// # Safety
-/// `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
+/// @pre `rt` must be NULL or point to `mcp_roundtrip_t` storage; `message` NULL or
 /// NUL-terminated; `out` NULL or writable for `out_cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_roundtrip_cancel(

@@ -20,8 +20,7 @@ use crate::rpc::{self, Message, RpcError};
 /// @param len     Its length in bytes.
 /// @return 1 for a legacy version, 0 otherwise (NULL included).
 ///
-/// # Safety
-/// `version` must be NULL or point to `len` readable bytes.
+/// @pre `version` must be NULL or point to `len` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_protocol_version_is_legacy(
     version: *const c_char,
@@ -47,8 +46,7 @@ pub unsafe extern "C" fn mcp_protocol_version_is_legacy(
 /// @retval -MCP_ENOBUFS `cap` is below `MCP_PROTOCOL_VERSIONS_JSON_LEN`;
 ///                      nothing is written.
 ///
-/// # Safety
-/// `buf` must be NULL or point to `cap` writable bytes.
+/// @pre `buf` must be NULL or point to `cap` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_protocol_versions_json(buf: *mut c_char, cap: usize) -> c_int {
     // SAFETY: the caller promises `cap` writable bytes at `buf`.
@@ -92,8 +90,7 @@ pub unsafe extern "C" fn mcp_protocol_versions_json(buf: *mut c_char, cap: usize
 /// @retval -MCP_EILSEQ `message` is not valid UTF-8.
 /// @retval -MCP_ENOBUFS Not even the short form fits `cap`.
 ///
-/// # Safety
-/// `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
+/// @pre `buf` must be NULL or point to `cap` writable bytes; `id` NULL or `id_len`
 /// readable bytes; `message` NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_write_error(

@@ -18,13 +18,12 @@ use crate::registry::mcp_result_t;
 ///
 /// @return The free bytes; 0 for NULL.
 ///
-/// # Safety
-/// `r` must be NULL or the result handle of the running callback.
+/// @pre `result` must be NULL or the result handle of the running callback.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_result_space(r: *const mcp_result_t) -> usize {
+pub unsafe extern "C" fn mcp_result_space(result: *const mcp_result_t) -> usize {
     // SAFETY: a non-NULL mcp_result_t pointer is only ever handed out by the
     // dispatcher, pointing to a live ToolResult for the callback's duration.
-    unsafe { r.cast::<ToolResult<'_, '_>>().as_ref() }.map_or(0, ToolResult::space)
+    unsafe { result.cast::<ToolResult<'_, '_>>().as_ref() }.map_or(0, ToolResult::space)
 }
 
 /// The smallest `response_cap` that answers `server/discover`, `tools/list`
@@ -37,8 +36,7 @@ pub unsafe extern "C" fn mcp_result_space(r: *const mcp_result_t) -> usize {
 ///
 /// @return The size in bytes; 0 for NULL or an uninitialised server.
 ///
-/// # Safety
-/// `server` must be NULL or point to an `mcp_server_t`; no registration may
+/// @pre `server` must be NULL or point to an `mcp_server_t`; no registration may
 /// run at the same time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_min_response_cap(server: *const mcp_server_t) -> usize {
@@ -93,8 +91,7 @@ pub struct mcp_usage_t {
 /// @retval 0 `*out` is filled.
 /// @retval -MCP_EINVAL NULL pointer or uninitialised server.
 ///
-/// # Safety
-/// `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
+/// @pre `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
 /// writable; no registration may run at the same time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_server_usage(

@@ -38,8 +38,7 @@ use crate::store::Durable;
 /// @retval -MCP_EIO    The log was torn and could not be rewritten.
 /// @retval <0          The `read` hook's error.
 ///
-/// # Safety
-/// `dedup` must be an initialised table that no `mcp_server_handle` is using
+/// @pre `dedup` must be an initialised table that no `mcp_server_handle` is using
 /// meanwhile; `store` NULL or valid for as long as the table is used.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_dedup_set_store(

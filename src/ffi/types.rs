@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_int, c_void};
 
-use crate::limits::{MCP_DEDUP_WORDS, MCP_LISTENER_WORDS, MCP_SERVER_WORDS};
+use crate::limits::{MCP_DEDUP_WORDS, MCP_LISTENER_WORDS, MCP_ROUNDTRIP_WORDS, MCP_SERVER_WORDS};
 /// The `mcp_request_ctx_t.flags` bits, defined with the rules they switch on.
 pub use crate::protocol::envelope::{
     MCP_CTX_DUPLICATE_HEADER, MCP_CTX_HTTP, MCP_CTX_LEGACY_ELICITATION, MCP_CTX_LEGACY_LOG,
@@ -91,7 +91,7 @@ pub struct mcp_request_ctx_t {
     /// them, handed to `mcp_server_handle` like any message, are matched
     /// by id, and the call's final response follows the last of them. See
     /// `mcp_roundtrip_t`.
-    pub roundtrip: *mut super::roundtrip::mcp_roundtrip_t,
+    pub roundtrip: *mut mcp_roundtrip_t,
 }
 
 /// Caller-owned storage for one open `subscriptions/listen` stream. When
@@ -102,46 +102,6 @@ pub struct mcp_request_ctx_t {
 pub struct mcp_listener_t {
     /// Opaque storage; 8-byte aligned through its element type.
     pub opaque: [u64; MCP_LISTENER_WORDS],
-}
-
-/// A resource (or, when `uri` contains `{`, an RFC 6570 level-1 resource
-/// template) for `mcp_server_add_resource`. The strings must outlive the server.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct mcp_resource_t {
-    /// The URI (at most `MCP_MAX_URI_LEN` bytes), or a template such as
-    /// `greenhouse://zone/{zone}`.
-    pub uri: *const c_char,
-    /// Programmatic name (required).
-    pub name: *const c_char,
-    /// Display title, or NULL.
-    pub title: *const c_char,
-    /// What the resource holds, or NULL.
-    pub description: *const c_char,
-    /// MIME type of its contents, or NULL.
-    pub mime_type: *const c_char,
-    /// Fixed text contents (NUL-terminated), or NULL.
-    pub text: *const c_char,
-    /// Fixed binary contents (sent base64-encoded), or NULL.
-    pub blob: *const u8,
-    /// Length of `blob` in bytes.
-    pub blob_len: usize,
-}
-
-/// A prompt for `mcp_server_add_prompt`. The strings must outlive the server.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct mcp_prompt_t {
-    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
-    pub name: *const c_char,
-    /// Display title, or NULL.
-    pub title: *const c_char,
-    /// What the prompt is for, or NULL.
-    pub description: *const c_char,
-    /// Its arguments as a JSON array of PromptArgument objects, e.g.
-    /// `[{"name":"zone","description":"Greenhouse zone","required":true}]`
-    /// (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
-    pub arguments: *const c_char,
 }
 
 /// Details of a handled request, for the transport.
@@ -179,65 +139,6 @@ pub struct mcp_server_config_t {
     pub list_page_size: u32,
 }
 
-/// A tool definition for `mcp_server_add_tool`. The struct is copied, but the
-/// strings it points to must stay valid (and unchanged) for the server's lifetime.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct mcp_tool_t {
-    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
-    pub name: *const c_char,
-    /// Display title, or NULL.
-    pub title: *const c_char,
-    /// What the tool does and when to use it, or NULL.
-    pub description: *const c_char,
-    /// JSON Schema of the arguments: one JSON object (required).
-    pub input_schema: *const c_char,
-    /// JSON Schema of `structuredContent`, or NULL.
-    pub output_schema: *const c_char,
-    /// `MCP_TOOL_*` flags; 0 lists no annotations, otherwise all four hints are
-    /// listed with the flags' values (and `title`, when set).
-    pub annotations: u32,
-    /// Icons as a JSON array of Icon objects (`[{"src":"...","mimeType":"image/png"}]`),
-    /// listed as written; NULL for none.
-    pub icons: *const c_char,
-    /// Comma-separated principals that may see and call this tool (e.g.
-    /// `"operator,local"`); NULL for every principal. Others get the tool
-    /// neither listed nor callable (a call is answered as an unknown tool).
-    pub principals: *const c_char,
-    /// Minimum milliseconds between two runs of this tool on the request
-    /// clock (`now_ms`); a call within it gets an isError result saying when to
-    /// retry, and the callback does not run. The run is claimed atomically
-    /// before the callback (see `mcp_server_set_critical`), so of two calls
-    /// at once on any threads one runs and the other is refused, and while a
-    /// callback runs its claim holds the interval. The claim is given back
-    /// when the run does not count: an input_required answer (the retry is
-    /// checked then), a refused requestState, a missing client capability
-    /// (-32021). A `now_ms` up to one interval before the last run is inside
-    /// the interval too (a thread that read the clock earlier but claimed
-    /// later). The transport must fill `now_ms` from a monotonic clock. 0 for
-    /// no limit.
-    pub min_interval_ms: u32,
-    /// Name of an argument carrying an idempotency key (string or number), or
-    /// NULL. A repeated key (same tool and principal, within
-    /// `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
-    /// callback does not run again — when the transport passes a duplicate
-    /// table (`mcp_request_ctx_t.dedup`). The key is claimed in the table
-    /// before the callback runs: a repeat arriving while the first call still
-    /// runs gets an isError result saying it is in progress (retry), never a
-    /// second run.
-    pub idempotency_key: *const c_char,
-    /// The most bytes the callback writes into its result: every content
-    /// block as written (`{"type":"text","text":"..."}`, escapes included,
-    /// with the commas between blocks) plus `,"structuredContent":{...}`.
-    /// Before the callback runs (after the argument, policy checks), a call
-    /// whose response buffer cannot hold this and the result's envelope
-    /// (for the request's id and era) is answered with -32603 and the
-    /// callback does NOT run (see `mcp_server_handle`). The envelope is
-    /// checked for every tool; 0 declares nothing more. A callback can ask
-    /// `mcp_result_space` before it acts.
-    pub max_result_len: usize,
-}
-
 /// Caller-owned duplicate table for tools with an idempotency key,
 /// initialised with `mcp_dedup_init`. Several `mcp_server_handle` calls may
 /// use one table at once (e.g. one table for every transport of a server, so
@@ -250,4 +151,47 @@ pub struct mcp_tool_t {
 pub struct mcp_dedup_t {
     /// Opaque storage; 8-byte aligned through its element type.
     pub opaque: [u64; MCP_DEDUP_WORDS],
+}
+
+/// Caller-owned storage for one legacy-era (2025-11-25) tool call, prompt or
+/// resource read waiting for the client's answers to server-to-client
+/// requests, e.g. `static mcp_roundtrip_t rt;` (`MCP_ROUNDTRIP_WORDS` words)
+/// with a buffer passed to `mcp_roundtrip_init`. Its contents are private.
+///
+/// At 2026-07-28 a tool that asks for input (`mcp_result_elicit`,
+/// `mcp_result_sample`, `mcp_result_list_roots`) answers `input_required`
+/// and the client retries; a 2025-11-25 client instead expects the server
+/// to send it `elicitation/create` (`sampling/createMessage`, `roots/list`)
+/// while the call is open. With `mcp_request_ctx_t.roundtrip` pointing to
+/// free storage and the `MCP_CTX_LEGACY_*` flags of what the client declared
+/// at `initialize` (reported on the answer to `initialize` as
+/// `MCP_RESPONSE_CLIENT_*` bits of `mcp_response_info_t.flags`), the library
+/// does that exchange:
+///
+/// 1. `mcp_server_handle` answers such a call with the round's requests, one
+///    JSON-RPC request per line with ids of ours (counting up from
+///    `first_id`), and sets `MCP_RESPONSE_CLIENT_REQUEST`: send them, keep
+///    reading.
+/// 2. Each client response, handed to `mcp_server_handle` with the same
+///    context (or to `mcp_roundtrip_answer`), is matched by id and kept;
+///    until the last one nothing is to be sent (0, HTTP status 202). A
+///    response that matches nothing gets no answer either (0, `rpc_error`
+///    -32600, HTTP status 400).
+/// 3. With the last one the call runs again with the answers under
+///    `params.inputResponses` and its MAC-protected `requestState`, and its
+///    final response (to the call's own id) is the output, or the next
+///    round's requests.
+///
+/// While the storage is busy (or the call does not fit its buffer), other
+/// requests are served as usual and a second call asking for input sees a
+/// client without the capability. A client's error response, more than
+/// `MCP_ROUNDTRIP_MAX_ROUNDS` rounds or `MCP_ROUNDTRIP_MAX_REQUESTS`
+/// requests, or answers that overflow the buffer end the call with -32603.
+/// The state lives in the storage and its buffer only: nothing is added to
+/// `mcp_server_t`, and storage is needed only where a client can be asked.
+/// Not locked: use one storage from one exchange at a time.
+#[repr(C)]
+pub struct mcp_roundtrip_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_ROUNDTRIP_WORDS],
 }

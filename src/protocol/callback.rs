@@ -47,7 +47,7 @@ pub fn run<'r>(
     handler: Handler,
     name: &str,
     args: Option<usize>,
-    uri: Option<UriMatch<'_>>,
+    uri: Option<&UriMatch<'_>>,
     place: Place<'_>,
 ) -> Result<Ran, Fail<'r>> {
     let doc = req.doc;
@@ -84,7 +84,8 @@ pub fn run<'r>(
         info,
         uri,
     };
-    let mut result = ToolResult::new(w, opts);
+    let mut state_out = [0u8; MCP_MAX_REQUEST_STATE];
+    let mut result = ToolResult::new(w, opts, &mut state_out);
     let rc = handler.run(&call, &mut result);
     let blocks = result.blocks();
     let finished = result.finish();
@@ -109,7 +110,7 @@ pub fn run<'r>(
         )));
     };
     if finished.input {
-        mrtr::close_input_required(w, &s.state_mac, binding, &finished)?;
+        mrtr::close_input_required(w, &s.state_mac, binding, &finished, &state_out)?;
     }
     Ok(Ran {
         rc,

@@ -195,6 +195,7 @@ pub fn check_params<'r>(
             .hdr_params
             .iter()
             .find(|h| h.name.eq_ignore_ascii_case(header));
+        let hdr = hdr.as_ref();
         match (arg, hdr) {
             (None, None) => {}
             (Some(_), None) if !http => {}

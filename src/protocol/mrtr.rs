@@ -161,9 +161,10 @@ pub fn close_input_required(
     m: &StateMac,
     binding: &str,
     finished: &Finished,
+    state: &[u8],
 ) -> Result<(), WriteError> {
     w.end_object()?; // inputRequests
-    if let Some((state, n)) = finished.state.filter(|_| cfg!(feature = "mrtr")) {
+    if let Some(n) = finished.state.filter(|_| cfg!(feature = "mrtr")) {
         w.key("requestState")?;
         write_state(w, m, binding, state.get(..n).unwrap_or(&[]))?;
     }

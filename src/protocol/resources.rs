@@ -165,7 +165,7 @@ pub fn read<'r>(
                 binding: ("resource:", core::str::from_utf8(uri).unwrap_or(r.uri)),
             };
             let Ran { rc, blocks, input } =
-                callback::run(w, s, req, info, h, r.uri, None, Some(m), place)?;
+                callback::run(w, s, req, info, h, r.uri, None, Some(&m), place)?;
             if input {
                 return Ok(());
             }

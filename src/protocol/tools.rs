@@ -116,11 +116,13 @@ pub fn call<'r>(
         }
         a => a,
     };
-    let unknown = Fail::Rpc(RpcError {
-        code: MCP_RPC_INVALID_PARAMS,
-        message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
-        data: crate::rpc::Data::None,
-    });
+    let unknown = || {
+        Fail::Rpc(RpcError {
+            code: MCP_RPC_INVALID_PARAMS,
+            message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
+            data: crate::rpc::Data::None,
+        })
+    };
     // The name is read once; a name without escapes compares as bytes.
     let raw_name = doc.str_inner(name).filter(|n| !n.contains(&b'\\'));
     let Some((index, tool)) = s
@@ -131,7 +133,7 @@ pub fn call<'r>(
         })
         .filter(|(i, _)| s.tools.on.enabled(*i))
     else {
-        return Err(unknown);
+        return Err(unknown());
     };
     let audit = |outcome| {
         if cfg!(feature = "policy") {
@@ -141,7 +143,7 @@ pub fn call<'r>(
     // A tool the principal may not call does not exist for it.
     if cfg!(feature = "policy") && !s.hooks.allows(tool, info.principal) {
         audit(MCP_AUDIT_REFUSED);
-        return Err(unknown);
+        return Err(unknown());
     }
     // Mcp-Param-* headers must mirror their arguments (-32020), as the
     // routing headers mirror the method and name.
@@ -613,7 +615,8 @@ fn execute<'r>(
         info,
         uri: None,
     };
-    let mut result = ToolResult::new(w, opts);
+    let mut state_out = [0u8; MCP_MAX_REQUEST_STATE];
+    let mut result = ToolResult::new(w, opts, &mut state_out);
     *counts = true;
     let rc = tool.handler.run(&call, &mut result);
     let finished = result.finish();
@@ -641,7 +644,7 @@ fn execute<'r>(
     };
     if finished.input {
         *outcome = MCP_AUDIT_INPUT_REQUIRED;
-        mrtr::close_input_required(w, &s.state_mac, tool.name, &finished)?;
+        mrtr::close_input_required(w, &s.state_mac, tool.name, &finished, &state_out)?;
         return Ok(());
     }
     if finished.is_error {

@@ -285,6 +285,8 @@ impl<'a, 'r> V<'a, 'r> {
     }
 
     /// The message for the recorded violation; `args` as given to [`validate`].
+    // Cold, and out of line: its locals would sit under the whole walk.
+    #[inline(never)]
     fn write(&self, args: Option<usize>, m: &mut MsgBuf) {
         let Fail { inst, rule, bound } = self.fail;
         let doc = self.doc;
@@ -383,6 +385,25 @@ impl<'a, 'r> V<'a, 'r> {
         let Some(n) = self.t.node(node) else {
             return true; // no constraints
         };
+        if !self.check_rules(&n, inst) {
+            return false;
+        }
+        match self.doc.kind(inst) {
+            Some(Kind::Object) => self.check_object(&n, inst),
+            Some(Kind::Array) if n.items != NONE => {
+                let doc = self.doc;
+                doc.elements(inst).all(|el| self.check(n.items, el))
+            }
+            _ => true,
+        }
+    }
+
+    /// The type and the constraint keywords of `n` on `inst` itself (its
+    /// members and elements are checked by the caller).
+    // Out of line: its number and keyword state would otherwise sit in the
+    // frame of every nesting level of the recursion in `check`.
+    #[inline(never)]
+    fn check_rules(&mut self, n: &Node, inst: usize) -> bool {
         let doc = self.doc;
         let kind = doc.kind(inst);
         let mut bits = match kind {
@@ -414,18 +435,12 @@ impl<'a, 'r> V<'a, 'r> {
         if n.types != 0 && bits & n.types == 0 {
             return self.fail(inst, Rule::Type(n.types), Span::default());
         }
-        for kw in self.t.kws(&n) {
+        for kw in self.t.kws(n) {
             if !self.check_kw(kw.kind, kw.value, inst, number) {
                 return false;
             }
         }
-        match kind {
-            Some(Kind::Object) => self.check_object(&n, inst),
-            Some(Kind::Array) if n.items != NONE => {
-                doc.elements(inst).all(|el| self.check(n.items, el))
-            }
-            _ => true,
-        }
+        true
     }
 
     fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<Dec<'_>>) -> bool {

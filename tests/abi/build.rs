@@ -287,7 +287,18 @@ fn main() {
     let mut hdr = HeaderItems::default();
     hdr.read(&syn::parse_file(&fns_rs).expect("bindgen output parses"));
     hdr.read(&syn::parse_file(&types_rs).expect("bindgen output parses"));
-    let header_text = fs::read_to_string(&header).expect("read emcp.h");
+    // emcp.h includes the group headers (include/emcp_<group>.h): read them all.
+    let mut header_text = String::new();
+    let mut headers: Vec<PathBuf> = fs::read_dir(&include_dir)
+        .expect("list include/")
+        .map(|e| e.expect("include/ entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    headers.sort();
+    for h in &headers {
+        println!("cargo:rerun-if-changed={}", h.display());
+        header_text.push_str(&fs::read_to_string(h).expect("read a header of include/"));
+    }
     let defines = header_defines(&header_text);
 
     // ---- ctest: constants, struct layouts, typedef sizes through the C compiler.

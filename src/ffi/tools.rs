@@ -1,0 +1,239 @@
+//! The C ABI of tool registration: `mcp_tool_t`, `mcp_server_add_tool`
+//! (`include/emcp_tools.h`).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A tool definition for `mcp_server_add_tool`. The struct is copied, but the
+/// strings it points to must stay valid (and unchanged) for the server's lifetime.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct mcp_tool_t {
+    /// Unique name: 1 to `MCP_MAX_TOOL_NAME_LEN` characters of `[A-Za-z0-9_.-]`.
+    pub name: *const c_char,
+    /// Display title, or NULL.
+    pub title: *const c_char,
+    /// What the tool does and when to use it, or NULL.
+    pub description: *const c_char,
+    /// JSON Schema of the arguments: one JSON object (required).
+    pub input_schema: *const c_char,
+    /// JSON Schema of `structuredContent`, or NULL.
+    pub output_schema: *const c_char,
+    /// `MCP_TOOL_*` flags; 0 lists no annotations, otherwise all four hints are
+    /// listed with the flags' values (and `title`, when set).
+    pub annotations: u32,
+    /// Icons as a JSON array of Icon objects (`[{"src":"...","mimeType":"image/png"}]`),
+    /// listed as written; NULL for none.
+    pub icons: *const c_char,
+    /// Comma-separated principals that may see and call this tool (e.g.
+    /// `"operator,local"`); NULL for every principal. Others get the tool
+    /// neither listed nor callable (a call is answered as an unknown tool).
+    pub principals: *const c_char,
+    /// Minimum milliseconds between two runs of this tool on the request
+    /// clock (`now_ms`); a call within it gets an isError result saying when to
+    /// retry, and the callback does not run. The run is claimed atomically
+    /// before the callback (see `mcp_server_set_critical`), so of two calls
+    /// at once on any threads one runs and the other is refused, and while a
+    /// callback runs its claim holds the interval. The claim is given back
+    /// when the run does not count: an input_required answer (the retry is
+    /// checked then), a refused requestState, a missing client capability
+    /// (-32021). A `now_ms` up to one interval before the last run is inside
+    /// the interval too (a thread that read the clock earlier but claimed
+    /// later). The transport must fill `now_ms` from a monotonic clock. 0 for
+    /// no limit.
+    pub min_interval_ms: u32,
+    /// Name of an argument carrying an idempotency key (string or number), or
+    /// NULL. A repeated key (same tool and principal, within
+    /// `MCP_DEDUP_WINDOW_MS`) is answered with the original result and the
+    /// callback does not run again — when the transport passes a duplicate
+    /// table (`mcp_request_ctx_t.dedup`). The key is claimed in the table
+    /// before the callback runs: a repeat arriving while the first call still
+    /// runs gets an isError result saying it is in progress (retry), never a
+    /// second run.
+    pub idempotency_key: *const c_char,
+    /// The most bytes the callback writes into its result: every content
+    /// block as written (`{"type":"text","text":"..."}`, escapes included,
+    /// with the commas between blocks) plus `,"structuredContent":{...}`.
+    /// Before the callback runs (after the argument, policy checks), a call
+    /// whose response buffer cannot hold this and the result's envelope
+    /// (for the request's id and era) is answered with -32603 and the
+    /// callback does NOT run (see `mcp_server_handle`). The envelope is
+    /// checked for every tool; 0 declares nothing more. A callback can ask
+    /// `mcp_result_space` before it acts.
+    pub max_result_len: usize,
+}
+
+/// Registers a tool. Tools are listed in registration order.
+///
+/// @param server An initialised server. Not while any `mcp_server_handle`
+///               call on it is running.
+/// @param tool   The definition; copied, but its strings must outlive the server.
+/// @param fn     The callback run for a valid `tools/call` of this tool.
+/// @param user   Passed back to `fn` unchanged.
+///
+/// The input schema (and output schema, if any) is checked here and then
+/// read in place from its text (nothing is copied into the server, so the
+/// text must stay where it is); every `tools/call` is validated against it
+/// before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
+/// not a JSON-RPC error, so the host shows it to the model, which can correct
+/// the call: `fn` does not run, the result (HTTP 200, in both eras) has
+/// `isError: true` and one text block naming the argument and the rule, whose
+/// own `_meta` carries them machine-readably:
+/// `{"content":[{"type":"text","text":"percent: 120 is above maximum 100",
+/// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}],
+/// "isError":true}` (2026-07-28 adds `"resultType":"complete"`; out-of-range
+/// numbers are keyword `type`). An idempotency key longer than
+/// `MCP_DEDUP_KEY_MAX` is answered the same way (keyword `maxLength`). The
+/// audit outcome is `MCP_AUDIT_INVALID_ARGUMENTS`. An unknown tool and
+/// malformed params (`name` not a string, `arguments` not an object) stay
+/// -32602, and an `Mcp-Param-*` header that does not match its argument
+/// stays -32020. On a schema error, `mcp_server_schema_error` says
+/// which keyword or value was refused, by its path in the schema.
+///
+/// A schema must agree with itself: every `default`, `const` and `enum`
+/// member is validated against its own (sub)schema (`default: 9` with
+/// `maximum: 3` is refused, as a call without the argument would read 9), and
+/// bounds no value meets are refused (`minimum` > `maximum`, `minLength` >
+/// `maxLength`, `minItems` > `maxItems`, `exclusiveMinimum` >=
+/// `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`).
+///
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
+///         annotation bits, or a malformed schema (not JSON, root not
+///         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
+///         `required` name missing from `properties`), or one that contradicts
+///         itself (above).
+/// @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
+///         implement (it is never ignored silently), or the tool sets
+///         `principals`, `min_interval_ms` or `idempotency_key` and the
+///         library was built without the `policy` feature.
+/// @retval -MCP_EILSEQ A string is not valid UTF-8.
+/// @retval -MCP_EEXIST A tool with this name is registered.
+/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+///         `mcp_server_schema_error` names the limit to raise. Schemas take
+///         no server storage (they are read from the text on each call), so
+///         no schema table can fill.
+///
+/// @pre `server` must have been initialised with `mcp_server_init`; `tool` must
+/// point to a valid definition whose strings outlive the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_add_tool(
+    server: *mut mcp_server_t,
+    tool: *const mcp_tool_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    if tool.is_null() || unsafe { slot(server) }.is_none() {
+        return -MCP_EINVAL;
+    }
+    if r#fn.is_none() {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: checked non-NULL; the caller promises a valid definition.
+    let t = unsafe { &*tool };
+    // SAFETY: the caller promises NUL-terminated strings that outlive the server.
+    let texts = unsafe {
+        (
+            c_text(t.name),
+            c_text(t.title),
+            c_text(t.description),
+            c_text(t.input_schema),
+            c_text(t.output_schema),
+        )
+    };
+    let (Ok(Some(name)), Ok(title), Ok(description), Ok(Some(input_schema)), Ok(output_schema)) =
+        texts
+    else {
+        let utf8 = [
+            texts.0.err(),
+            texts.1.err(),
+            texts.2.err(),
+            texts.3.err(),
+            texts.4.err(),
+        ];
+        return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
+    };
+    // SAFETY: the caller promises NUL-terminated strings (or NULL).
+    let (icons, principals, idempotency_key) = match unsafe {
+        (
+            c_text(t.icons),
+            c_text(t.principals),
+            c_text(t.idempotency_key),
+        )
+    } {
+        (Ok(i), Ok(p), Ok(k)) => (i, p, k),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
+    };
+    let entry = Tool {
+        title,
+        description,
+        output_schema,
+        annotations: t.annotations,
+        icons,
+        principals,
+        min_interval_ms: t.min_interval_ms,
+        idempotency_key,
+        max_result_len: t.max_result_len,
+        ..Tool::new(name, input_schema, Handler::C(r#fn, user))
+    };
+    // SAFETY: the magic word was checked above; the caller promises no other
+    // reference to the server is live (no concurrent handle call).
+    let s = unsafe { &mut (*server.cast::<Slot>()).server };
+    match s.add_tool(entry) {
+        Ok(()) => {
+            // SAFETY: the server is initialised; open streams learn of the new tool.
+            unsafe { catalog::mcp_server_notify_list_changed(server, MCP_LIST_TOOLS) };
+            0
+        }
+        Err(e) => register_errno(e),
+    }
+}
+
+/// Describes the last schema that `mcp_server_add_tool` refused, as
+/// NUL-terminated text: which schema, the path of the offending keyword or
+/// value in it, and what is wrong, e.g.
+/// `inputSchema: properties.p.pattern: unsupported keyword`,
+/// `inputSchema: properties.steps.items.properties.rpm.default: 9 is above maximum 3`,
+/// `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
+/// `inputSchema: properties.a.type[1]: unknown type name at "int"`.
+/// A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`.
+///
+/// @return The length written (without the NUL); 0 when no schema was refused.
+/// @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.
+/// @retval -MCP_ENOBUFS `cap` is too small (the text is cut and terminated).
+///
+/// @pre `server` must have been initialised; `buf` writable for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_schema_error(
+    server: *const mcp_server_t,
+    buf: *mut c_char,
+    cap: usize,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    let Some(slot) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: the caller promises `cap` writable bytes at `buf`.
+    let Some(out) = (unsafe { out_buf(buf, cap) }) else {
+        return -MCP_EINVAL;
+    };
+    let cap = out.len();
+    let mut m = crate::schema::MsgBuf::new();
+    if let Some(e) = slot.server.tools.last_error {
+        e.describe(&mut m);
+    }
+    let text = m.as_str().as_bytes();
+    let n = text.len().min(cap - 1);
+    if let (Some(dst), Some(src)) = (out.get_mut(..n), text.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    if let Some(nul) = out.get_mut(n) {
+        *nul = 0;
+    }
+    if n < text.len() {
+        -MCP_ENOBUFS
+    } else {
+        n as c_int
+    }
+}
