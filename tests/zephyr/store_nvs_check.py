@@ -16,6 +16,9 @@ action, ANSWER per response; see tests/zephyr/store_nvs/src/main.c):
   writes docs/firmware.md states (2, and MCP_DEDUP_SLOTS + 2 for a call whose
   intent compacts, at the positions the ring size implies); after a restart
   the last MCP_DEDUP_SLOTS keys are answered from flash without running.
+- emcp_store_nvs_open refuses an NVS smaller than its ring of largest
+  records needs, and accepts the next sector count: the figure
+  docs/firmware.md gives for the default limits.
 - a kill before every store write (append, sync, restart) of a run that
   compacts twice (once at a call's intent, once at its result): after the restart, of the last MCP_DEDUP_SLOTS keys, none
   runs twice, each answered call is answered "moved" again without running,
@@ -64,10 +67,15 @@ def check(ok: bool, what: str) -> bool:
     return ok
 
 
+ROOT = Path(__file__).resolve().parents[2]
+SECTOR = 4096        # the flash simulator's erase block (native_sim's devicetree)
+NVS_ATE = 8          # an NVS allocation entry
+
+
 def config(exe: Path) -> dict[str, int]:
     text = (exe.parent / ".config").read_text()
     out = {}
-    for name in ("EMCP_DEDUP_SLOTS", "EMCP_STORE_NVS_RECORDS"):
+    for name in ("EMCP_DEDUP_SLOTS", "EMCP_STORE_NVS_RECORDS", "EMCP_DEDUP_KEY_MAX", "EMCP_DEDUP_RESULT_MAX"):
         m = re.search(rf"^CONFIG_{name}=([0-9]+)$", text, re.M)
         if not m:
             sys.exit(f"{exe.parent / '.config'}: no CONFIG_{name}")
@@ -243,6 +251,30 @@ def kill_at_every_write(exe: Path, tmp: Path, drop: str | None, slots: int, ring
           ", ".join(f"{g} ({r}) {c}x" for (g, r), c in sorted(outcomes.items())))
 
 
+def smallest_nvs(exe: Path, tmp: Path, limits: dict[str, int]) -> None:
+    """emcp_store_nvs_open's size check: the fewest sectors it accepts is
+    what docs/firmware.md states for the default limits."""
+    got = None
+    for n in range(2, 9):
+        r = Run(exe, tmp / f"sectors-{n}.bin", None, f"--sectors={n}", "--count=0")
+        if r.clean():
+            got = n
+            break
+        check("FAIL emcp_store_nvs_open: -28" in r.lines, f"{n} sectors: refused with -MCP_ENOSPC{r.why()}")
+    entry = 4 + 14 + limits["EMCP_DEDUP_KEY_MAX"] + limits["EMCP_DEDUP_RESULT_MAX"]
+    per_sector = (SECTOR - 3 * NVS_ATE) // (entry + NVS_ATE)
+    want = 1 - (-(limits["EMCP_STORE_NVS_RECORDS"] + 1) // per_sector)
+    print(f"== the smallest NVS emcp_store_nvs_open accepts: {got} sectors of {SECTOR} B "
+          f"({limits['EMCP_STORE_NVS_RECORDS'] + 1} entries of {entry} B, {per_sector} a sector, one sector spare)")
+    check(got == want, f"the smallest NVS accepted is {want} sectors (got {got})")
+    defaults = {"EMCP_DEDUP_SLOTS": 8, "EMCP_STORE_NVS_RECORDS": 32, "EMCP_DEDUP_KEY_MAX": 64,
+                "EMCP_DEDUP_RESULT_MAX": 512}
+    if limits == defaults:
+        doc = (ROOT / "docs/firmware.md").read_text()
+        check(f"that is {got} sectors of 4 KiB" in " ".join(doc.split()),
+              f"docs/firmware.md states the {got} sectors of the default limits")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("exe", type=Path)
@@ -257,6 +289,8 @@ def main() -> int:
         crash_points(a.exe, tmp, a.drop)
         compaction(a.exe, tmp, a.drop, slots, ring)
         kill_at_every_write(a.exe, tmp, a.drop, slots, ring)
+        if not a.drop:
+            smallest_nvs(a.exe, tmp, limits)
     print(f"{passes} checks passed, {len(failures)} failed")
     return 1 if failures else 0
 

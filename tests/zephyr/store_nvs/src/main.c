@@ -23,7 +23,8 @@
  * --kill-at-write N kills it before the Nth store write of the run
  * (append, sync or restart, counted from 1, compactions included).
  * --drop append|sync makes the store lie: that hook returns success and
- * writes nothing, which the driver must catch.
+ * writes nothing, which the driver must catch. --sectors N mounts NVS on
+ * the partition's first N sectors only (emcp_store_nvs_open's size check).
  */
 #include <stdarg.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static uint32_t opt_count;
 static char *opt_crash_at;
 static uint32_t opt_kill_at_write;
 static char *opt_drop;
+static uint32_t opt_sectors;
 
 static void add_options(void)
 {
@@ -91,6 +93,8 @@ static void add_options(void)
          .descript = "SIGKILL before the nth store write (append, sync, restart)"},
         {.option = "drop", .name = "hook", .type = 's', .dest = &opt_drop,
          .descript = "append or sync: that hook writes nothing and reports success"},
+        {.option = "sectors", .name = "n", .type = 'u', .dest = &opt_sectors,
+         .descript = "NVS on the partition's first n sectors only (default: all)"},
         ARG_TABLE_ENDMARKER};
     native_add_command_line_opts(options);
 }
@@ -191,7 +195,7 @@ static int mount_nvs(void)
         return rc;
     }
     fs.sector_size = (uint16_t)page.size;
-    fs.sector_count = (uint16_t)(FIXED_PARTITION_SIZE(storage_partition) / page.size);
+    fs.sector_count = (uint16_t)MIN(FIXED_PARTITION_SIZE(storage_partition) / page.size, opt_sectors);
     return nvs_mount(&fs);
 }
 
@@ -293,6 +297,7 @@ static void option_defaults(void)
     opt_crash_at = opt_crash_at != NULL ? opt_crash_at : "";
     opt_kill_at_write = opt_kill_at_write != UINT32_MAX ? opt_kill_at_write : 0;
     opt_drop = opt_drop != NULL ? opt_drop : "";
+    /* UINT32_MAX when not given: all the partition's sectors */
 }
 
 int main(void)
