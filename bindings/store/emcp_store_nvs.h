@@ -29,7 +29,8 @@
  * (at most MCP_DEDUP_SLOTS) plus the meta. Nothing else: NVS writes are
  * durable when nvs_write returns, so sync has nothing to flush. NVS's own
  * garbage collection copies the live entries of a full sector and erases
- * it, on top. Nothing is allocated; open reads every slot once.
+ * it, on top. Nothing is allocated; open reads every slot once. One
+ * emcp_store_nvs_t per duplicate table, each on its own range of ids.
  */
 
 #ifndef EMCP_STORE_NVS_H
