@@ -172,7 +172,9 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   if [ -n "$obj" ]; then
     size "$obj" | awk 'NR == 2 { printf "    emcp_store_nvs.c: text %s, data %s, bss %s\n", $1, $2, $3 }'
     readelf -sW "$OUT/zephyr-store-nvs/zephyr/zephyr.elf" | while read -r _ _ sz type _ _ _ name; do
-      [ "$type:$name" = "OBJECT:nvs" ] && echo "    emcp_store_nvs_t (static RAM): $((sz)) B"
+      case "$type:$name" in
+        OBJECT:nvs) echo "    emcp_store_nvs_t (static RAM): $((sz)) B" ;;
+      esac
     done
   fi
   if [ "$rc" -eq 0 ]; then
