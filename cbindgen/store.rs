@@ -8,5 +8,8 @@ mod src_abi_store;
 #[path = "../src/store.rs"]
 mod src_store;
 
+#[path = "../src/durable.rs"]
+mod src_durable;
+
 #[path = "../src/ffi/store.rs"]
 mod src_ffi_store;

@@ -31,8 +31,9 @@
 //! never one above (`tests/layering.rs` reads this list and fails on an
 //! upward `crate::` path outside a module's tests):
 //!
-//! 0. `limits`, `sync`: constants and return codes; the atomics (the one
-//!    compare-and-swap, the tables' enabled flags).
+//! 0. `abi`, `limits`, `sync`: the C ABI's return codes and flags, and the
+//!    limits; the atomics (the one compare-and-swap, the tables' enabled
+//!    flags).
 //! 1. `json`, `mac`, `uri_template`, `rate`, `store`, `dedup`: reading and
 //!    writing JSON text; HMAC and the `requestState` MAC; URI templates;
 //!    per-tool rate words; durable records (their hooks and CRC-32 layout);
@@ -43,8 +44,9 @@
 //!    it writes) and the `mcp_request_ctx_t` flags that describe it.
 //! 4. `handler`: the callback ABI and running one callback.
 //! 5. `registry`: the tool table.
-//! 6. `catalog`, `policy`: resources, prompts and completion; who may call
-//!    what, and the audit record.
+//! 6. `catalog`, `policy`, `durable`: resources, prompts and completion; who
+//!    may call what, and the audit record; the firmware's store hooks as the
+//!    C ABI hands them over (`mcp_store_t`).
 //! 7. `state`: the server (identity, tables, MAC, hooks) and registration.
 //! 8. `protocol`: the eras and every method's body.
 //! 9. `server`: one message in, at most one response out (dispatch).
@@ -71,6 +73,8 @@ pub mod abi;
 pub mod call;
 pub mod catalog;
 pub mod dedup;
+#[allow(non_camel_case_types)]
+pub mod durable;
 #[allow(non_camel_case_types)]
 pub mod ffi;
 pub mod framer;

@@ -8,11 +8,11 @@
 //! [`crate::rate`]'s.
 use core::ffi::{c_char, c_void};
 
+/// The durable store's callbacks (`crate::durable`).
+pub use crate::durable::mcp_store_t;
 pub(crate) use crate::rate::NEVER;
 pub use crate::rate::{RateClaim, Rates};
 use crate::registry::Tool;
-/// The durable store's callbacks (defined with the log in `crate::store`).
-pub use crate::store::mcp_store_t;
 use crate::sync::Critical;
 
 /// Decides whether `principal` (absent: NULL and 0) may see and call the tool
@@ -57,12 +57,6 @@ pub struct mcp_audit_t {
     pub duration_ms: u64,
     /// The transport's context of the exchange.
     pub transport_context: *mut c_void,
-}
-
-impl crate::store::Durable for mcp_store_t {
-    fn log(&self) -> Option<crate::store::Log> {
-        crate::store::Log::of(self.append, self.sync, self.read, self.restart, self.user)
-    }
 }
 
 /// The firmware's policy hooks.

@@ -57,6 +57,7 @@ use core::ffi::{CStr, c_char, c_int, c_void};
 use crate::call::{
     ArgError, Call, HeaderParam, HeaderParams, RequestInfo, ResultError, ToolResult,
 };
+pub use crate::durable::mcp_store_t;
 use crate::json::{ConvError, Kind, WriteError, Writer};
 use crate::limits::*;
 /// The length of the MAC an `mcp_mac_fn` writes.
@@ -65,7 +66,6 @@ pub use crate::policy::mcp_audit_t;
 use crate::registry::{Handler, RegisterError, Tool, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::schema::SchemaErrorKind;
 use crate::server::{HandleError, Server, ServerInfo};
-pub use crate::store::mcp_store_t;
 pub use crate::store::{
     mcp_store_append_fn, mcp_store_read_fn, mcp_store_restart_fn, mcp_store_sync_fn,
 };
@@ -103,7 +103,7 @@ pub(crate) struct DedupSlot {
     pub(crate) table: crate::dedup::Dedup,
     /// The firmware's store (`mcp_dedup_set_store`), or NULL. After the
     /// table, which keeps its offset (and the code that reaches it).
-    pub(crate) store: *const crate::store::mcp_store_t,
+    pub(crate) store: *const crate::durable::mcp_store_t,
 }
 
 pub(crate) const DEDUP_MAGIC: u32 = 0x4D43_4444;
@@ -124,7 +124,7 @@ unsafe fn dedup_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::dedup::Dedup> 
 
 /// The store of an initialised `mcp_dedup_t` (`mcp_dedup_set_store`), if any.
 #[cfg(feature = "policy")]
-unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::store::mcp_store_t> {
+unsafe fn store_ref<'a>(d: *mut mcp_dedup_t) -> Option<&'a crate::durable::mcp_store_t> {
     // SAFETY: forwarded caller promises; the store pointer is NULL or the
     // firmware's store, which outlives the table's use (mcp_dedup_set_store,
     // its only writer, must not run during a handle call).

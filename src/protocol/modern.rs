@@ -109,10 +109,21 @@ pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), Writ
 
 /// The length of what [`result_meta`] writes.
 pub fn result_meta_len(s: &ServerInfo<'_>) -> usize {
-    let mut m = Writer::measure();
-    let _ = m.begin_object().and_then(|()| result_meta(&mut m, s));
-    m.len().saturating_sub(1)
+    // The pieces of `result_meta`, counted rather than written.
+    let title = s
+        .title
+        .map_or(0, |t| br#"","title":""#.len() + crate::json::escaped_len(t));
+    META_HEAD.len()
+        + crate::json::escaped_len(s.name)
+        + META_VERSION.len()
+        + crate::json::escaped_len(s.version)
+        + title
+        + META_TAIL.len()
 }
+
+const META_HEAD: &[u8] = br#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":""#;
+const META_VERSION: &[u8] = br#"","version":""#;
+const META_TAIL: &[u8] = br#""}}"#;
 
 /// The result `_meta` stamp that identifies the server.
 /// It is on every 2026-07-28 result, so it is written from constant pieces
@@ -123,13 +134,13 @@ pub fn result_meta(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteEr
         None => (b"", ""),
     };
     w.members_from(&[
-        Piece::Json(br#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":""#),
+        Piece::Json(META_HEAD),
         Piece::Text(s.name),
-        Piece::Json(br#"","version":""#),
+        Piece::Json(META_VERSION),
         Piece::Text(s.version),
         Piece::Json(title_key),
         Piece::Text(title),
-        Piece::Json(br#""}}"#),
+        Piece::Json(META_TAIL),
     ])
 }
 
@@ -171,6 +182,22 @@ mod tests {
                 String::from_utf8(write(false)).unwrap(),
                 String::from_utf8(write(true)).unwrap()
             );
+            // The counted length is the written one ("{" and "}" aside).
+            assert_eq!(result_meta_len(&info), write(false).len() - 2, "{title:?}");
+        }
+        for name in ["plain", "ctl\u{1}\u{7f}", "é \"q\"\r\n\u{8}\u{c}"] {
+            let info = ServerInfo {
+                name,
+                version: "1",
+                title: None,
+                instructions: None,
+                list_ttl_ms: 0,
+                cache_public: false,
+            };
+            let mut m = Writer::measure();
+            m.begin_object().unwrap();
+            result_meta(&mut m, &info).unwrap();
+            assert_eq!(result_meta_len(&info), m.len() - 1, "{name:?}");
         }
     }
 }

@@ -162,7 +162,8 @@ pub fn call<'r>(
     // A tool never runs when its answer cannot be delivered (an actuator
     // would move and the client hear that it failed, and retry). Checked
     // before any claim is taken, so there is nothing to give back.
-    let needed = w.len() + call_tail(s, era) + tool.max_result_len;
+    let tail = call_tail(s, era);
+    let needed = w.len() + tail + tool.max_result_len;
     if needed > w.capacity() {
         audit(MCP_AUDIT_NO_SPACE);
         return Err(no_space(w.capacity(), needed, msg));
@@ -267,6 +268,7 @@ pub fn call<'r>(
         msg,
         &mut outcome,
         &mut counts,
+        tail,
     );
     // A run counts against the rate limit once its callback has answered;
     // one that asked for input continues in its retry, which is checked then
@@ -450,6 +452,7 @@ fn settle<'r>(
         msg,
         &mut outcome,
         &mut counts,
+        call_tail(s, era),
     );
     match w.as_bytes().get(start..) {
         Some(m) if r.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) => {
@@ -578,6 +581,7 @@ fn execute<'r>(
     msg: &mut MsgBuf,
     outcome: &mut u32,
     counts: &mut bool,
+    tail: usize,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     // A retry of an input_required call: its state must be the one this
@@ -598,7 +602,7 @@ fn execute<'r>(
         state_enabled: cfg!(feature = "mrtr") && s.state_mac.enabled(),
         mode: crate::call::Mode::Tool,
         // What follows the callback's writes: `"content":[` is written below.
-        reserve: call_tail(s, era) - br#""content":["#.len(),
+        reserve: tail - br#""content":["#.len(),
     };
     w.key("content")?;
     w.begin_array()?;

@@ -435,9 +435,11 @@ impl<'a, 'r> V<'a, 'r> {
         if n.types != 0 && bits & n.types == 0 {
             return self.fail(inst, Rule::Type(n.types), Span::default());
         }
-        for kw in self.t.kws(n) {
-            if !self.check_kw(kw.kind, kw.value, inst, number) {
-                return false;
+        if n.kws {
+            for kw in self.t.kws(n) {
+                if !self.check_kw(kw.kind, kw.value, inst, number) {
+                    return false;
+                }
             }
         }
         true
