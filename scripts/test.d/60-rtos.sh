@@ -291,7 +291,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   fi
 else
-  skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
+  skip "Zephyr sample and NVS store test: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
   skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   if [ -n "${LIBCOAP_PATH:-}" ]; then
     # Without Zephyr the libcoap revision is still checked.
