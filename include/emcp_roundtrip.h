@@ -265,13 +265,17 @@ int mcp_roundtrip_waiting(mcp_roundtrip_t *rt);
  *            JSON-RPC response.
  * @param msg The message (one JSON text).
  * @param len Its length.
+ * @retval 2 The client's `notifications/cancelled` for the waiting call
+ *         (its `requestId` is the call's id): the call is abandoned, the
+ *         storage is free, and nothing is to be sent for the call (MCP
+ *         cancellation; end its stream without a response).
  * @retval 1 The last answer of the round is in (or the call failed): call
  *         `mcp_roundtrip_resume` to get the call's output.
  * @retval 0 Kept; more answers are due.
  * @retval -MCP_ENOENT A JSON-RPC response, but to no request this storage
  *         waits for.
- * @retval -MCP_EDOM Not a JSON-RPC response (a request, a notification, or
- *         not JSON-RPC): handle it as usual.
+ * @retval -MCP_EDOM Not a JSON-RPC response (a request, another
+ *         notification, or not JSON-RPC): handle it as usual.
  * @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
  * @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
  *

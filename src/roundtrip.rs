@@ -96,6 +96,9 @@ pub enum Answer {
     Stored,
     /// The last answer (or a failure): `resume` now.
     Ready,
+    /// The client's `notifications/cancelled` for the waiting call: it is
+    /// abandoned (the storage is free) and nothing is sent for it.
+    Cancelled,
 }
 
 /// One legacy-era call waiting for the client's answers.
@@ -173,7 +176,7 @@ impl RoundTrip {
         }
         match self.answer(buf, req) {
             Answer::Ready => return self.resume(buf, s, info, ex, out),
-            Answer::Stored => return Ok(no_body(0, 202)),
+            Answer::Stored | Answer::Cancelled => return Ok(no_body(0, 202)),
             // JSON-RPC: a response is never answered.
             Answer::NotPending => return Ok(no_body(MCP_RPC_INVALID_REQUEST, 400)),
             Answer::NotResponse => {}
@@ -201,12 +204,15 @@ impl RoundTrip {
     }
 
     /// Takes the client's message if it is a response to one of our
-    /// requests.
+    /// requests, or its cancellation of the waiting call.
     #[inline(never)]
     pub fn answer(&mut self, buf: &mut [u8], msg: &[u8]) -> Answer {
         // A request or notification names its method: a cheap look first.
         let top = |k| crate::json::scan::top_level_member(msg, k);
-        if top(b"method").is_some() || (top(b"result").is_none() && top(b"error").is_none()) {
+        if let Some(method) = top(b"method") {
+            return self.cancelled(buf, method, msg);
+        }
+        if top(b"result").is_none() && top(b"error").is_none() {
             return Answer::NotResponse;
         }
         let doc = check(msg, MCP_MAX_DEPTH).ok().map(|_| Doc::new(msg));
@@ -321,6 +327,29 @@ impl RoundTrip {
             }
             _ => 0,
         }
+    }
+
+    /// A notification `notifications/cancelled` whose `requestId` is the
+    /// waiting call's id (as written) abandons the call: the client gave up
+    /// on it, so no response is sent (MCP cancellation) and the callback
+    /// does not run again.
+    fn cancelled(&mut self, buf: &[u8], method: &[u8], msg: &[u8]) -> Answer {
+        let id = buf.get(..usize::from(self.id_len)).unwrap_or(&[]);
+        let mine = self.waiting()
+            && !id.is_empty()
+            && method == br#""notifications/cancelled""#
+            && check(msg, MCP_MAX_DEPTH).is_ok()
+            && {
+                let d = Doc::new(msg);
+                d.get(d.root(), "params")
+                    .and_then(|p| d.get(p, "requestId"))
+                    .is_some_and(|r| d.raw(r) == id)
+            };
+        if !mine {
+            return Answer::NotResponse;
+        }
+        self.phase = Phase::Idle;
+        Answer::Cancelled
     }
 
     /// The index of the request of this round that `id` (raw JSON) answers.

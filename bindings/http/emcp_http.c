@@ -1025,6 +1025,24 @@ static void input_rerun(emcp_http_t *h, struct emcp_http_conn *c)
                  false);
 }
 
+/* A notifications/cancelled for a waiting call of this session ends it: its
+ * stream closes without a response (MCP cancellation: none is sent for a
+ * cancelled request) and its slot is free. */
+static void input_cancelled(emcp_http_t *h, uint64_t session, const uint8_t *body, size_t len)
+{
+    for (int i = 0; i < EMCP_HTTP_MAX_INPUT_CALLS; i++) {
+        struct emcp_http_input *e = &h->inputs[i];
+        if (e->conn >= 0 && e->session == session && mcp_roundtrip_answer(&e->rt, body, len) == 2) {
+            struct emcp_http_conn *wc = &h->conns[e->conn];
+            input_drop(h, wc);
+            wc->close_after_tx = true;
+            logf_(h, "emcp_http: legacy input call cancelled by the client; no response");
+            (void)flush_tx(h, wc);
+            return;
+        }
+    }
+}
+
 /* A legacy POST whose body is a JSON-RPC response: the client's answer to
  * one of our requests. 202 when it belongs to a waiting call of the same
  * session (the call re-runs once every request of its round is answered),
@@ -1034,8 +1052,12 @@ static bool input_answer(emcp_http_t *h, struct emcp_http_conn *c, uint64_t sess
     const uint8_t *body = c->rx + c->body_off;
     size_t len = c->body_len;
     int rc = mcp_roundtrip_answer(NULL, body, len);
-    if (rc == -MCP_EDOM || rc == -MCP_EINVAL) {
+    if (rc == -MCP_EDOM) {
+        input_cancelled(h, session, body, len);
         return false; /* a request or notification: served as usual */
+    }
+    if (rc == -MCP_EINVAL) {
+        return false;
     }
     struct emcp_http_input *in = NULL;
     for (int i = 0; i < EMCP_HTTP_MAX_INPUT_CALLS && in == NULL; i++) {

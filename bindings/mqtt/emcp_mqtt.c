@@ -14,6 +14,7 @@ _Static_assert(EMCP_MQTT_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
                "EMCP_MQTT_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
 _Static_assert(EMCP_MQTT_RESPONSE_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_TOPIC_MAX <= 65535, "slot lengths are 16-bit");
+_Static_assert(EMCP_MQTT_RETRY_KEY_LEN <= MCP_DEDUP_KEY_MAX, "the retry key is a duplicate-table key");
 _Static_assert(EMCP_MQTT_CORRELATION_MAX <= 65535, "slot lengths are 16-bit");
 _Static_assert(EMCP_MQTT_PRESENCE_MAX >= 128, "EMCP_MQTT_PRESENCE_MAX too small for offline presence");
 
@@ -113,6 +114,10 @@ int emcp_mqtt_init(emcp_mqtt_t *b, mcp_server_t *server, const emcp_mqtt_config_
     b->config = *config;
     b->config.prefix = prefix;
     mcp_dedup_init(&b->dedup);
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    /* Fails soft in a build without the legacy era: no round trips then. */
+    (void)mcp_roundtrip_init(&b->rt, b->rt_buf, sizeof b->rt_buf, 1);
+#endif
 
     int rc = build(b->request_topic, "%s/%s/request%s", prefix, config->server_id, "");
     if (rc == 0 && config->share_group != NULL) {
@@ -250,6 +255,19 @@ static uint64_t fingerprint(const emcp_mqtt_message_t *msg)
     return fnv1a(h, msg->payload, msg->payload_len);
 }
 
+/* EMCP_MQTT_RETRY_KEY_LEN bytes: FNV-1a 64 of (Response Topic, Correlation
+ * Data), then the fingerprint, little-endian. */
+static void retry_key(uint8_t out[EMCP_MQTT_RETRY_KEY_LEN], const emcp_mqtt_message_t *msg, uint64_t fp)
+{
+    uint64_t h = fnv1a(14695981039346656037ull, msg->response_topic.ptr, msg->response_topic.len);
+    h = fnv1a(h, "\0", 1);
+    h = fnv1a(h, msg->correlation.ptr, msg->correlation.len);
+    for (int i = 0; i < 8; i++) {
+        out[i] = (uint8_t)(h >> (8 * i));
+        out[8 + i] = (uint8_t)(fp >> (8 * i));
+    }
+}
+
 #if EMCP_MQTT_REPLAY_SLOTS > 0
 static bool slot_live(const struct emcp_mqtt_slot *s, uint64_t now_ms)
 {
@@ -292,6 +310,159 @@ static struct emcp_mqtt_slot *cache_victim(emcp_mqtt_t *b, const emcp_mqtt_messa
     return lru;
 }
 #endif
+
+/* ---- Legacy round trip (server-to-client requests) ---------------------- */
+
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+static struct emcp_mqtt_legacy *legacy_find(emcp_mqtt_t *b, mcp_str_t topic)
+{
+    for (size_t i = 0; i < EMCP_MQTT_LEGACY_CLIENTS; i++) {
+        struct emcp_mqtt_legacy *l = &b->legacy[i];
+        if (l->stamp != 0 && l->topic_len == topic.len && memcmp(l->topic, topic.ptr, topic.len) == 0) {
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* Keeps what a legacy client declared at initialize, by its Response Topic. */
+static void legacy_remember(emcp_mqtt_t *b, mcp_str_t topic, uint32_t flags)
+{
+    struct emcp_mqtt_legacy *l = legacy_find(b, topic);
+    if (l == NULL) {
+        /* An empty entry (stamp 0) or else the least recently initialized. */
+        l = &b->legacy[0];
+        for (size_t i = 1; i < EMCP_MQTT_LEGACY_CLIENTS; i++) {
+            if (b->legacy[i].stamp < l->stamp) {
+                l = &b->legacy[i];
+            }
+        }
+    }
+    l->stamp = ++b->use_counter;
+    l->flags = flags;
+    l->topic_len = (uint16_t)topic.len;
+    memcpy(l->topic, topic.ptr, topic.len);
+}
+
+/* A message while a legacy call waits: the client's answer to our request
+ * (kept, or the last one: the call runs again and its output is the
+ * reply), or -1 for anything else (handled as usual). */
+static int rt_offer(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, const uint8_t *payload,
+                    emcp_mqtt_reply_t *reply)
+{
+    if (mcp_roundtrip_waiting(&b->rt) != 1) {
+        return -1;
+    }
+    if (msg->now_ms - b->rt_since_ms >= EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS) {
+        (void)mcp_roundtrip_cancel(&b->rt, 0, NULL, NULL, 0);
+        logf_(b, "emcp_mqtt: a legacy call waited longer than EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS for its "
+                 "client's answer; forgotten");
+        return -1;
+    }
+    int rc = mcp_roundtrip_answer(&b->rt, payload, msg->payload_len);
+    if (rc == -MCP_EDOM || rc == -MCP_EINVAL) {
+        return -1; /* a request or a notification */
+    }
+    if (rc == 2) {
+        /* notifications/cancelled for the waiting call: no response for it. */
+        logf_(b, "emcp_mqtt: a legacy call waiting for input was cancelled by its client; no reply");
+        return 0;
+    }
+    if (rc == -MCP_ENOENT || rc < 0) {
+        b->stats.dropped++;
+        logf_(b, "emcp_mqtt: dropped a JSON-RPC response to no request of ours");
+        return 0;
+    }
+    if (rc == 0) {
+        return 0; /* more answers are due */
+    }
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.principal = msg->principal;
+    ctx.now_ms = msg->now_ms;
+    ctx.dedup = &b->dedup;
+    ctx.flags = b->rt_flags;
+    ctx.roundtrip = &b->rt;
+    if (b->rt_has_retry_key) {
+        ctx.retry_key.ptr = (const char *)b->rt_retry_key;
+        ctx.retry_key.len = sizeof b->rt_retry_key;
+    }
+    mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
+    int n = mcp_roundtrip_resume(b->server, &ctx, &b->rt, b->response, sizeof b->response, &info);
+    b->stats.executed++;
+    if (n <= 0) {
+        n = mcp_roundtrip_cancel(&b->rt, -32603, "Internal error", b->response, sizeof b->response);
+    }
+    memcpy(b->reply_topic, b->rt_topic, sizeof b->reply_topic);
+    reply->topic = b->reply_topic;
+    if (b->rt_has_corr) {
+        memcpy(b->reply_corr, b->rt_corr, b->rt_corr_len);
+        reply->correlation = b->reply_corr;
+        reply->correlation_len = b->rt_corr_len;
+    }
+    reply->payload = b->response;
+    reply->payload_len = n > 0 ? (size_t)n : 0;
+    reply->source = EMCP_MQTT_REPLY_EXECUTED;
+    if ((info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0) {
+        reply->source = EMCP_MQTT_REPLY_CLIENT_REQUEST; /* the next round */
+        reply->response_topic = b->request_topic;
+        b->rt_since_ms = msg->now_ms;
+    }
+    return n > 0 ? 1 : 0;
+}
+
+/* A call now waits for its client's answers: where its response goes. */
+static void rt_wait(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, const mcp_request_ctx_t *ctx,
+                    emcp_mqtt_reply_t *reply)
+{
+    memcpy(b->rt_topic, b->reply_topic, sizeof b->rt_topic);
+    b->rt_has_corr = msg->correlation.ptr != NULL;
+    b->rt_corr_len = b->rt_has_corr ? msg->correlation.len : 0;
+    memcpy(b->rt_corr, b->reply_corr, b->rt_corr_len);
+    b->rt_flags = ctx->flags;
+    b->rt_since_ms = msg->now_ms;
+    b->rt_has_retry_key = ctx->retry_key.ptr != NULL;
+    if (b->rt_has_retry_key) {
+        memcpy(b->rt_retry_key, b->retry_key, sizeof b->rt_retry_key);
+    }
+    reply->source = EMCP_MQTT_REPLY_CLIENT_REQUEST;
+    reply->response_topic = b->request_topic;
+}
+#endif
+
+int emcp_mqtt_reply_next(const emcp_mqtt_reply_t *reply, size_t *at, const uint8_t **msg, size_t *len)
+{
+    if (reply == NULL || at == NULL || msg == NULL || len == NULL || reply->payload == NULL) {
+        return 0;
+    }
+    size_t i = *at;
+    if (reply->source != EMCP_MQTT_REPLY_CLIENT_REQUEST) {
+        /* One message, whatever its bytes. */
+        if (i > 0) {
+            return 0;
+        }
+        *msg = reply->payload;
+        *len = reply->payload_len;
+        *at = reply->payload_len + 1;
+        return 1;
+    }
+    while (i < reply->payload_len && (reply->payload[i] == '\n' || reply->payload[i] == '\r')) {
+        i++;
+    }
+    if (i >= reply->payload_len) {
+        *at = i;
+        return 0;
+    }
+    size_t end = i;
+    while (end < reply->payload_len && reply->payload[end] != '\n') {
+        end++;
+    }
+    *msg = reply->payload + i;
+    *len = end - i;
+    *at = end;
+    return 1;
+}
 
 /* ---- Requests ----------------------------------------------------------- */
 
@@ -342,6 +513,13 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
         logf_(b, "emcp_mqtt: dropped a retained message on the request topic (not executed)");
         return 0;
     }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    /* A client's answer needs no Response Topic: its call's reply has one. */
+    int offered = rt_offer(b, msg, payload, reply);
+    if (offered >= 0) {
+        return offered;
+    }
+#endif
     if (msg->response_topic.ptr == NULL) {
         b->stats.dropped++;
         logf_(b, "emcp_mqtt: dropped a request without Response Topic (%lu bytes, not executed)",
@@ -404,7 +582,21 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
     ctx.principal = msg->principal;
     ctx.now_ms = msg->now_ms;
     ctx.dedup = &b->dedup;
+    if (b->durable && msg->correlation.ptr != NULL) {
+        /* The replay cache's key, durable through the core's records. */
+        retry_key(b->retry_key, msg, fp);
+        ctx.retry_key.ptr = (const char *)b->retry_key;
+        ctx.retry_key.len = sizeof b->retry_key;
+    }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    const struct emcp_mqtt_legacy *client = legacy_find(b, msg->response_topic);
+    ctx.flags = client != NULL ? client->flags : 0;
+    if (mcp_roundtrip_waiting(&b->rt) == 0) {
+        ctx.roundtrip = &b->rt;
+    }
+#endif
     mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
     int n = mcp_server_handle(b->server, &ctx, payload, msg->payload_len, b->response,
                               sizeof b->response, &info);
     b->stats.executed++;
@@ -412,12 +604,23 @@ int emcp_mqtt_handle(emcp_mqtt_t *b, const emcp_mqtt_message_t *msg, emcp_mqtt_r
         logf_(b, "emcp_mqtt: mcp_server_handle failed (%d); no reply", n);
         return 0;
     }
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    if (info.rpc_error == 0 && (info.flags & MCP_RESPONSE_CLIENT_CAPS) != 0) {
+        legacy_remember(b, msg->response_topic, info.flags & MCP_RESPONSE_CLIENT_CAPS);
+    }
+#endif
     if (n == 0) {
         return 0; /* a notification */
     }
     reply->payload = b->response;
     reply->payload_len = (size_t)n;
     reply->source = EMCP_MQTT_REPLY_EXECUTED;
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    if ((info.flags & MCP_RESPONSE_CLIENT_REQUEST) != 0) {
+        rt_wait(b, msg, &ctx, reply); /* not cached: the call is not answered yet */
+        return 1;
+    }
+#endif
 
 #if EMCP_MQTT_REPLAY_SLOTS > 0
     if (msg->correlation.ptr != NULL) {
@@ -449,7 +652,9 @@ int emcp_mqtt_set_store(emcp_mqtt_t *b, const mcp_store_t *store, uint64_t now_m
     if (b == NULL) {
         return -MCP_EINVAL;
     }
-    return mcp_dedup_set_store(&b->dedup, store, now_ms);
+    int rc = mcp_dedup_set_store(&b->dedup, store, now_ms);
+    b->durable = rc >= 0 && store != NULL;
+    return rc;
 }
 
 mcp_str_t emcp_mqtt_principal(const char *username)

@@ -90,6 +90,31 @@ extern "C" {
 #define EMCP_MQTT_REPLAY_TTL_MS 600000u
 #endif
 
+/** Buffer of the one legacy-era (2025-11-25) call that may wait for the
+ *  client's answer to a server-to-client request (elicitation, sampling,
+ *  roots: mcp_roundtrip_t): the call with the answers. 0 disables the
+ *  round trip: such a call is answered as to a client that cannot be asked. */
+#ifndef EMCP_MQTT_ROUNDTRIP_MAX
+#define EMCP_MQTT_ROUNDTRIP_MAX 4096
+#endif
+
+/** How long that call waits for the client's answers, in ms of now_ms; a
+ *  call still waiting then is forgotten when the next message arrives (its
+ *  client's own timeout ended it long before; one log line). */
+#ifndef EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS
+#define EMCP_MQTT_ROUNDTRIP_TIMEOUT_MS 120000u
+#endif
+
+/** Legacy clients (by Response Topic) whose initialize capabilities
+ *  (elicitation, sampling, roots) the binding remembers; the least recently
+ *  initialized is forgotten first. */
+#ifndef EMCP_MQTT_LEGACY_CLIENTS
+#define EMCP_MQTT_LEGACY_CLIENTS 4
+#endif
+#if EMCP_MQTT_LEGACY_CLIENTS < 1
+#error "EMCP_MQTT_LEGACY_CLIENTS must be at least 1 (EMCP_MQTT_ROUNDTRIP_MAX 0 disables the round trip)"
+#endif
+
 /** Longest presence payload in bytes. */
 #ifndef EMCP_MQTT_PRESENCE_MAX
 #define EMCP_MQTT_PRESENCE_MAX 512
@@ -100,6 +125,11 @@ extern "C" {
 #ifndef EMCP_MQTT_LOG_MAX
 #define EMCP_MQTT_LOG_MAX 256
 #endif
+
+/** Bytes of the retry key (mcp_request_ctx_t.retry_key) a durable binding
+ *  gives a request with Correlation Data: a 64-bit FNV-1a of (Response
+ *  Topic, Correlation Data), then the replay cache's fingerprint. */
+#define EMCP_MQTT_RETRY_KEY_LEN 16
 
 /** A log line: @p msg is NUL-terminated and has no newline. */
 typedef void (*emcp_mqtt_log_fn)(void *user, const char *msg);
@@ -138,6 +168,14 @@ typedef struct emcp_mqtt_stats_t {
     uint32_t evicted;        /**< Live cache entries replaced before their TTL. */
 } emcp_mqtt_stats_t;
 
+/** A legacy client's capabilities (private). */
+struct emcp_mqtt_legacy {
+    uint64_t stamp; /**< 0 = empty. */
+    uint32_t flags; /**< MCP_CTX_LEGACY_* of its initialize. */
+    uint16_t topic_len;
+    char topic[EMCP_MQTT_TOPIC_MAX];
+};
+
 /** The binding's state; caller-owned, e.g. `static emcp_mqtt_t binding;`. */
 typedef struct emcp_mqtt_t {
     mcp_server_t *server;
@@ -155,6 +193,24 @@ typedef struct emcp_mqtt_t {
 #endif
     /* Idempotency keys of this server's tools (one message loop, one table). */
     mcp_dedup_t dedup;
+    /* A store is set: requests with Correlation Data carry a retry key. */
+    bool durable;
+    uint8_t retry_key[EMCP_MQTT_RETRY_KEY_LEN];
+#if EMCP_MQTT_ROUNDTRIP_MAX > 0
+    /* The legacy call waiting for its client's answers, and where its
+     * final response goes. */
+    mcp_roundtrip_t rt;
+    uint8_t rt_buf[EMCP_MQTT_ROUNDTRIP_MAX];
+    char rt_topic[EMCP_MQTT_TOPIC_MAX + 1];
+    uint8_t rt_corr[EMCP_MQTT_CORRELATION_MAX];
+    size_t rt_corr_len;
+    bool rt_has_corr;
+    uint32_t rt_flags;
+    uint64_t rt_since_ms;
+    bool rt_has_retry_key;
+    uint8_t rt_retry_key[EMCP_MQTT_RETRY_KEY_LEN];
+    struct emcp_mqtt_legacy legacy[EMCP_MQTT_LEGACY_CLIENTS];
+#endif
 } emcp_mqtt_t;
 
 /** An incoming PUBLISH as the shim decoded it. Spans are absent when ptr is NULL. */
@@ -175,6 +231,11 @@ typedef enum emcp_mqtt_reply_source_t {
     EMCP_MQTT_REPLY_EXECUTED = 0, /**< mcp_server_handle() produced it now. */
     EMCP_MQTT_REPLY_REPLAYED = 1, /**< The replay cache answered a duplicate. */
     EMCP_MQTT_REPLY_REFUSED = 2,  /**< The binding refused the request (-32600). */
+    /** Server-to-client requests of a waiting legacy call, one JSON-RPC
+     *  request per line: publish each line (emcp_mqtt_reply_next) with
+     *  Response Topic = the request topic, where the client publishes its
+     *  JSON-RPC responses (their Correlation Data echoed, or none). */
+    EMCP_MQTT_REPLY_CLIENT_REQUEST = 3,
 } emcp_mqtt_reply_source_t;
 
 /** The reply to publish: QoS 1, not retained, Content Type
@@ -186,8 +247,18 @@ typedef struct emcp_mqtt_reply_t {
     size_t correlation_len;     /**< Its length. */
     const uint8_t *payload;     /**< One JSON-RPC response. */
     size_t payload_len;         /**< Its length. */
-    emcp_mqtt_reply_source_t source; /**< Executed, replayed or refused. */
+    emcp_mqtt_reply_source_t source; /**< Executed, replayed, refused or client requests. */
+    const char *response_topic; /**< Response Topic to set on the reply, or NULL (none). */
 } emcp_mqtt_reply_t;
+
+/**
+ * The next message of @p reply to publish: one JSON-RPC message per
+ * PUBLISH (a reply of EMCP_MQTT_REPLY_CLIENT_REQUEST may hold several
+ * lines). Start with `*at = 0`.
+ *
+ * @return 1 with *msg and *len set, or 0 when none is left.
+ */
+int emcp_mqtt_reply_next(const emcp_mqtt_reply_t *reply, size_t *at, const uint8_t **msg, size_t *len);
 
 /**
  * Builds the topics and empties the replay cache.
@@ -223,6 +294,17 @@ int emcp_mqtt_presence(const emcp_mqtt_t *b, bool online, char *buf, size_t cap)
 /**
  * Handles one incoming PUBLISH.
  *
+ * Legacy era (2025-11-25): the capabilities a client declares at
+ * initialize are kept by its Response Topic. A tools/call (prompt,
+ * resource read) of such a client that asks for input (set_vent 90's
+ * confirmation) is answered with the server-to-client request
+ * (EMCP_MQTT_REPLY_CLIENT_REQUEST, to the call's Response Topic with its
+ * Correlation Data); the client's JSON-RPC response, published to the
+ * request topic (a Response Topic is not needed), is matched by id, and the
+ * call's final response then goes to the call's Response Topic with its
+ * Correlation Data. One call waits at a time; meanwhile another call that
+ * asks for input is answered as to a client that cannot be asked.
+ *
  * @retval 1 @p reply holds a reply to publish.
  * @retval 0 Nothing to publish (a topic other than the request topic, no
  *         Response Topic, a retained message, a notification, an unusable
@@ -239,9 +321,15 @@ emcp_mqtt_stats_t emcp_mqtt_stats(const emcp_mqtt_t *b);
  * (mcp_dedup_set_store; call after emcp_mqtt_init, before the first
  * message). A request retried or redelivered after the gateway was killed
  * is then answered from the key's durable record ("earlier outcome unknown"
- * when it was interrupted mid-call), never run again. The replay cache
- * keyed by Correlation Data stays in RAM: only calls of tools with an
- * idempotency key survive a restart.
+ * when it was interrupted mid-call), never run again. The replay cache's
+ * key becomes durable too, through the same records: a request with
+ * Correlation Data carries a retry key (mcp_request_ctx_t.retry_key,
+ * EMCP_MQTT_RETRY_KEY_LEN bytes of its Response Topic, Correlation Data,
+ * principal and payload), so a call of such a tool whose arguments carry
+ * no key, re-published with the same Correlation Data after a restart, is
+ * answered from its record as well. (The RAM cache still answers every
+ * other duplicate within a run; requests to tools without an idempotency
+ * key are not recorded: no flash write for reads.)
  *
  * @return The records kept from the log (0 or more), or the negative
  *         error of mcp_dedup_set_store.

@@ -151,22 +151,33 @@ static void on_publish(emcp_mqtt_core_t *s, const MQTTPublishInfo_t *pub, const 
     if (emcp_mqtt_handle(s->b, &msg, &reply) != 1) {
         return;
     }
-    MQTTPropBuilder_t pb;
-    MQTTStatus_t st = json_props(&pb, s->props, sizeof s->props, reply.correlation, reply.correlation_len,
-                                 &publish_type);
-    MQTTPublishInfo_t info;
-    memset(&info, 0, sizeof info);
-    info.qos = MQTTQoS1;
-    info.retain = false;
-    info.pTopicName = reply.topic;
-    info.topicNameLength = strlen(reply.topic);
-    info.pPayload = reply.payload;
-    info.payloadLength = reply.payload_len;
-    if (st == MQTTSuccess) {
-        st = MQTT_Publish(&s->ctx, &info, MQTT_GetPacketId(&s->ctx), &pb);
-    }
-    if (st != MQTTSuccess) {
-        slog(s, "cannot publish a reply to %s: %s", reply.topic, MQTT_Status_strerror(st));
+    /* One JSON-RPC message per PUBLISH (several for a round of
+     * server-to-client requests). */
+    const uint8_t *one = NULL;
+    size_t one_len = 0;
+    size_t at = 0;
+    while (emcp_mqtt_reply_next(&reply, &at, &one, &one_len) == 1) {
+        MQTTPropBuilder_t pb;
+        MQTTStatus_t st = json_props(&pb, s->props, sizeof s->props, reply.correlation,
+                                     reply.correlation_len, &publish_type);
+        if (st == MQTTSuccess && reply.response_topic != NULL) {
+            st = MQTTPropAdd_ResponseTopic(&pb, reply.response_topic, strlen(reply.response_topic),
+                                           &publish_type);
+        }
+        MQTTPublishInfo_t info;
+        memset(&info, 0, sizeof info);
+        info.qos = MQTTQoS1;
+        info.retain = false;
+        info.pTopicName = reply.topic;
+        info.topicNameLength = strlen(reply.topic);
+        info.pPayload = one;
+        info.payloadLength = one_len;
+        if (st == MQTTSuccess) {
+            st = MQTT_Publish(&s->ctx, &info, MQTT_GetPacketId(&s->ctx), &pb);
+        }
+        if (st != MQTTSuccess) {
+            slog(s, "cannot publish a reply to %s: %s", reply.topic, MQTT_Status_strerror(st));
+        }
     }
 }
 

@@ -62,8 +62,9 @@ extern "C" {
 #endif
 
 /** Property buffer of one outgoing packet (CONNECT, Will, reply, presence):
- *  Content Type, Payload Format Indicator and Correlation Data. */
-#define EMCP_MQTT_CORE_PROPS_MAX (64 + EMCP_MQTT_CORRELATION_MAX)
+ *  Content Type, Payload Format Indicator, Correlation Data and (a
+ *  server-to-client request's) Response Topic. */
+#define EMCP_MQTT_CORE_PROPS_MAX (64 + EMCP_MQTT_CORRELATION_MAX + 3 + EMCP_MQTT_TOPIC_MAX)
 
 /** The network: opens and closes the connection to the broker. */
 typedef struct emcp_mqtt_core_net_t {

@@ -169,18 +169,28 @@ static void on_message(struct mosquitto *mosq, void *obj, const struct mosquitto
 
     emcp_mqtt_reply_t reply;
     if (emcp_mqtt_handle(s->b, &msg, &reply) == 1) {
-        mosquitto_property *out = NULL;
-        mosquitto_property_add_string(&out, MQTT_PROP_CONTENT_TYPE, EMCP_MQTT_CONTENT_TYPE);
-        mosquitto_property_add_byte(&out, MQTT_PROP_PAYLOAD_FORMAT_INDICATOR, 1);
-        if (reply.correlation != NULL) {
-            mosquitto_property_add_binary(&out, MQTT_PROP_CORRELATION_DATA, reply.correlation,
-                                          (uint16_t)reply.correlation_len);
-        }
-        int rc = mosquitto_publish_v5(mosq, NULL, reply.topic, (int)reply.payload_len, reply.payload,
-                                      EMCP_MQTT_QOS, false, out);
-        mosquitto_property_free_all(&out);
-        if (rc != MOSQ_ERR_SUCCESS) {
-            slog(s, "cannot publish a reply to %s: %s", reply.topic, mosquitto_strerror(rc));
+        /* One JSON-RPC message per PUBLISH (several for a round of
+         * server-to-client requests). */
+        const uint8_t *one = NULL;
+        size_t one_len = 0;
+        size_t at = 0;
+        while (emcp_mqtt_reply_next(&reply, &at, &one, &one_len) == 1) {
+            mosquitto_property *out = NULL;
+            mosquitto_property_add_string(&out, MQTT_PROP_CONTENT_TYPE, EMCP_MQTT_CONTENT_TYPE);
+            mosquitto_property_add_byte(&out, MQTT_PROP_PAYLOAD_FORMAT_INDICATOR, 1);
+            if (reply.correlation != NULL) {
+                mosquitto_property_add_binary(&out, MQTT_PROP_CORRELATION_DATA, reply.correlation,
+                                              (uint16_t)reply.correlation_len);
+            }
+            if (reply.response_topic != NULL) {
+                mosquitto_property_add_string(&out, MQTT_PROP_RESPONSE_TOPIC, reply.response_topic);
+            }
+            int rc = mosquitto_publish_v5(mosq, NULL, reply.topic, (int)one_len, one, EMCP_MQTT_QOS,
+                                          false, out);
+            mosquitto_property_free_all(&out);
+            if (rc != MOSQ_ERR_SUCCESS) {
+                slog(s, "cannot publish a reply to %s: %s", reply.topic, mosquitto_strerror(rc));
+            }
         }
     }
     free(response_topic);

@@ -239,13 +239,28 @@ static GREENHOUSE_NOINLINE bool has_key(const mcp_call_t *call)
     return mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) == 0;
 }
 
+/* The transport's retry key of the call (MQTT Correlation Data), or NULL. */
+static const mcp_str_t *retry_key(const mcp_call_t *call)
+{
+    const mcp_request_ctx_t *ctx = durable.retry_keys ? mcp_call_ctx(call) : NULL;
+    return ctx != NULL && ctx->retry_key.ptr != NULL && ctx->retry_key.len > 0 &&
+                   ctx->retry_key.len <= MCP_DEDUP_KEY_MAX
+               ? &ctx->retry_key
+               : NULL;
+}
+
 /* Reports a movement to durable mode's actuator log, with the call's key
- * ("-" without one). */
+ * ("retry:" and the retry key in hex without an argument key; "-" without
+ * either). */
 static GREENHOUSE_NOINLINE int vent_moved(const mcp_call_t *call, int before, int after)
 {
-    char key[MCP_DEDUP_KEY_MAX + 1];
-    if (mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) != 0) {
-        strcpy(key, "-");
+    char key[2 * MCP_DEDUP_KEY_MAX + 8];
+    const mcp_str_t *rk = retry_key(call);
+    if (mcp_arg_string(call, "idempotency_key", key, MCP_DEDUP_KEY_MAX + 1, NULL) != 0) {
+        strcpy(key, rk != NULL ? "retry:" : "-");
+        for (size_t i = 0; rk != NULL && i < rk->len; i++) {
+            snprintf(key + 6 + 2 * i, 3, "%02x", (unsigned)(uint8_t)rk->ptr[i]);
+        }
     }
     return durable.actuated(key, before, after);
 }
@@ -273,7 +288,8 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
         }
     }
 
-    if (durable.key_required && !has_key(call)) { /* the schema requires it: never move without one */
+    /* The schema requires it (or the transport keys the request): never move without one. */
+    if (durable.key_required && !has_key(call) && retry_key(call) == NULL) {
         return result_refused(r, is_error, "idempotency_key is required");
     }
 
@@ -626,7 +642,7 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
     }
     for (size_t i = 0; i < TOOL_COUNT; i++) {
         mcp_tool_t def = tools[i].def;
-        if (def.idempotency_key != NULL && durable.key_required) {
+        if (def.idempotency_key != NULL && durable.key_required && !durable.retry_keys) {
             def.input_schema = set_vent_keyed_schema;
         }
         if (def.min_interval_ms != 0 && durable.vent_interval_ms >= 0) {

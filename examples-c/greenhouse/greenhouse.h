@@ -144,6 +144,10 @@ int greenhouse_vent_percent(void);
 typedef struct greenhouse_durable_t {
     /** set_vent's schema requires idempotency_key. */
     bool key_required;
+    /** The transport keys a request itself (MQTT: its Correlation Data,
+     *  mcp_request_ctx_t.retry_key): with key_required, set_vent's schema
+     *  keeps idempotency_key optional and a call with neither key is refused. */
+    bool retry_keys;
     /** set_vent's min_interval_ms, or -1 for GREENHOUSE_VENT_INTERVAL_MS. */
     long vent_interval_ms;
     /** The vent's opening at start-up, or -1 for closed. */
@@ -155,6 +159,10 @@ typedef struct greenhouse_durable_t {
     void (*answered)(const char *tool, size_t tool_len, uint32_t outcome);
 } greenhouse_durable_t;
 
+/** Called by a program whose transport gives requests a retry key (MQTT),
+ *  before greenhouse_setup: see greenhouse_durable_t.retry_keys. */
+void greenhouse_durable_retry_keys(void);
+
 /** Sets durable mode; call before greenhouse_register. */
 void greenhouse_set_durable(const greenhouse_durable_t *d);
 
@@ -163,7 +171,7 @@ void greenhouse_set_durable(const greenhouse_durable_t *d);
     "  --state-dir DIR      keep idempotency records in DIR/idempotency.log (fsynced): a\n"   \
     "                       set_vent retried after a restart is answered from its record\n"  \
     "                       and never moves the vent twice; set_vent then requires an\n"     \
-    "                       idempotency_key\n"                                               \
+    "                       idempotency_key (MQTT: or Correlation Data on the request)\n"   \
     "  --actuator-log FILE  append one line per vent movement (fsynced before set_vent\n"    \
     "                       answers); the vent starts where its last line left it\n"        \
     "  --recover            settle a call interrupted by a restart from the actuator log\n" \

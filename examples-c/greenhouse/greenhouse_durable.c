@@ -32,6 +32,7 @@ static const char *state_dir;
 static const char *actuator_path;
 static const char *crash_at;
 static bool recover;
+static bool retry_keys;
 static long vent_interval_ms = -1;
 
 static emcp_store_file_t file;
@@ -91,6 +92,11 @@ static int durable_option(const char *prog, int argc, char **argv, int *i)
         crash_at = v;
     }
     return 1;
+}
+
+void greenhouse_durable_retry_keys(void)
+{
+    retry_keys = true;
 }
 
 int greenhouse_durable_options(const char *prog, int *argc, char **argv)
@@ -252,6 +258,7 @@ int greenhouse_durable_open(const mcp_store_t **out, const char **why)
     }
     greenhouse_durable_t d = {
         .key_required = state_dir != NULL,
+        .retry_keys = retry_keys,
         .vent_interval_ms = vent_interval_ms,
         .vent_percent = actuator_path != NULL ? logged_movement(NULL) : -1,
         .actuated = actuator_path != NULL ? actuated : NULL,

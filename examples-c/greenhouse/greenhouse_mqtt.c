@@ -185,6 +185,8 @@ int main(int argc, char **argv)
         opt.client_id = client_id;
     }
 
+    /* A request's Correlation Data keys a set_vent without idempotency_key. */
+    greenhouse_durable_retry_keys();
     const mcp_store_t *store = NULL;
     int rc = greenhouse_setup(prog, &server, wind_lock, &store);
     if (rc != 0) {

@@ -454,6 +454,7 @@ pub(crate) unsafe fn exchange(
                 hdr_params_dropped: dropped,
                 emit: c.emit,
                 transport_context: c.transport_context,
+                retry_key: span(&c.retry_key),
             }
         },
     };

@@ -153,13 +153,17 @@ pub unsafe extern "C" fn mcp_roundtrip_waiting(rt: *mut mcp_roundtrip_t) -> c_in
 ///            JSON-RPC response.
 /// @param msg The message (one JSON text).
 /// @param len Its length.
+/// @retval 2 The client's `notifications/cancelled` for the waiting call
+///         (its `requestId` is the call's id): the call is abandoned, the
+///         storage is free, and nothing is to be sent for the call (MCP
+///         cancellation; end its stream without a response).
 /// @retval 1 The last answer of the round is in (or the call failed): call
 ///         `mcp_roundtrip_resume` to get the call's output.
 /// @retval 0 Kept; more answers are due.
 /// @retval -MCP_ENOENT A JSON-RPC response, but to no request this storage
 ///         waits for.
-/// @retval -MCP_EDOM Not a JSON-RPC response (a request, a notification, or
-///         not JSON-RPC): handle it as usual.
+/// @retval -MCP_EDOM Not a JSON-RPC response (a request, another
+///         notification, or not JSON-RPC): handle it as usual.
 /// @retval -MCP_EINVAL `msg` is NULL, or `rt` is not initialised.
 /// @retval -MCP_ENOTSUP Built without the `legacy` and `mrtr` features.
 ///
@@ -190,6 +194,7 @@ pub unsafe extern "C" fn mcp_roundtrip_answer(
         }
     };
     match s.answer(buf, msg) {
+        Answer::Cancelled => 2,
         Answer::Ready => 1,
         Answer::Stored => 0,
         Answer::NotPending => -MCP_ENOENT,

@@ -170,7 +170,9 @@ mod tests {
     }
 
     fn act(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> i32 {
-        let key = call.lookup("k").map(|v| call.doc.raw(v).to_vec()).unwrap();
+        let key = call
+            .lookup("k")
+            .map_or(b"-".to_vec(), |v| call.doc.raw(v).to_vec());
         RUNS.with(|x| x.borrow_mut().push(String::from_utf8(key).unwrap()));
         AT_RUN.with(|a| *a.borrow_mut() = MEM.with(|m| m.borrow().durable.clone()));
         r.text("moved").map_or(-1, |_| 0)
@@ -206,7 +208,17 @@ mod tests {
     }
 
     fn call(s: &Server<'_>, d: &Dedup, st: &mcp_store_t, args: &str) -> serde_json::Value {
-        call_at(s, d, st, args, 0)
+        call_full(s, d, st, args, None, 0)
+    }
+
+    fn call_with(
+        s: &Server<'_>,
+        d: &Dedup,
+        st: &mcp_store_t,
+        args: &str,
+        retry_key: Option<&[u8]>,
+    ) -> serde_json::Value {
+        call_full(s, d, st, args, retry_key, 0)
     }
 
     fn call_at(
@@ -214,6 +226,17 @@ mod tests {
         d: &Dedup,
         st: &mcp_store_t,
         args: &str,
+        now_ms: u64,
+    ) -> serde_json::Value {
+        call_full(s, d, st, args, None, now_ms)
+    }
+
+    fn call_full(
+        s: &Server<'_>,
+        d: &Dedup,
+        st: &mcp_store_t,
+        args: &str,
+        retry_key: Option<&[u8]>,
         now_ms: u64,
     ) -> serde_json::Value {
         let req = format!(
@@ -226,6 +249,7 @@ mod tests {
             ..Exchange::default()
         };
         let info = RequestInfo {
+            retry_key,
             now_ms,
             ..RequestInfo::default()
         };
@@ -312,6 +336,43 @@ mod tests {
             );
         }
         assert_eq!(runs().len(), runs_before, "no call ran again");
+    }
+
+    #[test]
+    fn a_retry_key_keys_a_keyless_call_durably_apart_from_argument_keys() {
+        let s = server();
+        let st = store(false);
+        let (d, _) = restarted(Vec::new(), &st);
+        let rk: Option<&[u8]> = Some(b"r");
+        let first = call_with(&s, &d, &st, "{}", rk);
+        assert_eq!(text(&first), "moved");
+        let before = runs().len();
+        // Killed after its result: a restart answers from the record.
+        let (d, n) = restarted(MEM.with(|m| m.borrow().durable.clone()), &st);
+        assert_eq!(n, Ok(1));
+        assert_eq!(call_with(&s, &d, &st, "{}", rk), first);
+        assert_eq!(runs().len(), before, "not run again");
+        // Killed while it ran: unknown after a restart, never run again.
+        call_with(&s, &d, &st, "{}", Some(b"r2"));
+        let (d, _) = restarted(AT_RUN.with(|a| a.borrow().clone()), &st);
+        let r = call_with(&s, &d, &st, "{}", Some(b"r2"));
+        assert!(text(&r).starts_with("earlier outcome unknown"), "{r}");
+        // An argument key with the same bytes is another key; a call with
+        // neither key is not tracked; an argument key wins over a retry key.
+        let runs_now = runs().len();
+        assert_eq!(text(&call_with(&s, &d, &st, r#"{"k":"r"}"#, rk)), "moved");
+        assert_eq!(text(&call(&s, &d, &st, "{}")), "moved");
+        assert_eq!(text(&call(&s, &d, &st, "{}")), "moved");
+        assert_eq!(runs().len(), runs_now + 3);
+        let overlong = [b'x'; MCP_DEDUP_KEY_MAX + 1];
+        assert_eq!(
+            text(&call_with(&s, &d, &st, "{}", Some(&overlong))),
+            "moved"
+        );
+        assert_eq!(
+            text(&call_with(&s, &d, &st, "{}", Some(&overlong))),
+            "moved"
+        );
     }
 
     /// Where the last record of `log` starts.

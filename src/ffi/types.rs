@@ -92,6 +92,14 @@ pub struct mcp_request_ctx_t {
     /// by id, and the call's final response follows the last of them. See
     /// `mcp_roundtrip_t`.
     pub roundtrip: *mut mcp_roundtrip_t,
+    /// The transport's identity of this request, or empty: the same bytes
+    /// when the request is redelivered or retried (the MQTT binding: a
+    /// digest of Response Topic, Correlation Data, principal and payload),
+    /// at most `MCP_DEDUP_KEY_MAX` bytes (longer: not used). A call of a
+    /// tool that declares `mcp_tool_t.idempotency_key` whose arguments carry
+    /// no key is then keyed by it in `dedup` (durable with its store), apart
+    /// from argument keys: a retry of it is answered as a repeated key is.
+    pub retry_key: mcp_str_t,
 }
 
 /// Caller-owned storage for one open `subscriptions/listen` stream. When
@@ -176,7 +184,8 @@ pub struct mcp_dedup_t {
 ///    context (or to `mcp_roundtrip_answer`), is matched by id and kept;
 ///    until the last one nothing is to be sent (0, HTTP status 202). A
 ///    response that matches nothing gets no answer either (0, `rpc_error`
-///    -32600, HTTP status 400).
+///    -32600, HTTP status 400). The client's `notifications/cancelled` for
+///    the waiting call abandons it: nothing is sent for it, ever (0, 202).
 /// 3. With the last one the call runs again with the answers under
 ///    `params.inputResponses` and its MAC-protected `requestState`, and its
 ///    final response (to the call's own id) is the output, or the next

@@ -183,7 +183,17 @@ pub fn call<'r>(
         }
         None => None,
     };
-    let tag = index * 2 + usize::from(era == Era::Modern);
+    let mut tag = index * 2 + usize::from(era == Era::Modern);
+    // A keyed tool's call without a key is keyed by the transport's retry
+    // key (MQTT Correlation Data), under a tag of its own: never an
+    // argument key's entry.
+    let key = match key {
+        None if tool.idempotency_key.is_some() => {
+            tag |= RETRY_TAG;
+            info.retry_key.filter(|k| k.len() <= MCP_DEDUP_KEY_MAX)
+        }
+        k => k,
+    };
     let principal = info.principal.unwrap_or(&[]);
     let dedup = dedup.filter(|_| cfg!(feature = "policy"));
     // With a store, keys are durable: an intent before the callback, the
@@ -401,6 +411,11 @@ fn claim_key<'r>(
     refusal(w, era, text)?;
     Ok(None)
 }
+
+/// Set in the duplicate table's tool tag (index × 2 + era, below 2 ×
+/// `MCP_MAX_TOOLS`) of an entry keyed by `RequestInfo::retry_key`.
+const RETRY_TAG: usize = 0x80;
+const _: () = assert!(2 * crate::limits::MCP_MAX_TOOLS <= RETRY_TAG);
 
 /// The answer to a retry of a call interrupted by a restart.
 const OUTCOME_UNKNOWN: &str = "earlier outcome unknown: a call with this idempotency key was interrupted (the server restarted) before its result was recorded, so it may or may not have taken effect; the tool did not run again. Check the device's state, then retry with a new idempotency key if the action is still wanted";

@@ -139,6 +139,50 @@ static void test_answers_apart(void)
     CHECK_INT(mcp_roundtrip_waiting(&rt), 0);
 }
 
+#define CANCEL(id)                                                                              \
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" id \
+    ",\"reason\":\"user aborted\"}}"
+
+/* The client's notifications/cancelled for the waiting call abandons it:
+ * nothing is sent, the callback does not run again, the storage is free. */
+static void test_cancelled(void)
+{
+    static mcp_roundtrip_t rt;
+    static uint8_t buf[2048];
+    CHECK_INT(mcp_roundtrip_init(&rt, buf, sizeof buf, 1), 0);
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.roundtrip = &rt;
+    ctx.flags = MCP_CTX_LEGACY_ELICITATION;
+
+    /* One stream: the notification through mcp_server_handle. */
+    calls = 0;
+    HANDLE(&server, &ctx, CALL);
+    CHECK_AT("id", "1");
+    HANDLE(&server, &ctx, CANCEL("\"call-2\"")); /* another id: ignored */
+    CHECK_INT(R.rc, 0);
+    CHECK_INT(mcp_roundtrip_waiting(&rt), 1);
+    HANDLE(&server, &ctx, CANCEL("1")); /* our request's id, not the call's */
+    CHECK_INT(mcp_roundtrip_waiting(&rt), 1);
+    HANDLE(&server, &ctx, CANCEL("\"call-1\""));
+    CHECK_INT(R.rc, 0);
+    CHECK_INT(R.info.rpc_error, 0);
+    CHECK_INT(mcp_roundtrip_waiting(&rt), 0);
+    HANDLE(&server, &ctx, ANSWER("1", "true")); /* a late answer matches nothing */
+    CHECK_INT(R.rc, 0);
+    CHECK_INT(R.info.rpc_error, MCP_RPC_INVALID_REQUEST);
+    CHECK_INT(calls, 1);
+
+    /* Apart (HTTP): mcp_roundtrip_answer says 2; nothing to resume. */
+    HANDLE(&server, &ctx, CALL);
+    const char *c = CANCEL("\"call-1\"");
+    CHECK_INT(mcp_roundtrip_answer(NULL, (const uint8_t *)c, strlen(c)), -MCP_EDOM);
+    CHECK_INT(mcp_roundtrip_answer(&rt, (const uint8_t *)c, strlen(c)), 2);
+    CHECK_INT(mcp_roundtrip_waiting(&rt), 0);
+    CHECK_INT(mcp_roundtrip_answer(&rt, (const uint8_t *)c, strlen(c)), -MCP_EDOM);
+    CHECK_INT(calls, 2);
+}
+
 int main(void)
 {
     static const uint8_t key[32] = "an example key for the c tests!";
@@ -149,5 +193,6 @@ int main(void)
     test_init_and_classify();
     test_one_stream();
     test_answers_apart();
+    test_cancelled();
     return check_summary("test_roundtrip");
 }

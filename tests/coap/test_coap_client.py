@@ -149,6 +149,22 @@ def test_legacy_request_without_envelope_is_answered(server):
     assert [t["name"] for t in r.json()["result"]["tools"]] == TOOL_NAMES
 
 
+def test_legacy_confirmation_is_refused_clearly(server):
+    """No path carries a server-to-client request over this binding: a
+    legacy client, even one that declared elicitation, gets the clear
+    refusal, and the vent does not move (docs/bindings/coap.md)."""
+    r = post(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                                 "clientInfo": {"name": "t", "version": "1"}}})
+    assert r.json()["result"]["protocolVersion"] == "2025-11-25", r.log
+    r = post(server, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "set_vent", "arguments": {"percent": 90}}})
+    res = r.json()["result"]
+    assert res["isError"] is True, res
+    assert res["content"][0]["text"] == (
+        "refused: opening above 80% needs a confirmation this client cannot give"), res
+
+
 def test_tools_list_in_64_byte_block2_blocks(server):
     """The tools/list response (~900 bytes: the largest the greenhouse sends)
     forced into 64-byte Block2 blocks: -b 64 sets Block1, and -O 23,0x02 asks

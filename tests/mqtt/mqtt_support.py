@@ -245,6 +245,7 @@ class Reply:
         props = msg.properties
         self.correlation: bytes | None = getattr(props, "CorrelationData", None) if props else None
         self.content_type: str | None = getattr(props, "ContentType", None) if props else None
+        self.response_topic: str | None = getattr(props, "ResponseTopic", None) if props else None
         self.received = time.monotonic()
 
     def json(self) -> Any:

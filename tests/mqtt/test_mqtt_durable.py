@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mqtt_support import call, wait_until
+from mqtt_support import call, dumps, wait_until
 
 SID = "gh-durable"
 REQ = f"mcp/{SID}/request"
@@ -71,3 +71,55 @@ def test_killed_at_every_point_never_moves_twice(gateways, clients, tmp_path, po
     )
     m = movements(log)
     assert m["k1"] == moved and m["k2"] == 1, m
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_keyless_call_keyed_by_correlation_data_survives_a_kill(gateways, clients, tmp_path, point):
+    """The replay cache made durable: set_vent without an idempotency_key,
+    re-published with the same Correlation Data (what a client whose reply
+    never came does) after greenhouse-mqtt was killed at `point`, is
+    answered from the durable record of its (Response Topic, Correlation
+    Data) and never moves the vent twice."""
+    log = tmp_path / "actuator.log"
+    opts = ["--state-dir", str(tmp_path / "state"), "--actuator-log", str(log), "--vent-interval-ms", "0"]
+    c = clients()
+    first = call("set_vent", {"percent": 40}, id=7)
+    corr = b"corr-keyless"
+
+    gw = gateways(SID, *opts, "--crash-at", point)
+    c.publish(REQ, dumps(first), corr)  # the very bytes c.request sends
+    wait_until(lambda: gw.proc.poll() is not None, 10, f"greenhouse-mqtt to die at {point}")
+    gw.killed = True
+    assert gw.proc.returncode == -signal.SIGKILL, gw.text()
+    assert c.drain() == [], "no answer from a gateway killed before responding"
+    keys = [k for k in movements(log) if k.startswith("retry:")]
+    assert sum(movements(log).values()) == MOVED_AT[point] == len(keys), movements(log)
+
+    gw = gateways(SID, *opts)
+    retry = c.request(REQ, first, corr)
+    assert retry.json()["id"] == 7
+    retry = outcome(retry)
+    m = movements(log)
+    assert sum(m.values()) <= 1, f"one request moved the vent {sum(m.values())} times: {m}"
+    if not retry[0]:
+        assert sum(m.values()) == 1, f"told ok without a movement: {retry}"
+    if point in ("after-result", "before-respond", "before-intent"):
+        assert retry == (False, "vent set to 40%")
+    else:
+        assert retry[0] and retry[1].startswith("earlier outcome unknown"), retry
+    # Once more after a second restart: the same answer, from the log.
+    gw.stop()
+    gateways(SID, *opts)
+    assert outcome(c.request(REQ, first, corr)) == retry
+    assert movements(log) == m
+    # New Correlation Data is a new request: it moves the vent.
+    assert outcome(c.request(REQ, call("set_vent", {"percent": 60}, id=8), b"corr-next")) == (
+        False,
+        "vent set to 60%",
+    )
+    assert sum(movements(log).values()) == sum(m.values()) + 1
+    # Without Correlation Data (no retry key) nothing keys it: refused.
+    c.publish(REQ, dumps(call("set_vent", {"percent": 10}, id=9)), None)
+    r = outcome(c.next_reply())
+    assert r == (True, "idempotency_key is required"), r
+    assert sum(movements(log).values()) == sum(m.values()) + 1

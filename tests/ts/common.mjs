@@ -225,6 +225,43 @@ export function elicitationTests(label, session) {
       }));
   }
 
+  // AbortSignal on callTool: the SDK sends notifications/cancelled for the
+  // call while its elicitation is unanswered. The server abandons the call
+  // (no response for its id, the tool does not run again) and frees its
+  // round-trip storage: more aborted calls than the HTTP binding holds at
+  // once (EMCP_HTTP_MAX_INPUT_CALLS, 4; stdio holds 1), then a call that is
+  // still asked and answered.
+  test(`${label}: set_vent 90 aborted while its elicitation is unanswered -> abandoned, the next call is asked`, () => {
+    const asked = [];
+    let answer = null; // never answered until set
+    return session(async ({ client }) => {
+      const errors = [];
+      client.onerror = (e) => errors.push(String(e));
+      for (let i = 0; i < 5; i++) {
+        const ac = new AbortController();
+        const call = client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined,
+          { ...opts, signal: ac.signal });
+        const deadline = Date.now() + 5000;
+        while (asked.length < i + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(asked.length, i + 1, `call ${i + 1} was not asked: ${JSON.stringify(await Promise.race([call, 'pending']))}`);
+        ac.abort('the user gave up');
+        await assert.rejects(call);
+      }
+      answer = { action: 'decline' };
+      const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
+      assert.equal(asked.length, 6);
+      assert.equal(textOf(r), 'not confirmed: vent unchanged');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(errors, [], 'no response for a cancelled id, no transport error');
+    }, {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) => client.setRequestHandler(ElicitRequestSchema, (req) => {
+        asked.push(req.params);
+        return answer !== null ? answer : new Promise(() => {});
+      }),
+    });
+  });
+
   test(`${label}: set_vent 90 without the elicitation capability -> refused, nothing asked`, () =>
     session(async ({ client }) => {
       const r = await client.callTool({ name: 'set_vent', arguments: { percent: 90 } }, undefined, opts);
