@@ -450,23 +450,45 @@ impl Dedup {
         }
         // The new log holds this entry's record too (a released one is
         // left out, which is what its release says).
-        self.compact(log, &mut buf) && log.sync()
+        let at = self
+            .slots
+            .get(i)
+            .map_or(0, |s| s.at_ms.load(Ordering::Relaxed));
+        self.compact(log, &mut buf, at) && log.sync()
     }
 
-    /// Restarts the log with one record per live entry. Lock held; the
-    /// caller's sync swaps the new log in.
-    fn compact(&self, log: &Log, buf: &mut [u8; MCP_STORE_RECORD_MAX]) -> bool {
+    /// Restarts the log with one record per live entry, oldest first by
+    /// their times relative to `reference` (ms): a restart ages loaded
+    /// entries by their place in the log, so it then evicts in the order
+    /// this table would. Lock held; the caller's sync swaps the new log in.
+    fn compact(&self, log: &Log, buf: &mut [u8; MCP_STORE_RECORD_MAX], reference: u32) -> bool {
         if !log.restart() {
             return false;
         }
+        let kind_of = |s: &Slot| match s.state.load(Ordering::Acquire) {
+            STARTED | UNKNOWN => Some(MCP_STORE_INTENT),
+            DONE => Some(MCP_STORE_RESULT),
+            GONE => Some(MCP_STORE_GONE),
+            _ => None,
+        };
+        // Signed: an entry claimed after `reference` sorts after it.
+        let when = |s: &Slot| s.at_ms.load(Ordering::Relaxed).wrapping_sub(reference) as i32;
+        let mut written = [false; MCP_DEDUP_SLOTS];
         let mut len = 0;
-        for (i, s) in self.slots.iter().enumerate() {
-            let kind = match s.state.load(Ordering::Acquire) {
-                STARTED | UNKNOWN => MCP_STORE_INTENT,
-                DONE => MCP_STORE_RESULT,
-                GONE => MCP_STORE_GONE,
-                _ => continue,
+        loop {
+            let next = self
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| written.get(i) == Some(&false))
+                .filter_map(|(i, s)| Some((when(s), i, kind_of(s)?)))
+                .min();
+            let Some((_, i, kind)) = next else {
+                break;
             };
+            if let Some(w) = written.get_mut(i) {
+                *w = true;
+            }
             let Some(n) = self.encode_slot(i, kind, buf) else {
                 return false;
             };
@@ -518,7 +540,7 @@ impl Dedup {
             off += n;
         }
         self.log_len.store(off as u32, Ordering::Relaxed);
-        if torn && !(self.compact(log, &mut buf) && log.sync()) {
+        if torn && !(self.compact(log, &mut buf, now_ms as u32) && log.sync()) {
             return Err(-crate::limits::MCP_EIO);
         }
         Ok(self

@@ -12,6 +12,8 @@
 #   FREERTOS_KERNEL_PATH names a FreeRTOS-Kernel tree, the Zephyr sample on native_sim_64
 #   when ZEPHYR_BASE names a Zephyr tree (and west is installed), its CoAP
 #   overlay when LIBCOAP_PATH also names a libcoap checkout, the
+#   durable records' NVS backend on native_sim_64 across process restarts
+#   (tests/zephyr/store_nvs_check.py) with the same tree, the
 #   coreMQTT v5 shim (greenhouse-coremqtt against mosquitto, tests/mqtt) when
 #   COREMQTT_PATH names a coreMQTT v5 checkout, and the same gateway inside a
 #   FreeRTOS task when both paths are given; each is skipped with the
@@ -36,15 +38,18 @@ result() { # result STATUS NAME [LOG]
 }
 skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
 # zsize BUILD_DIR: the image's `size zephyr.elf` line (text, data, bss) and the
-# sizes of the binding instances it links (nm -S), the figures docs/zephyr.md
-# points to instead of quoting them.
+# sizes of the binding instances it links (readelf -s), the figures
+# docs/zephyr.md points to instead of quoting them. Not nm: binutils' nm loads
+# the LTO plugins in /usr/lib/bfd-plugins, and an LLVMgold newer than rustc's
+# LLVM aborts ("LLVM ERROR: Invalid encoding") on the Rust core's .llvmbc
+# section that native_sim's relocatable zephyr.elf keeps.
 zsize() {
   local elf="$1/zephyr/zephyr.elf"
   [ -f "$elf" ] || return 0
   size "$elf" | awk 'NR == 2 { printf "    size zephyr.elf: text %s, data %s, bss %s\n", $1, $2, $3 }'
-  nm -S "$elf" | while read -r _ sz type name; do
+  readelf -sW "$elf" | while read -r _ _ sz type _ _ _ name; do
     case "$type:$name" in
-      [bBdD]:http | [bBdD]:coap | [bBdD]:binding) echo "    $name (static): $((16#$sz)) B" ;;
+      OBJECT:http | OBJECT:coap | OBJECT:binding) echo "    $name (static): $((sz)) B" ;;
     esac
   done
 }
@@ -146,6 +151,43 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
   zsize "$OUT/zephyr-greenhouse"
+
+  # Durable idempotency records on NVS (bindings/store/emcp_store_nvs.c,
+  # CONFIG_EMCP_STORE_NVS) in the flash simulator: tests/zephyr/store_nvs
+  # killed by SIGKILL at every step of a keyed call and before every store
+  # write, restarted on the same --flash file (tests/zephyr/store_nvs_check.py).
+  # Then the same checks against the image with its store's append, or its
+  # sync, writing nothing: they must fail.
+  rc=0
+  {
+    ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 tests/zephyr/store_nvs \
+      -d "$PWD/$OUT/zephyr-store-nvs" -- -DZEPHYR_EXTRA_MODULES="$PWD" &&
+    python3 tests/zephyr/store_nvs_check.py "$OUT/zephyr-store-nvs/zephyr/zephyr.exe"
+  } >"$OUT/zephyr-store-nvs.log" 2>&1 || rc=$?
+  grep -E '^(== |   [a-z])|checks passed' "$OUT/zephyr-store-nvs.log" | sed 's/^/    /' || true
+  result "$rc" "Zephyr NVS store on native_sim_64: killed at every step and store write, restarted on its flash file" \
+    "$OUT/zephyr-store-nvs.log"
+  zsize "$OUT/zephyr-store-nvs"
+  obj=$(find "$OUT/zephyr-store-nvs" -name 'emcp_store_nvs.c.obj' | head -n 1)
+  if [ -n "$obj" ]; then
+    size "$obj" | awk 'NR == 2 { printf "    emcp_store_nvs.c: text %s, data %s, bss %s\n", $1, $2, $3 }'
+    readelf -sW "$OUT/zephyr-store-nvs/zephyr/zephyr.elf" | while read -r _ _ sz type _ _ _ name; do
+      case "$type:$name" in
+        OBJECT:nvs) echo "    emcp_store_nvs_t (static RAM): $((sz)) B" ;;
+      esac
+    done
+  fi
+  if [ "$rc" -eq 0 ]; then
+    for hook in append sync; do
+      rc=0
+      python3 tests/zephyr/store_nvs_check.py "$OUT/zephyr-store-nvs/zephyr/zephyr.exe" --drop "$hook" \
+        >"$OUT/zephyr-store-nvs-drop-$hook.log" 2>&1 || rc=$?
+      tail -n 1 "$OUT/zephyr-store-nvs-drop-$hook.log" | sed 's/^/    /'
+      # 1: checks failed (what must happen); anything else is the driver's own trouble.
+      result "$([ "$rc" -eq 1 ] && echo 0 || echo 1)" \
+        "the same checks fail against a store whose $hook writes nothing" "$OUT/zephyr-store-nvs-drop-$hook.log"
+    done
+  fi
 
   # The HTTP glue: overlay-http.conf (TAP zeth), then the SDK's HTTP client
   # from a network namespace when we may create one (root and ip).
@@ -249,7 +291,7 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
     skip "Zephyr CoAP sample: LIBCOAP_PATH is not set (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   fi
 else
-  skip "Zephyr sample: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
+  skip "Zephyr sample and NVS store test: ZEPHYR_BASE is not set or west is not installed (see docs/zephyr.md)"
   skip "Zephyr CoAP sample: needs ZEPHYR_BASE and west, and LIBCOAP_PATH (a libcoap checkout with its zephyr/ module, v4.3.5-8-g4803f161 or later)"
   if [ -n "${LIBCOAP_PATH:-}" ]; then
     # Without Zephyr the libcoap revision is still checked.

@@ -210,7 +210,7 @@ mod tests {
     }
 
     fn call(s: &Server<'_>, d: &Dedup, st: &mcp_store_t, args: &str) -> serde_json::Value {
-        call_with(s, d, st, args, None)
+        call_full(s, d, st, args, None, 0)
     }
 
     fn call_with(
@@ -219,6 +219,27 @@ mod tests {
         st: &mcp_store_t,
         args: &str,
         retry_key: Option<&[u8]>,
+    ) -> serde_json::Value {
+        call_full(s, d, st, args, retry_key, 0)
+    }
+
+    fn call_at(
+        s: &Server<'_>,
+        d: &Dedup,
+        st: &mcp_store_t,
+        args: &str,
+        now_ms: u64,
+    ) -> serde_json::Value {
+        call_full(s, d, st, args, None, now_ms)
+    }
+
+    fn call_full(
+        s: &Server<'_>,
+        d: &Dedup,
+        st: &mcp_store_t,
+        args: &str,
+        retry_key: Option<&[u8]>,
+        now_ms: u64,
     ) -> serde_json::Value {
         let req = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"act","arguments":{args}}}}}"#
@@ -232,17 +253,12 @@ mod tests {
             }),
             ..Exchange::default()
         };
-        let o = s
-            .handle_with(
-                &RequestInfo {
-                    retry_key,
-                    ..RequestInfo::default()
-                },
-                ex,
-                req.as_bytes(),
-                &mut out,
-            )
-            .unwrap();
+        let info = RequestInfo {
+            retry_key,
+            now_ms,
+            ..RequestInfo::default()
+        };
+        let o = s.handle_with(&info, ex, req.as_bytes(), &mut out).unwrap();
         serde_json::from_slice(&out[..o.len]).unwrap()
     }
 
@@ -416,5 +432,38 @@ mod tests {
             before + 400,
             "none of the last keys ran again"
         );
+    }
+
+    #[test]
+    fn after_a_compaction_and_a_restart_the_newest_keys_are_kept() {
+        // A clock that moves: the table evicts its oldest entry. The
+        // compacted log must list the live entries oldest first, since a
+        // restart ages them by their place in the log: in any other order
+        // the records appended after the compaction evict newer keys than
+        // the table did (found on Zephyr's NVS backend, tests/zephyr).
+        let s = server();
+        let st = store(false);
+        let (d, _) = restarted(Vec::new(), &st);
+        let before = runs().len();
+        let mut now = 1000;
+        let mut checked = 0;
+        for i in 0..700 {
+            now += 1;
+            call_at(&s, &d, &st, &format!(r#"{{"k":"t{i}"}}"#), now);
+            if MEM.with(|m| m.borrow().restarts) == 0 {
+                continue;
+            }
+            // Restarted on the durable log after this call: the newest
+            // MCP_DEDUP_SLOTS keys answer from it, none runs again.
+            let d2 = Dedup::new();
+            d2.load(&st.log().unwrap(), now).unwrap();
+            for j in i + 1 - MCP_DEDUP_SLOTS..=i {
+                let r = call_at(&s, &d2, &st, &format!(r#"{{"k":"t{j}"}}"#), now);
+                assert_eq!(text(&r), "moved", "t{j} after a restart at t{i}");
+            }
+            assert_eq!(runs().len(), before + i + 1, "a key ran again after t{i}");
+            checked += 1;
+        }
+        assert!(MEM.with(|m| m.borrow().restarts) >= 2 && checked > 0);
     }
 }

@@ -12,7 +12,8 @@
   CONFIG_MCP_SERVER; each limit's default equals src/limits.rs; every limit
   option reaches zephyr/CMakeLists.txt; ranges refuse 0; CONFIG_EMCP_COAP needs
   libcoap's module and UDP, and each CONFIG_EMCP_COAP_* option reaches the
-  CMake or the glue.
+  CMake or the glue; CONFIG_EMCP_STORE_NVS needs NVS and its ring size
+  defaults to the header's fallback.
 
 usage: check_zephyr_module.py [REPO_ROOT]
 """
@@ -109,7 +110,7 @@ def check_module_yml() -> None:
 # Zephyr symbols zephyr/Kconfig depends on (declared by Zephyr or its modules).
 ZEPHYR_SYMBOLS = ["SERIAL", "NETWORKING", "NET_TCP", "NET_SOCKETS", "HTTP_PARSER", "NET_SOCKETS_POSIX_NAMES",
                   "NET_IPV4", "ENTROPY_HAS_DRIVER",
-                  "MBEDTLS", "LIBCOAP", "NET_UDP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX"]
+                  "MBEDTLS", "LIBCOAP", "NET_UDP", "MQTT_LIB", "MQTT_VERSION_5_0", "ARCH_POSIX", "NVS"]
 LOG_TEMPLATE = """config $(module)_LOG_LEVEL
 \tint "$(module-str) log level"
 \tdefault 3
@@ -195,6 +196,28 @@ def check_kconfig() -> None:
         check(port.str_value == "5683", f"CONFIG_EMCP_COAP_PORT defaults to 5683 ({port.str_value})")
         port.set_value("0")
         check(port.str_value != "0", "CONFIG_EMCP_COAP_PORT=0 is outside its range")
+
+        # The NVS backend of the durable records: needs NVS; its ring size
+        # defaults to the header's fallback and reaches the header (autoconf.h).
+        nvs = kconf.syms["EMCP_STORE_NVS"]
+        nvs.set_value(2)
+        check(nvs.tri_value == 0, "CONFIG_EMCP_STORE_NVS needs CONFIG_NVS")
+        kconf.syms["NVS"].set_value(2)
+        nvs.set_value(2)
+        check(nvs.tri_value == 2, "CONFIG_EMCP_STORE_NVS with CONFIG_NVS")
+        ring = kconf.syms["EMCP_STORE_NVS_RECORDS"]
+        header = (ROOT / "bindings/store/emcp_store_nvs.h").read_text()
+        m = re.search(r"#else\n#define EMCP_STORE_NVS_RECORDS ([0-9]+)\n", header)
+        check(m is not None and m.group(1) == ring.str_value,
+              f"CONFIG_EMCP_STORE_NVS_RECORDS default {ring.str_value} equals emcp_store_nvs.h's fallback"
+              f" ({m.group(1) if m else 'none'})")
+        check("#define EMCP_STORE_NVS_RECORDS CONFIG_EMCP_STORE_NVS_RECORDS" in header,
+              "emcp_store_nvs.h sizes its ring from CONFIG_EMCP_STORE_NVS_RECORDS")
+        check(re.search(r"CONFIG_EMCP_STORE_NVS\)\n\s+zephyr_library_sources\(\$\{EMCP_STORE_NVS_SOURCES\}\)",
+                        (ROOT / "zephyr/CMakeLists.txt").read_text()) is not None,
+              "zephyr/CMakeLists.txt compiles EMCP_STORE_NVS_SOURCES with CONFIG_EMCP_STORE_NVS")
+        ring.set_value("2")
+        check(ring.str_value != "2", "CONFIG_EMCP_STORE_NVS_RECORDS=2 is outside its range")
 
         cmake = (ROOT / "zephyr/CMakeLists.txt").read_text()
         limit_opts = [n for n in ours if kconf.syms[n].type == kconfiglib.INT
