@@ -85,6 +85,9 @@ struct Slot {
     len: AtomicU16,
     principal: AtomicU32,
     at_ms: AtomicU32,
+    /// The table's claim count when this entry was filled: orders entries
+    /// claimed within the same millisecond.
+    seq: AtomicU32,
     key: [AtomicU8; MCP_DEDUP_KEY_MAX],
     result: [AtomicU8; MCP_DEDUP_RESULT_MAX],
 }
@@ -98,6 +101,7 @@ impl Slot {
             len: AtomicU16::new(0),
             principal: AtomicU32::new(0),
             at_ms: AtomicU32::new(0),
+            seq: AtomicU32::new(0),
             key: [const { AtomicU8::new(0) }; MCP_DEDUP_KEY_MAX],
             result: [const { AtomicU8::new(0) }; MCP_DEDUP_RESULT_MAX],
         }
@@ -160,6 +164,8 @@ pub struct Dedup {
     lock: AtomicU32,
     /// Bytes in the store's log (written with the lock held).
     log_len: AtomicU32,
+    /// Entries filled so far (wrapping; written with the lock held).
+    next_seq: AtomicU32,
     slots: [Slot; MCP_DEDUP_SLOTS],
 }
 
@@ -182,6 +188,7 @@ impl Dedup {
         Dedup {
             lock: AtomicU32::new(0),
             log_len: AtomicU32::new(0),
+            next_seq: AtomicU32::new(0),
             slots: [const { Slot::new() }; MCP_DEDUP_SLOTS],
         }
     }
@@ -204,13 +211,16 @@ impl Dedup {
 
     /// The entry a new key takes: a free one, else the oldest finished one
     /// (expired or not), else the oldest interrupted one; never a running one.
+    /// Among entries of one age the earliest claimed goes first.
     fn victim(&self, now: u32) -> Option<usize> {
+        let next = self.next_seq.load(Ordering::Relaxed);
         let rank = |s: &Slot| match s.state.load(Ordering::Acquire) {
-            FREE => Some((2, u32::MAX)),
+            FREE => Some((2, u32::MAX, u32::MAX)),
             RUNNING | STARTED => None,
             st => Some((
                 u8::from(st != UNKNOWN),
                 now.wrapping_sub(s.at_ms.load(Ordering::Relaxed)),
+                next.wrapping_sub(s.seq.load(Ordering::Relaxed)),
             )),
         };
         (0..self.slots.len())
@@ -219,8 +229,12 @@ impl Dedup {
             .map(|(i, _)| i)
     }
 
-    /// Writes an entry's identity (its result length 0).
-    fn fill(s: &Slot, tool: u8, principal: u32, key: &[u8], now: u32) {
+    /// Writes an entry's identity (its result length 0) and its place in
+    /// the order of claims. Lock held (or the table not yet in use).
+    fn fill(&self, s: &Slot, tool: u8, principal: u32, key: &[u8], now: u32) {
+        let seq = self.next_seq.load(Ordering::Relaxed);
+        self.next_seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+        s.seq.store(seq, Ordering::Relaxed);
         s.tool.store(tool, Ordering::Relaxed);
         s.principal.store(principal, Ordering::Relaxed);
         s.at_ms.store(now, Ordering::Relaxed);
@@ -326,7 +340,7 @@ impl Dedup {
         let Some((victim, s)) = self.victim(now).and_then(|i| Some((i, self.slots.get(i)?))) else {
             return Seen::Busy;
         };
-        Self::fill(s, tool, principal, key, now);
+        self.fill(s, tool, principal, key, now);
         s.state.store(RUNNING, Ordering::Release);
         Seen::New(Ticket(victim))
     }
@@ -473,6 +487,9 @@ impl Dedup {
         };
         // Signed: an entry claimed after `reference` sorts after it.
         let when = |s: &Slot| s.at_ms.load(Ordering::Relaxed).wrapping_sub(reference) as i32;
+        // Ties on the clock in the order of claims (earliest first).
+        let next = self.next_seq.load(Ordering::Relaxed);
+        let order = |s: &Slot| s.seq.load(Ordering::Relaxed).wrapping_sub(next);
         let mut written = [false; MCP_DEDUP_SLOTS];
         let mut len = 0;
         loop {
@@ -481,9 +498,9 @@ impl Dedup {
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| written.get(i) == Some(&false))
-                .filter_map(|(i, s)| Some((when(s), i, kind_of(s)?)))
+                .filter_map(|(i, s)| Some((when(s), order(s), i, kind_of(s)?)))
                 .min();
-            let Some((_, i, kind)) = next else {
+            let Some((_, _, i, kind)) = next else {
                 break;
             };
             if let Some(w) = written.get_mut(i) {
@@ -575,7 +592,7 @@ impl Dedup {
         else {
             return;
         };
-        Self::fill(s, tag, principal, r.key, at);
+        self.fill(s, tag, principal, r.key, at);
         let state = match kind {
             MCP_STORE_RESULT => {
                 Self::keep(s, r.result);
@@ -634,6 +651,26 @@ mod tests {
         match d.claim(tool, p, key, now, None, false, &mut out) {
             Seen::New(t) => d.finish(t, End::Keep(result), NO_STORE, None),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Keys claimed within one millisecond are evicted oldest first too:
+    /// the last MCP_DEDUP_SLOTS keys are always remembered, however fast
+    /// they come (a tie on the clock is broken by the order of claims).
+    #[test]
+    fn a_burst_in_one_millisecond_keeps_the_newest_keys() {
+        let d = Dedup::new();
+        let n = MCP_DEDUP_SLOTS * 3;
+        for k in 0..n {
+            record(&d, 1, b"op", format!("k{k}").as_bytes(), 500, b"r");
+            for back in 0..MCP_DEDUP_SLOTS.min(k + 1) {
+                let key = format!("k{}", k - back);
+                assert_eq!(
+                    seen(&d, 1, b"op", key.as_bytes(), 500),
+                    res(b"r"),
+                    "{key} forgotten after k{k}"
+                );
+            }
         }
     }
 
