@@ -8,7 +8,7 @@ pub mod writer;
 
 pub use doc::{ConvError, Doc, Unescape};
 pub use tokenizer::{Error as TokenizeError, Kind, Token, check, tokenize};
-pub use writer::{Mark, Piece, WriteError, Writer, escaped_len};
+pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)
 /// that starts with `open`: `b'{'` for an object, `b'['` for an array.

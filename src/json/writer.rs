@@ -592,26 +592,6 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 /// Index of the first byte at or after `from` that a JSON string must escape
 /// (`"`, `\`, a control character below 0x20), or `s.len()` when none does.
 #[inline]
-/// Bytes `s` takes written as the inside of a JSON string (what
-/// [`Writer`] writes for it between the quotes).
-pub fn escaped_len(s: &str) -> usize {
-    let bytes = s.as_bytes();
-    let mut n = 0;
-    let mut at = 0;
-    loop {
-        let i = plain_prefix(bytes, at);
-        n += i - at;
-        let Some(&b) = bytes.get(i) else {
-            return n;
-        };
-        n += match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0C => 2,
-            _ => 6,
-        };
-        at = i + 1;
-    }
-}
-
 pub(crate) fn plain_prefix(s: &[u8], from: usize) -> usize {
     super::string_run(s, from).0
 }

@@ -109,16 +109,9 @@ pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), Writ
 
 /// The length of what [`result_meta`] writes.
 pub fn result_meta_len(s: &ServerInfo<'_>) -> usize {
-    // The pieces of `result_meta`, counted rather than written.
-    let title = s
-        .title
-        .map_or(0, |t| br#"","title":""#.len() + crate::json::escaped_len(t));
-    META_HEAD.len()
-        + crate::json::escaped_len(s.name)
-        + META_VERSION.len()
-        + crate::json::escaped_len(s.version)
-        + title
-        + META_TAIL.len()
+    let mut m = Writer::measure();
+    let _ = m.begin_object().and_then(|()| result_meta(&mut m, s));
+    m.len().saturating_sub(1)
 }
 
 const META_HEAD: &[u8] = br#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":""#;

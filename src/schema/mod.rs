@@ -155,16 +155,6 @@ pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
     type_named(buf.get(..n)?)
 }
 
-/// The [`ty`] bits of a `type` value (a name or an array of names).
-fn types_of(d: &Doc<'_>, v: usize) -> u8 {
-    match d.kind(v) {
-        Some(Kind::Array) => d
-            .elements(v)
-            .fold(0, |m, e| m | type_bit(d, e).unwrap_or(0)),
-        _ => type_bit(d, v).unwrap_or(0),
-    }
-}
-
 /// The [`ty`] bit of a decoded type name.
 fn type_named(lit: &[u8]) -> Option<u8> {
     const TYPES: [&[u8]; 7] = [
@@ -200,7 +190,8 @@ pub struct Node {
     pub types: u8,
     /// `additionalProperties: false`.
     pub closed: bool,
-    /// It has a constraint keyword ([`Schema::kws`] yields something).
+    /// It may have a constraint keyword (false: [`Schema::kws`] yields
+    /// nothing, and validation need not look).
     pub kws: bool,
     /// The `items` schema, or [`NONE`].
     pub items: usize,
@@ -248,65 +239,41 @@ impl<'t> Schema<'t> {
     }
 
     /// The schema object at `i`; `None` for [`NONE`] (no constraints).
-    /// One pass over its members; the first of a repeated name counts.
     pub fn node(&self, i: usize) -> Option<Node> {
         let d = &self.doc;
         if d.kind(i) != Some(Kind::Object) {
             return None;
         }
-        let mut n = Node {
+        let mut found = [None; 6];
+        let others = d.get_many(
+            i,
+            &[
+                b"type",
+                b"additionalProperties",
+                b"items",
+                b"properties",
+                b"required",
+                b"x-mcp-header",
+            ],
+            &mut found,
+        );
+        let [ty, extra, items, props, required, header] = found.map(|f| f.map(|f| f as usize));
+        Some(Node {
             at: i,
-            types: 0,
-            closed: false,
-            kws: false,
-            items: NONE,
-            props: NONE,
-            required: NONE,
-            header: NONE,
-        };
-        let (mut typed, mut extra) = (false, false);
-        for e in d.entries(i) {
-            let v = e.val;
-            if e.escaped {
-                // Rare (registration accepted it): read by the slow path.
-                n.kws |= kw_named(e.name, true).is_some();
-                if e.is(b"type") && !typed {
-                    typed = true;
-                    n.types = types_of(d, v);
-                } else if e.is(b"additionalProperties") && !extra {
-                    extra = true;
-                    n.closed = d.kind(v) == Some(Kind::False);
-                } else {
-                    for (key, slot) in [
-                        (&b"items"[..], &mut n.items),
-                        (b"properties", &mut n.props),
-                        (b"required", &mut n.required),
-                        (b"x-mcp-header", &mut n.header),
-                    ] {
-                        if *slot == NONE && e.is(key) {
-                            *slot = v;
-                        }
-                    }
-                }
-                continue;
-            }
-            match e.name {
-                b"type" if !typed => {
-                    typed = true;
-                    n.types = types_of(d, v);
-                }
-                b"additionalProperties" if !extra => {
-                    extra = true;
-                    n.closed = d.kind(v) == Some(Kind::False);
-                }
-                b"items" if n.items == NONE => n.items = v,
-                b"properties" if n.props == NONE => n.props = v,
-                b"required" if n.required == NONE => n.required = v,
-                b"x-mcp-header" if n.header == NONE => n.header = v,
-                name => n.kws |= kw_named(name, false).is_some(),
-            }
-        }
-        Some(n)
+            types: ty.map_or(0, |v| match d.kind(v) {
+                Some(Kind::Array) => d
+                    .elements(v)
+                    .fold(0, |m, e| m | type_bit(d, e).unwrap_or(0)),
+                _ => type_bit(d, v).unwrap_or(0),
+            }),
+            closed: extra.is_some_and(|v| d.kind(v) == Some(Kind::False)),
+            // Only the members get_many did not take can be constraints.
+            kws: others,
+            items: items.unwrap_or(NONE),
+            props: props.unwrap_or(NONE),
+            required: required.unwrap_or(NONE),
+            header: header.unwrap_or(NONE),
+        })
     }
 
     /// The declared properties of `n`, in text order.
