@@ -10,6 +10,18 @@
  * errno-style value (-MCP_E*) on failure. The MCP_E* values equal the Linux
  * errno numbers but are defined here, so no libc errno.h is needed.
  *
+ * Strings are UTF-8. Text is pointer + length (`const char *`, `size_t len`;
+ * NULL only with len 0; no NUL needed): content, values, and what a firmware
+ * learns at run time. Names a caller writes as literals are NUL-terminated:
+ * argument, _meta and answer paths (mcp_arg_*, mcp_call_*, mcp_input_*), JSON
+ * keys, the descriptor structs, MIME types and the other fields of content
+ * blocks, error messages, the requests of mcp_result_elicit/_sample. Where a
+ * function has both forms, suffix _n marks the pointer + length form of a
+ * NUL-terminated one (mcp_log_n, mcp_progress_n, mcp_json_key_n,
+ * mcp_result_completion_n, mcp_server_enable_n, mcp_server_resource_updated_n)
+ * and suffix _cstr the NUL-terminated form of a pointer + length one
+ * (mcp_result_text_cstr, mcp_result_error_cstr, mcp_json_string_cstr).
+ *
  * Threading: mcp_server_init comes first. Registration (mcp_server_add_tool,
  * _add_resource, _add_prompt, the set_* hooks) may happen after start-up,
  * within the fixed tables, but never while an mcp_server_handle call on the

@@ -137,7 +137,8 @@ int mcp_server_notify_list_changed(mcp_server_t *server, uint32_t kinds);
 
 /**
  * Tells the listen streams subscribed to `uri` that the resource changed
- * (`notifications/resources/updated`).
+ * (`notifications/resources/updated`). `mcp_server_resource_updated_n` takes
+ * a URI that is not NUL-terminated.
  *
  * @return The number of notifications delivered.
  * @retval -MCP_EINVAL NULL pointer or uninitialised server.
@@ -146,6 +147,15 @@ int mcp_server_notify_list_changed(mcp_server_t *server, uint32_t kinds);
  * @pre `server` must have been initialised; `uri` must be NUL-terminated.
  */
 int mcp_server_resource_updated(mcp_server_t *server, const char *uri);
+
+/**
+ * `mcp_server_resource_updated` for a URI of `len` bytes, not NUL-terminated.
+ *
+ * @return As `mcp_server_resource_updated`.
+ *
+ * @pre `server` must have been initialised; `uri` readable for `len` bytes.
+ */
+int mcp_server_resource_updated_n(mcp_server_t *server, const char *uri, size_t len);
 
 /**
  * Ends a listen stream: detaches the listener from the server and, when
@@ -233,7 +243,8 @@ int mcp_server_set_completion(mcp_server_t *server, mcp_tool_fn fn, void *user);
  * Takes a registered tool, prompt or resource out of its list (disabled:
  * not listed, not callable, as if it did not exist) or puts it back, and
  * notifies open listen streams when that changed the list. The entry keeps
- * its slot, so enabling it again needs no registration.
+ * its slot, so enabling it again needs no registration. `mcp_server_enable_n`
+ * takes a name that is not NUL-terminated.
  *
  * @param kind `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` or `MCP_LIST_RESOURCES`.
  * @param name The tool or prompt name, or the resource URI or template.
@@ -246,6 +257,19 @@ int mcp_server_set_completion(mcp_server_t *server, mcp_tool_fn fn, void *user);
  * @pre `server` initialised; `name` NUL-terminated.
  */
 int mcp_server_enable(mcp_server_t *server, uint32_t kind, const char *name, bool enabled);
+
+/**
+ * `mcp_server_enable` for a name of `len` bytes, not NUL-terminated.
+ *
+ * @return As `mcp_server_enable`.
+ *
+ * @pre `server` initialised; `name` readable for `len` bytes.
+ */
+int mcp_server_enable_n(mcp_server_t *server,
+                        uint32_t kind,
+                        const char *name,
+                        size_t len,
+                        bool enabled);
 
 /**
  * The URI a resource callback is reading (JSON-unescaped, not
@@ -283,7 +307,8 @@ int mcp_result_role(mcp_result_t *result, int role);
 /**
  * Offers one completion value (in the completion callback). The first
  * `MCP_MAX_COMPLETIONS` are sent; more are counted in `total` with
- * `hasMore: true`.
+ * `hasMore: true`. `mcp_result_completion_n` takes a value that is not
+ * NUL-terminated.
  *
  * @retval 0 Success.
  * @retval -MCP_EPERM Not a completion callback.
@@ -294,6 +319,15 @@ int mcp_result_role(mcp_result_t *result, int role);
  * @pre `result` as handed to the callback; `value` NUL-terminated.
  */
 int mcp_result_completion(mcp_result_t *result, const char *value);
+
+/**
+ * `mcp_result_completion` for a value of `len` bytes, not NUL-terminated.
+ *
+ * @return As `mcp_result_completion`.
+ *
+ * @pre `result` as handed to the callback; `value` readable for `len` bytes.
+ */
+int mcp_result_completion_n(mcp_result_t *result, const char *value, size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

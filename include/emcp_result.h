@@ -116,6 +116,15 @@ extern "C" {
 int mcp_result_text(mcp_result_t *result, const char *text, size_t len);
 
 /**
+ * `mcp_result_text` for a NUL-terminated `text`.
+ *
+ * @return As `mcp_result_text`; -MCP_EINVAL also for `text` NULL.
+ *
+ * @pre `result` as for `mcp_result_text`; `text` NUL-terminated.
+ */
+int mcp_result_text_cstr(mcp_result_t *result, const char *text);
+
+/**
  * Marks the result as a tool execution error (`isError: true`) and appends
  * `text` as a text block. The call still succeeds at the JSON-RPC level.
  *
@@ -128,6 +137,15 @@ int mcp_result_text(mcp_result_t *result, const char *text, size_t len);
  * @pre `result` must be the handle passed to the running callback; `text` readable for `len` bytes.
  */
 int mcp_result_error(mcp_result_t *result, const char *text, size_t len);
+
+/**
+ * `mcp_result_error` for a NUL-terminated `text`.
+ *
+ * @return As `mcp_result_error`; -MCP_EINVAL also for `text` NULL.
+ *
+ * @pre `result` as for `mcp_result_error`; `text` NUL-terminated.
+ */
+int mcp_result_error_cstr(mcp_result_t *result, const char *text);
 
 /**
  * Sets or clears `isError` without adding content.
@@ -167,7 +185,8 @@ int mcp_result_structured_begin(mcp_result_t *result);
 int mcp_result_structured_end(mcp_result_t *result);
 
 /**
- * Writes an object key inside structuredContent (NUL-terminated UTF-8).
+ * Writes an object key inside structuredContent (NUL-terminated UTF-8);
+ * `mcp_json_key_n` takes a key that is not.
  *
  * @retval 0 Success.
  * @retval -MCP_EPERM Not inside structuredContent, or not inside an object,
@@ -181,6 +200,16 @@ int mcp_result_structured_end(mcp_result_t *result);
 int mcp_json_key(mcp_result_t *result, const char *key);
 
 /**
+ * `mcp_json_key` for a key of `len` bytes (say one read with
+ * `mcp_arg_string`), not NUL-terminated.
+ *
+ * @return As `mcp_json_key`.
+ *
+ * @pre `result` as for `mcp_json_key`; `key` readable for `len` bytes.
+ */
+int mcp_json_key_n(mcp_result_t *result, const char *key, size_t len);
+
+/**
  * Writes a string value inside structuredContent.
  *
  * @retval 0 Success.
@@ -192,6 +221,15 @@ int mcp_json_key(mcp_result_t *result, const char *key);
  * @pre `result` must be the handle passed to the running callback; `s` readable for `len` bytes.
  */
 int mcp_json_string(mcp_result_t *result, const char *s, size_t len);
+
+/**
+ * `mcp_json_string` for a NUL-terminated `s`.
+ *
+ * @return As `mcp_json_string`; -MCP_EINVAL also for `s` NULL.
+ *
+ * @pre `result` as for `mcp_json_string`; `s` NUL-terminated.
+ */
+int mcp_json_string_cstr(mcp_result_t *result, const char *s);
 
 /**
  * Writes an integer value inside structuredContent.
@@ -415,6 +453,7 @@ int mcp_result_resource_blob(mcp_result_t *result,
  * Reports progress of the running tool. When the request carried
  * `_meta.progressToken` and the transport set `emit`, a
  * `notifications/progress` is sent before the result; otherwise nothing is.
+ * `mcp_progress_n` takes a message that is not NUL-terminated.
  *
  * @param total   The total, or a negative value when unknown.
  * @param message A short status text, or NULL.
@@ -430,11 +469,26 @@ int mcp_result_resource_blob(mcp_result_t *result,
 int mcp_progress(const mcp_call_t *call, double progress, double total, const char *message);
 
 /**
+ * `mcp_progress` with a message of `len` bytes, not NUL-terminated; `message`
+ * NULL (with `len` 0) sends none.
+ *
+ * @return As `mcp_progress`; -MCP_EINVAL also for `message` NULL with `len` > 0.
+ *
+ * @pre `call` as for `mcp_progress`; `message` NULL or readable for `len` bytes.
+ */
+int mcp_progress_n(const mcp_call_t *call,
+                   double progress,
+                   double total,
+                   const char *message,
+                   size_t len);
+
+/**
  * Sends a log message (`notifications/message`) within the running call, only
  * when the request set `_meta["io.modelcontextprotocol/logLevel"]` to `level`
  * or lower (the revision forbids log messages otherwise), or, in the legacy
  * era, when the transport set `MCP_CTX_LEGACY_LOG` and the request names no
  * level (a 2025-11-25 client's `logging/setLevel` is not kept).
+ * `mcp_log_n` takes a text that is not NUL-terminated.
  *
  * @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
  * @return 1 when a notification was sent, 0 when none was requested.
@@ -446,6 +500,15 @@ int mcp_progress(const mcp_call_t *call, double progress, double total, const ch
  * @pre `call` must be the handle passed to the running callback; `text` NUL-terminated.
  */
 int mcp_log(const mcp_call_t *call, int level, const char *text);
+
+/**
+ * `mcp_log` with a text of `len` bytes, not NUL-terminated.
+ *
+ * @return As `mcp_log`.
+ *
+ * @pre `call` as for `mcp_log`; `text` readable for `len` bytes.
+ */
+int mcp_log_n(const mcp_call_t *call, int level, const char *text, size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -3,7 +3,7 @@
 use core::ffi::{c_char, c_int, c_void};
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use super::{c_text, call_ref, out_buf, register_errno, result_mut, slot, slot_mut};
+use super::{c_text, call_ref, out_buf, register_errno, result_mut, slot, slot_mut, text_n};
 use crate::catalog::{Body, Prompt, Resource};
 use crate::limits::*;
 use crate::protocol::listen::Listener;
@@ -68,6 +68,7 @@ pub(crate) unsafe fn attach(head: &AtomicPtr<ListenerSlot>, l: *mut mcp_listener
 
 /// Sends `make`'s message to every attached listener it produces one for;
 /// returns how many were delivered.
+#[inline(always)] // one body per caller, as when each form had its own
 unsafe fn deliver(
     server: *const mcp_server_t,
     mut make: impl FnMut(&Listener, &mut [u8]) -> Option<usize>,
@@ -125,7 +126,8 @@ pub unsafe extern "C" fn mcp_server_notify_list_changed(
 }
 
 /// Tells the listen streams subscribed to `uri` that the resource changed
-/// (`notifications/resources/updated`).
+/// (`notifications/resources/updated`). `mcp_server_resource_updated_n` takes
+/// a URI that is not NUL-terminated.
 ///
 /// @return The number of notifications delivered.
 /// @retval -MCP_EINVAL NULL pointer or uninitialised server.
@@ -137,11 +139,31 @@ pub unsafe extern "C" fn mcp_server_resource_updated(
     server: *mut mcp_server_t,
     uri: *const c_char,
 ) -> c_int {
+    // SAFETY: the caller promises a NUL-terminated string; the rest is forwarded.
+    unsafe { resource_updated(server, c_text(uri).and_then(|u| u.ok_or(-MCP_EINVAL))) }
+}
+
+/// `mcp_server_resource_updated` for a URI of `len` bytes, not NUL-terminated.
+///
+/// @return As `mcp_server_resource_updated`.
+///
+/// @pre `server` must have been initialised; `uri` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_resource_updated_n(
+    server: *mut mcp_server_t,
+    uri: *const c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: the caller promises `len` readable bytes; the rest is forwarded.
+    unsafe { resource_updated(server, text_n(uri, len)) }
+}
+
+/// `mcp_server_resource_updated` and its `_n` form once the URI is read.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn resource_updated(server: *mut mcp_server_t, uri: Result<&str, c_int>) -> c_int {
     require_feature!("catalog");
-    // SAFETY: the caller promises a NUL-terminated string.
-    let uri = match unsafe { c_text(uri) } {
-        Ok(Some(u)) => u,
-        Ok(None) => return -MCP_EINVAL,
+    let uri = match uri {
+        Ok(u) => u,
         Err(e) => return e,
     };
     // SAFETY: forwarded; the caller's promise holds.
@@ -395,7 +417,8 @@ pub unsafe extern "C" fn mcp_server_set_completion(
 /// Takes a registered tool, prompt or resource out of its list (disabled:
 /// not listed, not callable, as if it did not exist) or puts it back, and
 /// notifies open listen streams when that changed the list. The entry keeps
-/// its slot, so enabling it again needs no registration.
+/// its slot, so enabling it again needs no registration. `mcp_server_enable_n`
+/// takes a name that is not NUL-terminated.
 ///
 /// @param kind `MCP_LIST_TOOLS`, `MCP_LIST_PROMPTS` or `MCP_LIST_RESOURCES`.
 /// @param name The tool or prompt name, or the resource URI or template.
@@ -413,12 +436,41 @@ pub unsafe extern "C" fn mcp_server_enable(
     name: *const c_char,
     enabled: bool,
 ) -> c_int {
+    // SAFETY: the caller promises a NUL-terminated string; the rest is forwarded.
+    unsafe { enable(server, kind, || c_text(name).ok().flatten(), enabled) }
+}
+
+/// `mcp_server_enable` for a name of `len` bytes, not NUL-terminated.
+///
+/// @return As `mcp_server_enable`.
+///
+/// @pre `server` initialised; `name` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_enable_n(
+    server: *mut mcp_server_t,
+    kind: u32,
+    name: *const c_char,
+    len: usize,
+    enabled: bool,
+) -> c_int {
+    // SAFETY: the caller promises `len` readable bytes; the rest is forwarded.
+    unsafe { enable(server, kind, || text_n(name, len).ok(), enabled) }
+}
+
+/// `mcp_server_enable` and `mcp_server_enable_n`; `name` reads the name
+/// (`None`: NULL or not UTF-8) once the server is checked.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn enable<'a>(
+    server: *mut mcp_server_t,
+    kind: u32,
+    name: impl FnOnce() -> Option<&'a str>,
+    enabled: bool,
+) -> c_int {
     // SAFETY: `slot` checks NULL and the magic word.
     let Some(s) = (unsafe { slot(server) }) else {
         return -MCP_EINVAL;
     };
-    // SAFETY: the caller promises a NUL-terminated string.
-    let Ok(Some(name)) = (unsafe { c_text(name) }) else {
+    let Some(name) = name() else {
         return -MCP_EINVAL;
     };
     if !matches!(kind, MCP_LIST_TOOLS | MCP_LIST_PROMPTS | MCP_LIST_RESOURCES) {
@@ -528,7 +580,8 @@ pub unsafe extern "C" fn mcp_result_role(result: *mut mcp_result_t, role: c_int)
 
 /// Offers one completion value (in the completion callback). The first
 /// `MCP_MAX_COMPLETIONS` are sent; more are counted in `total` with
-/// `hasMore: true`.
+/// `hasMore: true`. `mcp_result_completion_n` takes a value that is not
+/// NUL-terminated.
 ///
 /// @retval 0 Success.
 /// @retval -MCP_EPERM Not a completion callback.
@@ -542,15 +595,39 @@ pub unsafe extern "C" fn mcp_result_completion(
     result: *mut mcp_result_t,
     value: *const c_char,
 ) -> c_int {
+    // SAFETY: NUL-terminated as promised; the rest is forwarded.
+    unsafe { completion(result, || c_text(value).and_then(|v| v.ok_or(-MCP_EINVAL))) }
+}
+
+/// `mcp_result_completion` for a value of `len` bytes, not NUL-terminated.
+///
+/// @return As `mcp_result_completion`.
+///
+/// @pre `result` as handed to the callback; `value` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_completion_n(
+    result: *mut mcp_result_t,
+    value: *const c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: `len` readable bytes as promised; the rest is forwarded.
+    unsafe { completion(result, || text_n(value, len)) }
+}
+
+/// `mcp_result_completion` and its `_n` form; `value` reads the value once
+/// the result is checked.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn completion<'a>(
+    result: *mut mcp_result_t,
+    value: impl FnOnce() -> Result<&'a str, c_int>,
+) -> c_int {
     require_feature!("catalog");
     // SAFETY: only the dispatcher hands out result pointers.
     let Some(r) = (unsafe { result_mut(result) }) else {
         return -MCP_EINVAL;
     };
-    // SAFETY: NUL-terminated as promised.
-    let v = match unsafe { c_text(value) } {
-        Ok(Some(v)) => v,
-        Ok(None) => return -MCP_EINVAL,
+    let v = match value() {
+        Ok(v) => v,
         Err(e) => return e,
     };
     match r.completion_value(v) {

@@ -287,6 +287,7 @@ fn notify_result(r: Result<bool, NotifyError>) -> c_int {
 /// Reports progress of the running tool. When the request carried
 /// `_meta.progressToken` and the transport set `emit`, a
 /// `notifications/progress` is sent before the result; otherwise nothing is.
+/// `mcp_progress_n` takes a message that is not NUL-terminated.
 ///
 /// @param total   The total, or a negative value when unknown.
 /// @param message A short status text, or NULL.
@@ -305,8 +306,44 @@ pub unsafe extern "C" fn mcp_progress(
     total: f64,
     message: *const c_char,
 ) -> c_int {
-    // SAFETY: see call_ref; message is NULL or NUL-terminated.
-    let (Some(c), m) = (unsafe { call_ref(call) }, unsafe { c_text(message) }) else {
+    // SAFETY: message is NULL or NUL-terminated; the rest is forwarded.
+    unsafe { progress_text(call, progress, total, c_text(message)) }
+}
+
+/// `mcp_progress` with a message of `len` bytes, not NUL-terminated; `message`
+/// NULL (with `len` 0) sends none.
+///
+/// @return As `mcp_progress`; -MCP_EINVAL also for `message` NULL with `len` > 0.
+///
+/// @pre `call` as for `mcp_progress`; `message` NULL or readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_progress_n(
+    call: *const mcp_call_t,
+    progress: f64,
+    total: f64,
+    message: *const c_char,
+    len: usize,
+) -> c_int {
+    let m = if message.is_null() && len == 0 {
+        Ok(None)
+    } else {
+        // SAFETY: `len` readable bytes at a non-NULL message, as promised.
+        unsafe { text_n(message, len) }.map(Some)
+    };
+    // SAFETY: forwarded caller promises.
+    unsafe { progress_text(call, progress, total, m) }
+}
+
+/// `mcp_progress` and `mcp_progress_n` once their message is read.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn progress_text(
+    call: *const mcp_call_t,
+    progress: f64,
+    total: f64,
+    m: Result<Option<&str>, c_int>,
+) -> c_int {
+    // SAFETY: see call_ref.
+    let (Some(c), m) = (unsafe { call_ref(call) }, m) else {
         return -MCP_EINVAL;
     };
     let m = try_c!(m);
@@ -322,6 +359,7 @@ pub unsafe extern "C" fn mcp_progress(
 /// or lower (the revision forbids log messages otherwise), or, in the legacy
 /// era, when the transport set `MCP_CTX_LEGACY_LOG` and the request names no
 /// level (a 2025-11-25 client's `logging/setLevel` is not kept).
+/// `mcp_log_n` takes a text that is not NUL-terminated.
 ///
 /// @param level `MCP_LOG_DEBUG` … `MCP_LOG_EMERGENCY`.
 /// @return 1 when a notification was sent, 0 when none was requested.
@@ -337,8 +375,31 @@ pub unsafe extern "C" fn mcp_log(
     level: c_int,
     text: *const c_char,
 ) -> c_int {
-    // SAFETY: see call_ref; text is NUL-terminated.
-    let (Some(c), t) = (unsafe { call_ref(call) }, unsafe { required(text) }) else {
+    // SAFETY: text is NUL-terminated; the rest is forwarded.
+    unsafe { log_text(call, level, required(text)) }
+}
+
+/// `mcp_log` with a text of `len` bytes, not NUL-terminated.
+///
+/// @return As `mcp_log`.
+///
+/// @pre `call` as for `mcp_log`; `text` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_log_n(
+    call: *const mcp_call_t,
+    level: c_int,
+    text: *const c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: text is readable for `len` bytes; the rest is forwarded.
+    unsafe { log_text(call, level, text_n(text, len)) }
+}
+
+/// `mcp_log` and `mcp_log_n` once their text is read.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn log_text(call: *const mcp_call_t, level: c_int, t: Result<&str, c_int>) -> c_int {
+    // SAFETY: see call_ref.
+    let (Some(c), t) = (unsafe { call_ref(call) }, t) else {
         return -MCP_EINVAL;
     };
     let t = try_c!(t);

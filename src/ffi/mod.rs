@@ -253,6 +253,14 @@ unsafe fn text_n<'a>(p: *const c_char, len: usize) -> Result<&'a str, c_int> {
     core::str::from_utf8(bytes).map_err(|_| -MCP_EILSEQ)
 }
 
+/// The length of a NUL-terminated string, or `None` for NULL: the `_cstr`
+/// forms and the NUL-terminated short names pass it on to their pointer +
+/// length form.
+unsafe fn c_len(p: *const c_char) -> Option<usize> {
+    // SAFETY: the caller promises NULL or a NUL-terminated string.
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_bytes().len())
+}
+
 /// A caller's output buffer of `cap` bytes (at most `INT_MAX`, since lengths
 /// are returned as int); `None` for NULL or an empty buffer.
 unsafe fn out_buf<'a>(buf: *mut c_char, cap: usize) -> Option<&'a mut [u8]> {
@@ -679,6 +687,7 @@ unsafe fn typed_arg<T>(
 }
 
 /// Runs `f` on the result behind `r`, mapping errors to `-MCP_E*`.
+#[inline(always)] // one body per caller, as when each form had its own
 unsafe fn with_result(
     r: *mut mcp_result_t,
     f: impl FnOnce(&mut ToolResult<'_, '_>) -> Result<(), ResultError>,
@@ -691,6 +700,7 @@ unsafe fn with_result(
 }
 
 /// Runs a writer call inside structuredContent.
+#[inline(always)] // one body per caller, as when each form had its own
 unsafe fn with_json(
     r: *mut mcp_result_t,
     f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,

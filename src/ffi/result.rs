@@ -27,6 +27,23 @@ pub unsafe extern "C" fn mcp_result_text(
     }
 }
 
+/// `mcp_result_text` for a NUL-terminated `text`.
+///
+/// @return As `mcp_result_text`; -MCP_EINVAL also for `text` NULL.
+///
+/// @pre `result` as for `mcp_result_text`; `text` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_text_cstr(
+    result: *mut mcp_result_t,
+    text: *const c_char,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { c_len(text) } {
+        Some(len) => unsafe { mcp_result_text(result, text, len) },
+        None => -MCP_EINVAL,
+    }
+}
+
 /// Marks the result as a tool execution error (`isError: true`) and appends
 /// `text` as a text block. The call still succeeds at the JSON-RPC level.
 ///
@@ -47,6 +64,23 @@ pub unsafe extern "C" fn mcp_result_error(
     match unsafe { text_n(text, len) } {
         Ok(t) => unsafe { with_result(result, |res| res.error(t)) },
         Err(e) => e,
+    }
+}
+
+/// `mcp_result_error` for a NUL-terminated `text`.
+///
+/// @return As `mcp_result_error`; -MCP_EINVAL also for `text` NULL.
+///
+/// @pre `result` as for `mcp_result_error`; `text` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_result_error_cstr(
+    result: *mut mcp_result_t,
+    text: *const c_char,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { c_len(text) } {
+        Some(len) => unsafe { mcp_result_error(result, text, len) },
+        None => -MCP_EINVAL,
     }
 }
 
@@ -98,7 +132,8 @@ pub unsafe extern "C" fn mcp_result_structured_end(result: *mut mcp_result_t) ->
     unsafe { with_result(result, |res| res.structured_end()) }
 }
 
-/// Writes an object key inside structuredContent (NUL-terminated UTF-8).
+/// Writes an object key inside structuredContent (NUL-terminated UTF-8);
+/// `mcp_json_key_n` takes a key that is not.
 ///
 /// @retval 0 Success.
 /// @retval -MCP_EPERM Not inside structuredContent, or not inside an object,
@@ -111,9 +146,31 @@ pub unsafe extern "C" fn mcp_result_structured_end(result: *mut mcp_result_t) ->
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_json_key(result: *mut mcp_result_t, key: *const c_char) -> c_int {
     // SAFETY: forwarded caller promises.
-    match unsafe { c_text(key) } {
-        Ok(Some(k)) => unsafe { with_json(result, |w| w.key(k)) },
-        Ok(None) => -MCP_EINVAL,
+    unsafe { json_key(result, c_text(key).and_then(|k| k.ok_or(-MCP_EINVAL))) }
+}
+
+/// `mcp_json_key` for a key of `len` bytes (say one read with
+/// `mcp_arg_string`), not NUL-terminated.
+///
+/// @return As `mcp_json_key`.
+///
+/// @pre `result` as for `mcp_json_key`; `key` readable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_key_n(
+    result: *mut mcp_result_t,
+    key: *const c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { json_key(result, text_n(key, len)) }
+}
+
+/// `mcp_json_key` and `mcp_json_key_n` once their key is read.
+#[inline(always)] // each exported form keeps the whole body: no call added
+unsafe fn json_key(result: *mut mcp_result_t, key: Result<&str, c_int>) -> c_int {
+    match key {
+        // SAFETY: forwarded caller promises.
+        Ok(k) => unsafe { with_json(result, |w| w.key(k)) },
         Err(e) => e,
     }
 }
@@ -137,6 +194,23 @@ pub unsafe extern "C" fn mcp_json_string(
     match unsafe { text_n(s, len) } {
         Ok(t) => unsafe { with_json(result, |w| w.string(t)) },
         Err(e) => e,
+    }
+}
+
+/// `mcp_json_string` for a NUL-terminated `s`.
+///
+/// @return As `mcp_json_string`; -MCP_EINVAL also for `s` NULL.
+///
+/// @pre `result` as for `mcp_json_string`; `s` NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_string_cstr(
+    result: *mut mcp_result_t,
+    s: *const c_char,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    match unsafe { c_len(s) } {
+        Some(len) => unsafe { mcp_json_string(result, s, len) },
+        None => -MCP_EINVAL,
     }
 }
 
