@@ -81,44 +81,21 @@ export function commonTests(label, session, probe) {
       assert.deepEqual(r.structuredContent, { ok: true, percent: 60 });
     }));
 
-  // TODAY's main: invalid arguments are a JSON-RPC -32602 error, which the SDK
-  // throws as McpError; its message is what a host shows the model.
-  test(`${label}: bad arguments -> JSON-RPC -32602 McpError (current main; skipped once SEP-1303 isError results land)`,
-    async (t) => {
-      const form = argumentErrorForm(await probe('set_vent', { percent: 120 }));
-      if (form === 'isError') {
-        t.skip('the server answers SEP-1303 isError results now: see the SEP-1303 test');
-        return;
+  // SEP-1303: invalid arguments are a tool execution error (isError, the
+  // message as text) the model can read and correct, not a JSON-RPC -32602
+  // error the SDK throws and a host keeps from the model.
+  test(`${label}: bad arguments -> SEP-1303 isError result with the message as text`, async () => {
+    assert.equal(argumentErrorForm(await probe('set_vent', { percent: 120 })), 'isError',
+      'the raw answer to set_vent 120 must be an isError result');
+    await session(async ({ client }) => {
+      await client.listTools(undefined, opts);
+      for (const bad of BAD_ARGS) {
+        const seen = await modelVisible(client, bad.name, bad.args);
+        assert.equal(seen.form, 'isError', `${bad.name} ${JSON.stringify(bad.args)}: ${JSON.stringify(seen)}`);
+        assert.ok(seen.text.includes(bad.text), `${JSON.stringify(seen.text)} lacks ${JSON.stringify(bad.text)}`);
       }
-      await session(async ({ client }) => {
-        for (const bad of BAD_ARGS) {
-          const seen = await modelVisible(client, bad.name, bad.args);
-          assert.equal(seen.form, 'rpc-error', `${bad.name} ${JSON.stringify(bad.args)}: ${JSON.stringify(seen)}`);
-          assert.equal(seen.code, ErrorCode.InvalidParams);
-          assert.equal(seen.text, bad.text);
-        }
-      });
     });
-
-  // SEP-1303: invalid arguments become a tool execution error (isError, the
-  // message as text) the model can read and correct. Runs as soon as the raw
-  // probe shows the server answering that way.
-  test(`${label}: bad arguments -> SEP-1303 isError result with the message as text (skipped while the server answers -32602)`,
-    async (t) => {
-      const form = argumentErrorForm(await probe('set_vent', { percent: 120 }));
-      if (form === 'rpc-error') {
-        t.skip('server still answers invalid arguments with JSON-RPC -32602 (SEP-1303 not landed)');
-        return;
-      }
-      await session(async ({ client }) => {
-        await client.listTools(undefined, opts);
-        for (const bad of BAD_ARGS) {
-          const seen = await modelVisible(client, bad.name, bad.args);
-          assert.equal(seen.form, 'isError', `${bad.name} ${JSON.stringify(bad.args)}: ${JSON.stringify(seen)}`);
-          assert.ok(seen.text.includes(bad.text), `${JSON.stringify(seen.text)} lacks ${JSON.stringify(bad.text)}`);
-        }
-      });
-    });
+  });
 
   test(`${label}: unknown tool -> McpError -32602`, () =>
     session(async ({ client }) => {
