@@ -183,17 +183,13 @@ impl RoundTrip {
         }
         let asks = info.flags & INPUT_FLAGS != 0;
         let take = asks && !self.waiting() && CALL + req.len() + 64 <= buf.len();
-        let masked;
-        let info = if asks && !take {
-            masked = RequestInfo {
-                flags: info.flags & !INPUT_FLAGS,
-                ..*info
-            };
-            &masked
-        } else {
-            info
-        };
-        let o = s.handle_with(info, ex, req, out)?;
+        // The server's own copy of the request's information; one it cannot
+        // hold open is run without the transport's input flags.
+        let mut own = *info;
+        if asks && !take {
+            own.flags &= !INPUT_FLAGS;
+        }
+        let o = s.handle_in(&mut own, ex, req, out)?;
         if !take || !asks_input(&o, out) {
             return Ok(o);
         }
