@@ -147,6 +147,16 @@ typedef struct mcp_tool_t {
    * `mcp_result_space` before it acts.
    */
   size_t max_result_len;
+  /**
+   * The seal of `input_schema` and `output_schema` from
+   * `mcp_schema_seal` (or the `emcp-seal` host program), or 0. A library
+   * built with the schema checker (the `full` profile) checks the schemas
+   * here and refuses a nonzero seal that does not match them; one built
+   * without it (the `minimal` profile) does not check them and registers
+   * the tool only with the matching seal, so every schema it serves was
+   * checked, at build time.
+   */
+  uint32_t schema_seal;
 } mcp_tool_t;
 
 /**
@@ -198,12 +208,22 @@ extern "C" {
  * `maxLength`, `minItems` > `maxItems`, `exclusiveMinimum` >=
  * `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`).
  *
+ * A library built without the schema checker (the `minimal` profile; the
+ * Cargo feature `schema-check` left out) checks here only that each schema
+ * is well-formed JSON within `MCP_MAX_DEPTH` and `MCP_MAX_SCHEMA_TOKENS`,
+ * and registers the tool only when `tool->schema_seal` is the seal a
+ * library with the checker gave these exact texts (`mcp_schema_seal`): the
+ * checks above then ran at build time, and calls are validated the same way.
+ *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
  *         annotation bits, or a malformed schema (not JSON, root not
  *         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
  *         `required` name missing from `properties`), or one that contradicts
- *         itself (above).
+ *         itself (above); or a `schema_seal` that does not match the schemas
+ *         (with the checker: a nonzero one; without it: any, 0 included).
+ *         `mcp_server_schema_error` says which; with the checker it also
+ *         gives the seal the schemas have.
  * @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
  *         implement (it is never ignored silently), or the tool sets
  *         `principals`, `min_interval_ms` or `idempotency_key` and the
@@ -240,6 +260,38 @@ int mcp_server_add_tool(mcp_server_t *server,
  * @pre `server` must have been initialised; `buf` writable for `cap` bytes.
  */
 int mcp_server_schema_error(const mcp_server_t *server, char *buf, size_t cap);
+
+/**
+ * Checks a tool's schemas as `mcp_server_add_tool` does in a library with
+ * the schema checker, and writes their seal for `mcp_tool_t.schema_seal`.
+ * A firmware built without the checker (the `minimal` profile) registers a
+ * tool only with the seal of its exact schema texts, so the checking moves
+ * to the build: a host program (`emcp-seal`, or the firmware's own host
+ * test) calls this on the same texts and the firmware carries the result.
+ *
+ * @param input_schema  The tool's `input_schema` (required).
+ * @param output_schema Its `output_schema`, or NULL.
+ * @param seal          Receives the seal (never 0) on success.
+ * @param why           Receives why a schema was refused, as
+ *                      `mcp_server_schema_error` words it; or NULL.
+ * @param why_cap       Bytes at `why`.
+ *
+ * @retval 0 Success: `*seal` is set.
+ * @retval -MCP_EINVAL NULL `input_schema` or `seal`, or a schema
+ *         `mcp_server_add_tool` refuses with -MCP_EINVAL.
+ * @retval -MCP_ENOTSUP A schema uses a keyword the validator does not
+ *         implement, or this library was built without the schema checker
+ *         (it cannot vouch for a text; `*seal` is not set).
+ * @retval -MCP_EILSEQ A schema is not valid UTF-8.
+ *
+ * @pre The schemas are NUL-terminated; `seal` is writable; `why` is NULL or
+ * writable for `why_cap` bytes.
+ */
+int mcp_schema_seal(const char *input_schema,
+                    const char *output_schema,
+                    uint32_t *seal,
+                    char *why,
+                    size_t why_cap);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -22,6 +22,9 @@ cargo clippy --quiet --features std --all-targets -- -D warnings
 
 step "Rust tests (cargo test --features std)"
 cargo test --features std
+# The schema seals in a build without the schema checker (the minimal
+# profile's registration); the same test ran with the checker just above.
+cargo test --no-default-features --features minimal,std --test schema_seal
 
 step "ABI checks (tests/abi: ctest + bindgen)"
 (cd tests/abi && cargo test)

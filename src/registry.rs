@@ -48,6 +48,11 @@ pub struct Tool<'a> {
     /// cannot hold them with the result's envelope. 0: undeclared (only the
     /// envelope is checked).
     pub max_result_len: usize,
+    /// The seal of `input_schema` and `output_schema` ([`schema::seal`]), or
+    /// 0. A build with the `schema-check` feature checks the schemas and
+    /// refuses a seal that does not match; a build without it registers the
+    /// tool only with the matching seal.
+    pub schema_seal: u32,
     /// What runs when the tool is called.
     pub handler: Handler,
 }
@@ -67,6 +72,7 @@ impl<'a> Tool<'a> {
             min_interval_ms: 0,
             idempotency_key: None,
             max_result_len: 0,
+            schema_seal: 0,
             handler,
         }
     }
@@ -103,7 +109,18 @@ pub struct LastSchemaError<'a> {
     pub output: bool,
     /// The schema text `error.at` points into.
     pub text: &'a str,
+    /// For a [`SchemaErrorKind::Seal`] error: the seal the tool gave, and
+    /// the one its schemas have (0 in a build without `schema-check`, which
+    /// never tells: a seal must come from a build that checked the texts).
+    pub seals: (u32, u32),
 }
+
+/// The reason of a seal that does not match, in a build that checks (the
+/// right seal follows).
+const SEAL_STALE: &str = " does not match the schemas, which this build checked (they seal to ";
+/// The same in a build without the checker.
+const SEAL_NEEDED: &str = " does not match the schemas: this build (without the schema-check \
+    feature) registers only schemas sealed by a build that checks them (mcp_schema_seal)";
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
@@ -118,6 +135,16 @@ impl LastSchemaError<'_> {
             m.push(" (");
             m.push_uint(MCP_MAX_TOOLS as u64);
             m.push(")");
+            return;
+        }
+        if self.error.kind == SchemaErrorKind::Seal {
+            m.push("schema_seal ");
+            m.push_hex32(self.seals.0);
+            m.push(self.error.reason);
+            if self.seals.1 != 0 {
+                m.push_hex32(self.seals.1);
+                m.push(")");
+            }
             return;
         }
         m.push(if self.output {
@@ -188,27 +215,48 @@ impl<'a> Registry<'a> {
                 },
                 output: false,
                 text: "",
+                seals: (0, 0),
             });
             return Err(RegisterError::Full);
         }
-        self.compile(tool.input_schema, false)?;
-        if let Some(text) = tool.output_schema {
-            self.compile(text, true)?;
-        }
+        self.check_schemas(&tool)?;
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
         *slot = Some(tool);
         self.len += 1;
         Ok(())
     }
 
-    fn compile(&mut self, text: &'a str, output: bool) -> Result<usize, RegisterError> {
-        schema::compile(text).map_err(|error| {
-            self.last_error = Some(LastSchemaError {
-                error,
-                output,
-                text,
-            });
-            RegisterError::Schema(error.kind)
+    /// Checks the tool's schemas: in full with the `schema-check` feature
+    /// (and then a seal, if given, must match), otherwise only that they are
+    /// well-formed and sealed ([`schema::seal`]).
+    fn check_schemas(&mut self, tool: &Tool<'a>) -> Result<(), RegisterError> {
+        let checker = cfg!(feature = "schema-check");
+        let verdict = check_texts(tool.input_schema, tool.output_schema).and_then(|()| {
+            let given = tool.schema_seal;
+            let want = schema::seal(tool.input_schema, tool.output_schema);
+            if given == want || (checker && given == 0) {
+                return Ok(());
+            }
+            let (reason, told) = if checker {
+                (SEAL_STALE, want)
+            } else {
+                (SEAL_NEEDED, 0)
+            };
+            Err(LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Seal,
+                    reason,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: tool.input_schema,
+                seals: (given, told),
+            })
+        });
+        verdict.map_err(|e| {
+            self.last_error = Some(e);
+            RegisterError::Schema(e.error.kind)
         })
     }
 
@@ -242,6 +290,40 @@ impl Default for Registry<'_> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Checks a tool's schema texts: fully with the `schema-check` feature,
+/// otherwise only that each is well-formed.
+fn check_texts<'a>(input: &'a str, output: Option<&'a str>) -> Result<(), LastSchemaError<'a>> {
+    for (text, output) in [(Some(input), false), (output, true)] {
+        let Some(text) = text else { continue };
+        let checked = if cfg!(feature = "schema-check") {
+            schema::compile(text).map(|_| ())
+        } else {
+            schema::seal::well_formed(text)
+        };
+        checked.map_err(|error| LastSchemaError {
+            error,
+            output,
+            text,
+            seals: (0, 0),
+        })?;
+    }
+    Ok(())
+}
+
+/// What `mcp_schema_seal` does: checks the texts as registration does and
+/// returns their seal; `Err(None)` in a build without `schema-check`, which
+/// cannot vouch for a text.
+pub fn seal_checked<'a>(
+    input: &'a str,
+    output: Option<&'a str>,
+) -> Result<u32, Option<LastSchemaError<'a>>> {
+    if !cfg!(feature = "schema-check") {
+        return Err(None);
+    }
+    check_texts(input, output).map_err(Some)?;
+    Ok(schema::seal(input, output))
 }
 
 /// True when `text` is one JSON array (any size, bounded depth).

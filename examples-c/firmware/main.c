@@ -383,6 +383,7 @@ static const mcp_tool_t probe_def = {
     .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
                     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
     .annotations = MCP_TOOL_IDEMPOTENT,
+    .schema_seal = 0x6c567be8u, /* emcp-seal of the schema above */
 };
 
 static char deep_req[512];
@@ -456,6 +457,42 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
     return peak;
 }
 
+/* Schema seals: a library with the schema checker (full) vouches for the
+ * probe's schema with mcp_schema_seal and takes an unsealed tool; one
+ * without it (minimal) vouches for nothing and registers a tool only with
+ * the seal of its exact texts. Either refuses a seal that does not match. */
+static void check_seals(void)
+{
+    static const mcp_server_config_t cfg = {.name = "seals", .version = "1"};
+    uint32_t seal = 0;
+    char why[200] = "";
+    int rc = mcp_schema_seal(probe_def.input_schema, NULL, &seal, why, sizeof why);
+    bool checker = rc == 0;
+    if (checker) {
+        check(seal == probe_def.schema_seal, "mcp_schema_seal gives the probe's seal");
+    } else {
+        check(rc == -MCP_ENOTSUP && why[0] == '\0', "mcp_schema_seal: -MCP_ENOTSUP without the checker");
+    }
+    check(mcp_server_init(&probe_server, &cfg) == 0, "seal server");
+    mcp_tool_t def = probe_def;
+    def.schema_seal ^= 1u;
+    rc = mcp_server_add_tool(&probe_server, &def, probe_tool, NULL);
+    int n = mcp_server_schema_error(&probe_server, why, sizeof why);
+    check(rc == -MCP_EINVAL && n > 0 && strncmp(why, "schema_seal 0x", 14) == 0,
+          "a stale seal is refused");
+    def = probe_def;
+    def.input_schema = "{\"type\":\"object\",\"properties\":{\"percent\":{\"type\":\"integer\"}}}";
+    check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == -MCP_EINVAL,
+          "an edited schema under the old seal is refused");
+    def.schema_seal = 0;
+    rc = mcp_server_add_tool(&probe_server, &def, probe_tool, NULL);
+    check(checker ? rc == 0 : rc == -MCP_EINVAL,
+          checker ? "an unsealed schema is checked and taken" : "an unsealed schema is refused");
+    def = probe_def;
+    def.name = "probe_sealed";
+    check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == 0, "the sealed schema is taken");
+}
+
 /* Peak stack of mcp_server_init() on the probe server (0 if it fails), and
  * of mcp_server_add_tool() registering the probe tool in *add_tool. */
 __attribute__((noinline)) static size_t measure_init(size_t *add_tool)
@@ -516,6 +553,7 @@ int main(void)
         check(ok, what);
     }
 
+    check_seals();
     size_t stack_add_tool = 0;
     size_t stack_init = measure_init(&stack_add_tool);
     check(stack_init > 0 && stack_add_tool > 0, "probe server");

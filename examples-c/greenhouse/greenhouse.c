@@ -350,7 +350,13 @@ static const struct greenhouse_tool tools[] = {
              .output_schema = "{\"type\":\"object\",\"required\":[\"value\",\"unit\",\"age_s\"],"
                               "\"properties\":{\"value\":{\"type\":\"number\"},"
                               "\"unit\":{\"type\":\"string\"},\"age_s\":{\"type\":\"integer\"}}}",
-             .annotations = MCP_TOOL_READ_ONLY},
+             .annotations = MCP_TOOL_READ_ONLY,
+             /* emcp-seal of the two schemas above: a library without the
+              * schema checker (the minimal profile, as the QEMU firmware)
+              * registers the tool only with it; one with the checker (every
+              * host build here) refuses it once the texts change, and its
+              * mcp_server_schema_error gives the new seal. */
+             .schema_seal = 0x5df8daf1u},
      .body = read_sensor},
     {.def = {.name = "set_vent",
              .description = "Open the roof vent to 0-100 percent, at most once every 2 s. Refused "
@@ -361,6 +367,7 @@ static const struct greenhouse_tool tools[] = {
                              "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
                              "\"maxLength\":64}}}",
              .annotations = MCP_TOOL_IDEMPOTENT,
+             .schema_seal = 0x6aa42e7cu, /* emcp-seal of the schema above */
 #ifndef GREENHOUSE_NO_POLICY
              .min_interval_ms = GREENHOUSE_VENT_INTERVAL_MS,
              .idempotency_key = "idempotency_key"
@@ -379,6 +386,7 @@ static const char set_vent_keyed_schema[] =
     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
     "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
     "\"maxLength\":64}}}";
+#define SET_VENT_KEYED_SEAL 0xa44d0693u /* its emcp-seal */
 
 void greenhouse_set_durable(const greenhouse_durable_t *d)
 {
@@ -644,6 +652,7 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
         mcp_tool_t def = tools[i].def;
         if (def.idempotency_key != NULL && durable.key_required && !durable.retry_keys) {
             def.input_schema = set_vent_keyed_schema;
+            def.schema_seal = SET_VENT_KEYED_SEAL;
         }
         if (def.min_interval_ms != 0 && durable.vent_interval_ms >= 0) {
             def.min_interval_ms = (uint32_t)durable.vent_interval_ms;

@@ -61,6 +61,14 @@ pub struct mcp_tool_t {
     /// checked for every tool; 0 declares nothing more. A callback can ask
     /// `mcp_result_space` before it acts.
     pub max_result_len: usize,
+    /// The seal of `input_schema` and `output_schema` from
+    /// `mcp_schema_seal` (or the `emcp-seal` host program), or 0. A library
+    /// built with the schema checker (the `full` profile) checks the schemas
+    /// here and refuses a nonzero seal that does not match them; one built
+    /// without it (the `minimal` profile) does not check them and registers
+    /// the tool only with the matching seal, so every schema it serves was
+    /// checked, at build time.
+    pub schema_seal: u32,
 }
 
 /// Registers a tool. Tools are listed in registration order.
@@ -97,12 +105,22 @@ pub struct mcp_tool_t {
 /// `maxLength`, `minItems` > `maxItems`, `exclusiveMinimum` >=
 /// `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`).
 ///
+/// A library built without the schema checker (the `minimal` profile; the
+/// Cargo feature `schema-check` left out) checks here only that each schema
+/// is well-formed JSON within `MCP_MAX_DEPTH` and `MCP_MAX_SCHEMA_TOKENS`,
+/// and registers the tool only when `tool->schema_seal` is the seal a
+/// library with the checker gave these exact texts (`mcp_schema_seal`): the
+/// checks above then ran at build time, and calls are validated the same way.
+///
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
 ///         annotation bits, or a malformed schema (not JSON, root not
 ///         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
 ///         `required` name missing from `properties`), or one that contradicts
-///         itself (above).
+///         itself (above); or a `schema_seal` that does not match the schemas
+///         (with the checker: a nonzero one; without it: any, 0 included).
+///         `mcp_server_schema_error` says which; with the checker it also
+///         gives the seal the schemas have.
 /// @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
 ///         implement (it is never ignored silently), or the tool sets
 ///         `principals`, `min_interval_ms` or `idempotency_key` and the
@@ -175,6 +193,7 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         min_interval_ms: t.min_interval_ms,
         idempotency_key,
         max_result_len: t.max_result_len,
+        schema_seal: t.schema_seal,
         ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other
@@ -218,13 +237,17 @@ pub unsafe extern "C" fn mcp_server_schema_error(
     let Some(out) = (unsafe { out_buf(buf, cap) }) else {
         return -MCP_EINVAL;
     };
-    let cap = out.len();
     let mut m = crate::schema::MsgBuf::new();
     if let Some(e) = slot.server.tools.last_error {
         e.describe(&mut m);
     }
+    copy_message(&m, out)
+}
+
+/// Copies `m` into `out` NUL-terminated: its length, or -MCP_ENOBUFS when cut.
+fn copy_message(m: &crate::schema::MsgBuf, out: &mut [u8]) -> c_int {
     let text = m.as_str().as_bytes();
-    let n = text.len().min(cap - 1);
+    let n = text.len().min(out.len().saturating_sub(1));
     if let (Some(dst), Some(src)) = (out.get_mut(..n), text.get(..n)) {
         dst.copy_from_slice(src);
     }
@@ -235,5 +258,66 @@ pub unsafe extern "C" fn mcp_server_schema_error(
         -MCP_ENOBUFS
     } else {
         n as c_int
+    }
+}
+
+/// Checks a tool's schemas as `mcp_server_add_tool` does in a library with
+/// the schema checker, and writes their seal for `mcp_tool_t.schema_seal`.
+/// A firmware built without the checker (the `minimal` profile) registers a
+/// tool only with the seal of its exact schema texts, so the checking moves
+/// to the build: a host program (`emcp-seal`, or the firmware's own host
+/// test) calls this on the same texts and the firmware carries the result.
+///
+/// @param input_schema  The tool's `input_schema` (required).
+/// @param output_schema Its `output_schema`, or NULL.
+/// @param seal          Receives the seal (never 0) on success.
+/// @param why           Receives why a schema was refused, as
+///                      `mcp_server_schema_error` words it; or NULL.
+/// @param why_cap       Bytes at `why`.
+///
+/// @retval 0 Success: `*seal` is set.
+/// @retval -MCP_EINVAL NULL `input_schema` or `seal`, or a schema
+///         `mcp_server_add_tool` refuses with -MCP_EINVAL.
+/// @retval -MCP_ENOTSUP A schema uses a keyword the validator does not
+///         implement, or this library was built without the schema checker
+///         (it cannot vouch for a text; `*seal` is not set).
+/// @retval -MCP_EILSEQ A schema is not valid UTF-8.
+///
+/// @pre The schemas are NUL-terminated; `seal` is writable; `why` is NULL or
+/// writable for `why_cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_schema_seal(
+    input_schema: *const c_char,
+    output_schema: *const c_char,
+    seal: *mut u32,
+    why: *mut c_char,
+    why_cap: usize,
+) -> c_int {
+    // SAFETY: the caller promises NUL-terminated strings (or NULL).
+    let texts = unsafe { (c_text(input_schema), c_text(output_schema)) };
+    let (input, output) = match texts {
+        (Ok(Some(i)), Ok(o)) => (i, o),
+        (Err(e), _) | (_, Err(e)) => return e,
+        (Ok(None), _) => return -MCP_EINVAL,
+    };
+    if seal.is_null() {
+        return -MCP_EINVAL;
+    }
+    match crate::registry::seal_checked(input, output) {
+        Ok(v) => {
+            // SAFETY: checked non-NULL; the caller promises it is writable.
+            unsafe { seal.write(v) };
+            0
+        }
+        Err(None) => -MCP_ENOTSUP,
+        Err(Some(e)) => {
+            // SAFETY: the caller promises `why_cap` writable bytes at `why`.
+            if let Some(out) = unsafe { out_buf(why, why_cap) } {
+                let mut m = crate::schema::MsgBuf::new();
+                e.describe(&mut m);
+                copy_message(&m, out);
+            }
+            register_errno(RegisterError::Schema(e.error.kind))
+        }
     }
 }

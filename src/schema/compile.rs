@@ -6,8 +6,8 @@
 use super::validate::{Rule, check_value};
 use super::{Kw, KwKind, MsgBuf, Schema, Span, kw_kind, ty, type_bit};
 use crate::json::num::Dec;
-use crate::json::{Doc, Kind, TokenizeError, Unescape, check};
-use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_MULTIPLE_OF_DIGITS, MCP_MAX_SCHEMA_TOKENS};
+use crate::json::{Doc, Kind, Unescape};
+use crate::limits::MCP_MAX_MULTIPLE_OF_DIGITS;
 
 /// What kind of problem a schema has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +20,8 @@ pub enum SchemaErrorKind {
     Invalid,
     /// The server's schema tables are full.
     Full,
+    /// `schema_seal` does not match the schema texts (see [`super::seal`]).
+    Seal,
 }
 
 /// Why a schema was refused, and where.
@@ -97,23 +99,7 @@ pub fn compile(text: &str) -> Result<usize, SchemaError> {
         start: 0,
         end: text.len() as u32,
     };
-    let counted = check(text.as_bytes(), MCP_MAX_DEPTH).and_then(|n| {
-        if n > MCP_MAX_SCHEMA_TOKENS {
-            Err(TokenizeError::TooManyTokens)
-        } else {
-            Ok(n)
-        }
-    });
-    counted.map_err(|e| {
-        let reason = match e {
-            TokenizeError::TooManyTokens => {
-                "schema has more JSON tokens than MCP_MAX_SCHEMA_TOKENS"
-            }
-            TokenizeError::TooDeep => "schema nests deeper than MCP_MAX_DEPTH",
-            _ => "schema is not valid JSON",
-        };
-        err(SchemaErrorKind::Malformed, reason, whole)
-    })?;
+    super::seal::well_formed(text)?;
     let schema = Schema::new(text);
     let doc = schema.doc();
     let root = doc.root();

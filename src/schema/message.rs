@@ -101,6 +101,15 @@ impl MsgBuf {
         self.push_bytes(tmp.get(i..).unwrap_or(&[]));
     }
 
+    /// Appends `0x` and eight hex digits (a schema seal).
+    pub fn push_hex32(&mut self, v: u32) {
+        self.push("0x");
+        for k in (0..8).rev() {
+            let d = ((v >> (4 * k)) & 0xF) as usize;
+            self.push_bytes(b"0123456789abcdef".get(d..=d).unwrap_or(&[]));
+        }
+    }
+
     /// Marks the end of the argument path written so far and names the
     /// keyword broken, for the machine-readable detail of a tool error.
     pub(crate) fn mark_path(&mut self, keyword: &'static str) {

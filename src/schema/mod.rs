@@ -11,10 +11,12 @@
 
 pub(crate) mod compile;
 mod message;
+pub(crate) mod seal;
 mod validate;
 
 pub use compile::{SchemaError, SchemaErrorKind, compile};
 pub use message::MsgBuf;
+pub use seal::seal;
 pub use validate::{default_for, validate};
 
 use crate::json::{Doc, Kind};

@@ -1,0 +1,146 @@
+//! Schema seals (`src/schema/seal.rs`): a library with the schema checker
+//! (`full`) checks every schema at registration and refuses a nonzero seal
+//! that does not match; one without it (`minimal`) registers a tool only
+//! with the seal of its exact texts, and then validates calls the same way.
+//!
+//! Runs in both builds: `cargo test --features std --test schema_seal` and
+//! `cargo test --no-default-features --features minimal,std --test
+//! schema_seal` (both in scripts/test.sh).
+
+use core::ffi::c_int;
+
+use emcp::call::{Call, RequestInfo, ToolResult};
+use emcp::handler::Handler;
+use emcp::registry::{RegisterError, Tool, seal_checked};
+use emcp::schema::{SchemaErrorKind, seal};
+use emcp::server::{Server, ServerInfo};
+
+const VENT: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,
+"properties":{"percent":{"type":"integer","minimum":0,"maximum":100}}}"#;
+/// Unsupported (`pattern`) and self-contradicting (`default` above
+/// `maximum`): the checker refuses both.
+const PATTERN: &str = r#"{"type":"object","properties":{"p":{"type":"string","pattern":"^a"}}}"#;
+const BAD_DEFAULT: &str =
+    r#"{"type":"object","properties":{"rpm":{"type":"integer","maximum":3,"default":9}}}"#;
+
+fn run(_: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
+    r.text("moved").map_or(-1, |_| 0)
+}
+
+fn server() -> Server<'static> {
+    Server::new(ServerInfo {
+        name: "seal",
+        version: "1",
+        title: None,
+        instructions: None,
+        list_ttl_ms: 0,
+        cache_public: false,
+    })
+}
+
+fn tool(name: &'static str, schema: &'static str, schema_seal: u32) -> Tool<'static> {
+    Tool {
+        schema_seal,
+        ..Tool::new(name, schema, Handler::Rust(run))
+    }
+}
+
+fn why(s: &Server<'_>) -> String {
+    let mut m = emcp::schema::MsgBuf::new();
+    if let Some(e) = s.tools.last_error {
+        e.describe(&mut m);
+    }
+    m.as_str().to_owned()
+}
+
+fn call(s: &Server<'_>, args: &str) -> String {
+    let req = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"vent","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let mut out = vec![0u8; 2048];
+    let o = s
+        .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+        .unwrap();
+    String::from_utf8(out[..o.len].to_vec()).unwrap()
+}
+
+#[test]
+fn the_sealed_tool_registers_and_is_validated() {
+    let mut s = server();
+    s.add_tool(tool("vent", VENT, seal(VENT, None))).unwrap();
+    assert!(call(&s, r#"{"percent":40}"#).contains("moved"));
+    let refused = call(&s, r#"{"percent":140}"#);
+    assert!(
+        refused.contains("percent: 140 is above maximum 100"),
+        "{refused}"
+    );
+    assert!(refused.contains(r#""isError":true"#), "{refused}");
+}
+
+#[test]
+fn a_stale_seal_is_refused() {
+    let mut s = server();
+    let stale = seal(VENT, None) ^ 1;
+    assert_eq!(
+        s.add_tool(tool("vent", VENT, stale)),
+        Err(RegisterError::Schema(SchemaErrorKind::Seal))
+    );
+    let text = why(&s);
+    assert!(text.starts_with("schema_seal 0x"), "{text}");
+    // The checker tells the seal the texts have; a build without it never does.
+    let told = format!("{:#010x}", seal(VENT, None));
+    assert_eq!(
+        text.contains(&told),
+        cfg!(feature = "schema-check"),
+        "{text}"
+    );
+    // An output schema is sealed too.
+    assert_eq!(
+        s.add_tool(Tool {
+            output_schema: Some(VENT),
+            ..tool("vent", VENT, seal(VENT, None))
+        }),
+        Err(RegisterError::Schema(SchemaErrorKind::Seal))
+    );
+}
+
+#[cfg(feature = "schema-check")]
+#[test]
+fn the_checker_vouches_and_refuses() {
+    let mut s = server();
+    // Unsealed: checked here, and taken.
+    s.add_tool(tool("vent", VENT, 0)).unwrap();
+    assert_eq!(
+        s.add_tool(tool("p", PATTERN, 0)),
+        Err(RegisterError::Schema(SchemaErrorKind::Unsupported))
+    );
+    assert_eq!(
+        s.add_tool(tool("d", BAD_DEFAULT, 0)),
+        Err(RegisterError::Schema(SchemaErrorKind::Invalid))
+    );
+    assert_eq!(seal_checked(VENT, None).ok(), Some(seal(VENT, None)));
+    assert_eq!(
+        seal_checked(VENT, Some(PATTERN)).map_err(|e| e.map(|e| (e.output, e.error.kind))),
+        Err(Some((true, SchemaErrorKind::Unsupported)))
+    );
+}
+
+#[cfg(not(feature = "schema-check"))]
+#[test]
+fn without_the_checker_only_sealed_texts_register() {
+    let mut s = server();
+    for schema in [VENT, PATTERN, BAD_DEFAULT] {
+        assert_eq!(
+            s.add_tool(tool("t", schema, 0)),
+            Err(RegisterError::Schema(SchemaErrorKind::Seal))
+        );
+    }
+    assert!(why(&s).contains("without the schema-check"), "{}", why(&s));
+    // No checker, no vouching.
+    assert!(matches!(seal_checked(VENT, None), Err(None)));
+    // Still refused unsealed or not: text that is not JSON.
+    assert_eq!(
+        s.add_tool(tool("j", "{\"type\":", seal("{\"type\":", None))),
+        Err(RegisterError::Schema(SchemaErrorKind::Malformed))
+    );
+}
