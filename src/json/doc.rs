@@ -326,109 +326,15 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// True when `raw` is exactly one JSON number (RFC 8259 grammar).
-fn is_json_number(raw: &[u8]) -> bool {
-    let mut i = usize::from(raw.first() == Some(&b'-'));
-    let digits = |i: &mut usize| {
-        let from = *i;
-        while raw.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - from
-    };
-    match raw.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut i);
-        }
-        _ => return false,
-    }
-    if raw.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    if let Some(b'e' | b'E') = raw.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = raw.get(i) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == raw.len()
-}
-
 /// The exact integer value of a (validated) JSON number, computed in decimal
 /// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
 pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
-    // Callers pass validated JSON numbers; refuse anything else outright so
-    // no other text can reach the digit arithmetic below.
-    if !is_json_number(raw) {
-        return Err(ConvError::Type);
+    match super::num::Dec::parse(raw).map(|d| d.to_i64()) {
+        None => Err(ConvError::Type),
+        Some(Ok(v)) => Ok(v),
+        Some(Err(true)) => Err(ConvError::NotInteger),
+        Some(Err(false)) => Err(ConvError::Range),
     }
-    let (neg, rest) = match raw.split_first() {
-        Some((b'-', r)) => (true, r),
-        _ => (false, raw),
-    };
-    let mant_end = rest
-        .iter()
-        .position(|&b| b == b'e' || b == b'E')
-        .unwrap_or(rest.len());
-    let (mant, exp) = rest.split_at(mant_end);
-    let exp: i64 = match exp.get(1..) {
-        None => 0,
-        Some(e) => {
-            let (sign, digits) = match e.split_first() {
-                Some((b'-', d)) => (-1, d),
-                Some((b'+', d)) => (1, d),
-                _ => (1, e),
-            };
-            // Saturate: an exponent this large is out of range or all zeros anyway.
-            let mag = digits.iter().fold(0i64, |v, &d| {
-                v.saturating_mul(10).saturating_add(i64::from(d - b'0'))
-            });
-            sign * mag
-        }
-    };
-    let (int_part, frac) = match mant.iter().position(|&b| b == b'.') {
-        Some(d) => (
-            mant.get(..d).unwrap_or(&[]),
-            mant.get(d + 1..).unwrap_or(&[]),
-        ),
-        None => (mant, &[][..]),
-    };
-    // The value is digits(int_part ++ frac) * 10^scale.
-    let scale = exp.saturating_sub(frac.len() as i64);
-    let total = int_part.len() + frac.len();
-    // Digits that a negative scale pushes behind the decimal point must be zero.
-    let dropped = usize::try_from(scale.min(0).unsigned_abs()).unwrap_or(usize::MAX);
-    let kept = total.saturating_sub(dropped);
-    let mut v: i64 = 0;
-    for (n, d) in int_part.iter().chain(frac.iter()).enumerate() {
-        let d = i64::from(d - b'0');
-        if n >= kept {
-            if d != 0 {
-                return Err(ConvError::NotInteger);
-            }
-            continue;
-        }
-        v = v.checked_mul(10).ok_or(ConvError::Range)?;
-        v = if neg {
-            v.checked_sub(d)
-        } else {
-            v.checked_add(d)
-        }
-        .ok_or(ConvError::Range)?;
-    }
-    if v != 0 {
-        for _ in 0..scale.max(0) {
-            v = v.checked_mul(10).ok_or(ConvError::Range)?;
-        }
-    }
-    Ok(v)
 }
 
 fn parse_f64(raw: &str) -> Result<f64, ConvError> {

@@ -190,6 +190,34 @@ impl<'a> Dec<'a> {
         self.nd
     }
 
+    /// The value as an `i64`, exactly: `Err(true)` when it is not an
+    /// integer (`1.5`, `1e-400`), `Err(false)` when it is one outside the
+    /// range (`1e19`).
+    pub fn to_i64(&self) -> Result<i64, bool> {
+        if self.nd == 0 {
+            return Ok(0);
+        }
+        // 0.d1 d2 ... dnd × 10^exp is an integer when every digit is before the point.
+        if self.exp < self.nd as i64 {
+            return Err(true);
+        }
+        if self.exp > 19 {
+            return Err(false);
+        }
+        let mut v: i64 = 0;
+        for k in 0..self.exp as usize {
+            let d = i64::from(self.digit(k));
+            v = v.checked_mul(10).ok_or(false)?;
+            v = if self.neg {
+                v.checked_sub(d)
+            } else {
+                v.checked_add(d)
+            }
+            .ok_or(false)?;
+        }
+        Ok(v)
+    }
+
     /// Whether the value is within f64's range (its nearest double is finite).
     pub fn is_finite_f64(&self) -> bool {
         self.exp <= 308 || (self.exp == 309 && is_finite(self.to_f64()))
@@ -622,6 +650,31 @@ mod tests {
         let d = dec("-0012.3400e-2");
         assert_eq!((d.neg, d.nd, d.exp), (true, 4, 0));
         assert!(dec("-0.000e5").is_zero() && dec("0e400").is_zero());
+    }
+
+    #[test]
+    fn integers_convert_exactly() {
+        let cases: [(&str, Result<i64, bool>); 16] = [
+            ("0", Ok(0)),
+            ("-0.0e7", Ok(0)),
+            ("1e18", Ok(1_000_000_000_000_000_000)),
+            ("100e-2", Ok(1)),
+            ("12.50e1", Ok(125)),
+            ("-7", Ok(-7)),
+            ("9223372036854775807", Ok(i64::MAX)),
+            ("-9223372036854775808", Ok(i64::MIN)),
+            ("922337203685477580.7e1", Ok(i64::MAX)),
+            ("9223372036854775808", Err(false)),
+            ("-9223372036854775809", Err(false)),
+            ("1e19", Err(false)),
+            ("1.5e400", Err(false)),
+            ("1.5", Err(true)),
+            ("1e-400", Err(true)),
+            ("123456789012345678901e-1", Err(true)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(dec(text).to_i64(), want, "{text}");
+        }
     }
 
     #[test]
