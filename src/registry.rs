@@ -152,7 +152,16 @@ impl LastSchemaError<'_> {
         } else {
             "inputSchema: "
         });
-        self.error.describe(self.text, m);
+        if cfg!(feature = "schema-check") {
+            self.error.describe(self.text, m);
+        } else {
+            // Without the checker the only schema error left is a malformed
+            // text, which has no path: the checker's words for it, without
+            // linking the path writer.
+            m.push(self.error.reason);
+            m.push(" at ");
+            m.push_value(self.error.at.of(self.text), 60);
+        }
     }
 }
 

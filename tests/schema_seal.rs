@@ -144,3 +144,14 @@ fn without_the_checker_only_sealed_texts_register() {
         Err(RegisterError::Schema(SchemaErrorKind::Malformed))
     );
 }
+
+#[test]
+fn a_malformed_schema_is_described_alike_in_both_builds() {
+    let mut s = server();
+    let text = "{\"type\":";
+    assert_eq!(
+        s.add_tool(tool("j", text, seal(text, None))),
+        Err(RegisterError::Schema(SchemaErrorKind::Malformed))
+    );
+    assert_eq!(why(&s), "inputSchema: schema is not valid JSON at {\"type\":");
+}
