@@ -22,9 +22,10 @@ cargo clippy --quiet --features std --all-targets -- -D warnings
 
 step "Rust tests (cargo test --features std)"
 cargo test --features std
-# The schema seals in a build without the schema checker (the minimal
-# profile's registration); the same test ran with the checker just above.
-cargo test --no-default-features --features minimal,std --test schema_seal
+# What the minimal profile does without the schema checker (schema seals)
+# and without the http feature (routing headers refused); the same tests ran
+# with both just above.
+cargo test --no-default-features --features minimal,std --test schema_seal --test routing_headers
 
 step "ABI checks (tests/abi: ctest + bindgen)"
 (cd tests/abi && cargo test)

@@ -265,6 +265,11 @@ impl<'a> Server<'a> {
             .or_else(|| req.is("resources/unsubscribe").then_some(Method::Subscribe))
             .filter(|m| m.built())
             .ok_or_else(|| not_found(req))?;
+        // Without the `http` feature nothing checks the routing headers: a
+        // request that carries them is refused, never served unchecked.
+        if !cfg!(feature = "http") && envelope::carries_headers(info) {
+            return Err(Fail::Rpc(envelope::headers_unchecked()));
+        }
         // Without the `legacy` feature every request is judged by 2026-07-28:
         // no `initialize`, and the `_meta` envelope is required.
         let era = if cfg!(feature = "legacy") {

@@ -153,5 +153,8 @@ fn a_malformed_schema_is_described_alike_in_both_builds() {
         s.add_tool(tool("j", text, seal(text, None))),
         Err(RegisterError::Schema(SchemaErrorKind::Malformed))
     );
-    assert_eq!(why(&s), "inputSchema: schema is not valid JSON at {\"type\":");
+    assert_eq!(
+        why(&s),
+        "inputSchema: schema is not valid JSON at {\"type\":"
+    );
 }

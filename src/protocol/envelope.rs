@@ -67,7 +67,52 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
             "clientCapabilities must be an object",
         ));
     }
-    let http = info.flags & MCP_CTX_HTTP != 0;
+    if cfg!(feature = "http") {
+        check_headers(req, info)?;
+    }
+    if doc.kind(version) != Some(Kind::String) {
+        return Err(RpcError::new(
+            MCP_RPC_INVALID_PARAMS,
+            "protocolVersion must be a string",
+        ));
+    }
+    if !doc.str_eq(version, MODERN_VERSION) {
+        return Err(RpcError {
+            code: MCP_RPC_UNSUPPORTED_VERSION,
+            message: Message::Static("Unsupported protocol version"),
+            data: Data::Unsupported {
+                supported: &[MODERN_VERSION],
+                requested: doc.raw(version),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// True when the transport passed anything a build without the `http`
+/// feature cannot check: the HTTP flag or any routing header.
+pub fn carries_headers(info: &RequestInfo<'_>) -> bool {
+    info.flags & (MCP_CTX_HTTP | MCP_CTX_DUPLICATE_HEADER) != 0
+        || info.hdr_protocol_version.is_some()
+        || info.hdr_method.is_some()
+        || info.hdr_name.is_some()
+        || !info.hdr_params.is_empty()
+        || info.hdr_params_dropped
+}
+
+/// The answer of a build without the `http` feature to a request that
+/// [`carries_headers`]: the headers would otherwise go unchecked.
+pub fn headers_unchecked() -> RpcError<'static> {
+    mismatch("This server does not check HTTP routing headers (built without the http feature)")
+}
+
+/// The routing headers against the body (`MCP-Protocol-Version`,
+/// `Mcp-Method`, `Mcp-Name`); the `http` feature.
+fn check_headers<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcError<'r>> {
+    let doc = &req.doc;
+    let (Some(version), http) = (req.meta_version(), info.flags & MCP_CTX_HTTP != 0) else {
+        return Ok(());
+    };
     if info.flags & MCP_CTX_DUPLICATE_HEADER != 0 {
         return Err(mismatch("A routing header was sent more than once"));
     }
@@ -104,22 +149,6 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
             "Mcp-Name header is required for this method",
             "Mcp-Name header does not match the request body",
         )?;
-    }
-    if doc.kind(version) != Some(Kind::String) {
-        return Err(RpcError::new(
-            MCP_RPC_INVALID_PARAMS,
-            "protocolVersion must be a string",
-        ));
-    }
-    if !doc.str_eq(version, MODERN_VERSION) {
-        return Err(RpcError {
-            code: MCP_RPC_UNSUPPORTED_VERSION,
-            message: Message::Static("Unsupported protocol version"),
-            data: Data::Unsupported {
-                supported: &[MODERN_VERSION],
-                requested: doc.raw(version),
-            },
-        });
     }
     Ok(())
 }
@@ -162,6 +191,14 @@ pub fn check_params<'r>(
     args: Option<usize>,
     info: &RequestInfo<'_>,
 ) -> Result<(), RpcError<'r>> {
+    if !cfg!(feature = "http") {
+        // The request was refused before it got here if it carried any.
+        return if carries_headers(info) {
+            Err(headers_unchecked())
+        } else {
+            Ok(())
+        };
+    }
     if info.hdr_params_dropped {
         return Err(mismatch(
             "More Mcp-Param-* headers than MCP_MAX_HEADER_PARAMS",
