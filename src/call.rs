@@ -874,7 +874,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             .state
             .get_mut(..state.len())
             .ok_or(ResultError::Overflow)?;
-        dst.copy_from_slice(state);
+        crate::json::copy_bytes(dst, state);
         self.state_len = Some(state.len());
         Ok(())
     }

@@ -219,7 +219,7 @@ impl Framer {
             }
             let (now, rest) = input.split_at(n);
             if let Some(dst) = space.get_mut(..n) {
-                dst.copy_from_slice(now);
+                crate::json::copy_bytes(dst, now);
             }
             let _ = self.commit(buf.len(), n);
             input = rest;

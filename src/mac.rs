@@ -53,7 +53,7 @@ impl StateMac {
                     [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
                 let mut n = 0;
                 for part in [LABEL, tool.as_bytes(), b"\0", state] {
-                    buf.get_mut(n..n + part.len())?.copy_from_slice(part);
+                    crate::json::copy_bytes(buf.get_mut(n..n + part.len())?, part);
                     n += part.len();
                 }
                 let mut out = [0u8; MCP_MAC_LEN];
@@ -158,7 +158,7 @@ impl Sha256 {
             let n = (64 - self.fill).min(data.len());
             let (head, tail) = data.split_at(n);
             if let Some(dst) = self.block.get_mut(self.fill..self.fill + n) {
-                dst.copy_from_slice(head);
+                crate::json::copy_bytes(dst, head);
             }
             self.fill += n;
             data = tail;
@@ -179,7 +179,7 @@ impl Sha256 {
         self.update(&bits.to_be_bytes());
         let mut out = [0u8; MCP_MAC_LEN];
         for (o, s) in out.chunks_exact_mut(4).zip(self.state) {
-            o.copy_from_slice(&s.to_be_bytes());
+            crate::json::copy_bytes(o, &s.to_be_bytes());
         }
         out
     }
@@ -192,10 +192,10 @@ pub fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; MCP_MAC_LEN] {
         let mut h = Sha256::new();
         h.update(key);
         if let Some(dst) = k.get_mut(..MCP_MAC_LEN) {
-            dst.copy_from_slice(&h.finish());
+            crate::json::copy_bytes(dst, &h.finish());
         }
     } else if let Some(dst) = k.get_mut(..key.len()) {
-        dst.copy_from_slice(key);
+        crate::json::copy_bytes(dst, key);
     }
     let mut inner = Sha256::new();
     inner.update(&k.map(|b| b ^ 0x36));

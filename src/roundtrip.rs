@@ -245,7 +245,7 @@ impl RoundTrip {
         let mut w = at;
         let mut put = |b: &mut [u8], bytes: &[u8]| {
             if let Some(d) = b.get_mut(w..w + bytes.len()) {
-                d.copy_from_slice(bytes);
+                crate::json::copy_bytes(d, bytes);
             }
             w += bytes.len();
         };
@@ -369,7 +369,7 @@ impl RoundTrip {
         let off: usize = self.key_len.iter().take(k).map(|&l| usize::from(l)).sum();
         let n = usize::from(self.key_len.get(k).copied().unwrap_or(0));
         if let (Some(d), Some(src)) = (kb.get_mut(..n), buf.get(KEYS + off..KEYS + off + n)) {
-            d.copy_from_slice(src);
+            crate::json::copy_bytes(d, src);
         }
         n
     }
@@ -407,11 +407,11 @@ impl RoundTrip {
         let Some(d) = buf.get_mut(..id.len()) else {
             return false;
         };
-        d.copy_from_slice(id);
+        crate::json::copy_bytes(d, id);
         let Some(dst) = buf.get_mut(CALL..CALL + req.len()) else {
             return false;
         };
-        dst.copy_from_slice(req);
+        crate::json::copy_bytes(dst, req);
         self.id_len = id.len() as u8;
         self.len = req.len() as u32;
         self.head = (p + 1) as u32;
@@ -446,7 +446,7 @@ impl RoundTrip {
             return self.finish(buf, out, Why::RequestsOverflow);
         }
         let (work, copy) = buf.split_at_mut(split);
-        copy.copy_from_slice(out.get(..n).unwrap_or(&[]));
+        crate::json::copy_bytes(copy, out.get(..n).unwrap_or(&[]));
         if check(copy, MCP_MAX_DEPTH).is_err() {
             return self.finish(work, out, Why::RequestsTokens);
         }
@@ -471,7 +471,7 @@ impl RoundTrip {
                 return self.finish(work, out, Why::Malformed);
             }
             if let Some(d) = work.get_mut(KEYS + koff..KEYS + koff + key.len()) {
-                d.copy_from_slice(key);
+                crate::json::copy_bytes(d, key);
             }
             if let Some(l) = self.key_len.get_mut(count) {
                 *l = key.len() as u8;
@@ -500,7 +500,7 @@ impl RoundTrip {
         let mut w = head;
         for part in [K_INPUTS, b"}", if s.is_empty() { b"" } else { K_STATE }, s] {
             if let Some(d) = work.get_mut(w..w + part.len()) {
-                d.copy_from_slice(part);
+                crate::json::copy_bytes(d, part);
             }
             w += part.len();
         }

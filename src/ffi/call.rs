@@ -254,7 +254,7 @@ pub unsafe extern "C" fn mcp_call_trace_id(
     // SAFETY: the caller promises `cap` writable bytes at `buf`.
     let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
     if let Some(dst) = out.get_mut(..id.len()) {
-        dst.copy_from_slice(id);
+        crate::json::copy_bytes(dst, id);
     }
     if let Some(nul) = out.get_mut(id.len()) {
         *nul = 0;

@@ -51,9 +51,9 @@ pub unsafe extern "C" fn mcp_server_set_state_key(
     }
     let mut k = [0u8; 64];
     // SAFETY: the caller promises `len` readable bytes.
-    k.get_mut(..len)
-        .unwrap_or(&mut [])
-        .copy_from_slice(unsafe { core::slice::from_raw_parts(key, len) });
+    crate::json::copy_bytes(k.get_mut(..len).unwrap_or(&mut []), unsafe {
+        core::slice::from_raw_parts(key, len)
+    });
     s.state_mac = StateMac::Key(k, len as u8);
     0
 }
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn mcp_call_request_state(
     // SAFETY: the caller promises `cap` writable bytes.
     let out = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
     if let Some(dst) = out.get_mut(..state.len()) {
-        dst.copy_from_slice(state);
+        crate::json::copy_bytes(dst, state);
     }
     state.len() as c_int
 }

@@ -249,7 +249,7 @@ fn copy_message(m: &crate::schema::MsgBuf, out: &mut [u8]) -> c_int {
     let text = m.as_str().as_bytes();
     let n = text.len().min(out.len().saturating_sub(1));
     if let (Some(dst), Some(src)) = (out.get_mut(..n), text.get(..n)) {
-        dst.copy_from_slice(src);
+        crate::json::copy_bytes(dst, src);
     }
     if let Some(nul) = out.get_mut(n) {
         *nul = 0;

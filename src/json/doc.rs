@@ -94,9 +94,7 @@ impl<'a> Doc<'a> {
         let mut escaped = false;
         loop {
             while let Some(chunk) = s.get(p..p + WORD) {
-                let mut lanes = [0u8; WORD];
-                lanes.copy_from_slice(chunk);
-                let w = usize::from_le_bytes(lanes);
+                let w = usize::from_le_bytes(chunk.try_into().unwrap_or([0; WORD]));
                 let q = w ^ (ONES * usize::from(b'"'));
                 let b = w ^ (ONES * usize::from(b'\\'));
                 let f = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;

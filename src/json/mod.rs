@@ -30,14 +30,12 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
 /// `\` flags those (`"` and `\` are below 0x80, so the XOR keeps each lane's
 /// top bit and `!w` serves all three tests). A borrow can only raise false
 /// flags in lanes above a true one, so the lowest flag is always exact.
-#[inline]
+#[inline(never)]
 pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
     let mut i = from;
     let mut high: usize = 0;
     while let Some(chunk) = s.get(i..i + WORD) {
-        let mut lanes = [0u8; WORD];
-        lanes.copy_from_slice(chunk);
-        let w = usize::from_le_bytes(lanes);
+        let w = usize::from_le_bytes(chunk.try_into().unwrap_or([0; WORD]));
         high |= w;
         let f = stop_flags(w);
         if f != 0 {
@@ -80,6 +78,18 @@ fn stop_flags(w: usize) -> usize {
     (w.wrapping_sub(ONES * 0x20) | quote.wrapping_sub(ONES) | backslash.wrapping_sub(ONES))
         & !w
         & HIGH
+}
+
+/// `dst.copy_from_slice(src)` without its length-mismatch panic: copies
+/// `min(dst.len(), src.len())` bytes (callers pass equal lengths). Each
+/// `copy_from_slice` keeps a panic location record, and with it the file
+/// names, in every firmware.
+/// One out-of-line copy (a `memcpy` call) serves every caller.
+#[inline(never)]
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
 }
 
 #[cfg(test)]

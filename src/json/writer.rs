@@ -585,7 +585,7 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         4..=7 => words::<4>(dst, src),
         8..=16 => words::<8>(dst, src),
         17..=32 => words::<16>(dst, src),
-        _ => dst.copy_from_slice(src),
+        _ => super::copy_bytes(dst, src),
     }
 }
 

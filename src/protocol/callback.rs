@@ -126,7 +126,7 @@ fn join<'b>(buf: &'b mut [u8], (a, b): (&str, &str)) -> &'b str {
         let end = (n + part.len()).min(buf.len());
         let take = end - n;
         if let (Some(dst), Some(src)) = (buf.get_mut(n..end), part.get(..take)) {
-            dst.copy_from_slice(src);
+            crate::json::copy_bytes(dst, src);
         }
         n = end;
     }

@@ -168,7 +168,7 @@ pub fn start<'r>(
             MCP_RPC_INVALID_REQUEST,
             "id too long",
         )))?;
-    slot.copy_from_slice(id);
+    crate::json::copy_bytes(slot, id);
     listener.id_len = id.len();
     listener.emit = info.emit;
     listener.transport_context = info.transport_context;

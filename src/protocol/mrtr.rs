@@ -88,8 +88,8 @@ pub fn write_state(
     if let Some((version, rest)) = dst.split_first_mut() {
         *version = 1;
         let (s, t) = rest.split_at_mut(state.len());
-        s.copy_from_slice(state);
-        t.copy_from_slice(&tag);
+        crate::json::copy_bytes(s, state);
+        crate::json::copy_bytes(t, &tag);
     }
     w.base64(token.get(..n).unwrap_or(&[]))
 }
@@ -114,7 +114,7 @@ pub fn verify_state(
     if version != 1 || !mac::equal(&m.mac(tool, state)?, tag) {
         return None;
     }
-    out.get_mut(..state_len)?.copy_from_slice(state);
+    crate::json::copy_bytes(out.get_mut(..state_len)?, state);
     Some(state_len)
 }
 

@@ -59,12 +59,12 @@ impl MsgBuf {
             self.cut = true;
         }
         if let (Some(dst), Some(src)) = (self.buf.get_mut(self.len..self.len + n), b.get(..n)) {
-            dst.copy_from_slice(src);
+            crate::json::copy_bytes(dst, src);
             self.len += n;
         }
         if self.cut {
             if let Some(dst) = self.buf.get_mut(self.len..self.len + 3) {
-                dst.copy_from_slice(b"...");
+                crate::json::copy_bytes(dst, b"...");
                 self.len += 3;
             }
         }
