@@ -524,8 +524,13 @@ pub fn segments(path: &str) -> impl Iterator<Item = Result<Seg<'_>, ArgError>> {
 }
 
 fn next_segment<'p>(rest: &mut &'p str, first: bool) -> Result<Seg<'p>, ArgError> {
-    if let Some(tail) = rest.strip_prefix('[') {
-        let close = tail.find(']').ok_or(ArgError::BadPath)?;
+    // Bytes, not chars (`strip_prefix(char)` and `find(char)` link core's
+    // char searcher): every delimiter is ASCII, so each cut is a char boundary.
+    if let Some(tail) = rest.strip_prefix("[") {
+        let close = tail
+            .bytes()
+            .position(|b| b == b']')
+            .ok_or(ArgError::BadPath)?;
         let idx =
             parse_index(tail.get(..close).unwrap_or("").as_bytes()).ok_or(ArgError::BadPath)?;
         *rest = tail.get(close + 1..).unwrap_or("");
@@ -534,9 +539,8 @@ fn next_segment<'p>(rest: &mut &'p str, first: bool) -> Result<Seg<'p>, ArgError
     let body = if first {
         *rest
     } else {
-        rest.strip_prefix('.').ok_or(ArgError::BadPath)?
+        rest.strip_prefix(".").ok_or(ArgError::BadPath)?
     };
-    // Bytes, not chars: both delimiters are ASCII, so `end` is a char boundary.
     let end = body
         .bytes()
         .position(|b| b == b'.' || b == b'[')

@@ -312,7 +312,7 @@ impl<'a, 'r> V<'a, 'r> {
                 m.push_bytes(bound);
             }
             Rule::Plain(t) => {
-                m.push(t.text.strip_prefix(' ').unwrap_or(t.text));
+                m.push(t.text.strip_prefix(" ").unwrap_or(t.text));
                 m.push_bytes(bound);
             }
             Rule::Type(bits) => {
