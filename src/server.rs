@@ -88,7 +88,8 @@ enum Method {
     Subscribe,
 }
 
-const METHODS: [(&str, Method); 14] = [
+/// Every method's name (those this build serves come first in [`BUILT`]).
+const ALL_METHODS: [(&str, Method); 14] = [
     ("server/discover", Method::Discover),
     ("tools/list", Method::ToolsList),
     ("tools/call", Method::ToolsCall),
@@ -105,9 +106,25 @@ const METHODS: [(&str, Method); 14] = [
     ("resources/subscribe", Method::Subscribe),
 ];
 
+/// The methods this build serves, then unused slots; the names of the
+/// others are not linked at all.
+#[allow(clippy::indexing_slicing)] // constant evaluation: checked at compile time
+const BUILT: ([(&str, Method); 14], usize) = {
+    let mut out = [("", Method::Discover); 14];
+    let (mut i, mut n) = (0, 0);
+    while i < ALL_METHODS.len() {
+        if ALL_METHODS[i].1.built() {
+            out[n] = ALL_METHODS[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    (out, n)
+};
+
 impl Method {
     /// Whether this build serves the method (Cargo features `catalog`, `legacy`).
-    fn built(self) -> bool {
+    const fn built(self) -> bool {
         match self {
             Method::Discover | Method::ToolsList | Method::ToolsCall => true,
             Method::Initialize | Method::Ping | Method::SetLevel => cfg!(feature = "legacy"),
@@ -258,12 +275,17 @@ impl<'a> Server<'a> {
                 "params must be an object",
             )));
         }
-        let method = METHODS
+        let method = BUILT
+            .0
+            .get(..BUILT.1)
+            .unwrap_or(&[])
             .iter()
             .find(|(name, _)| req.is(name))
             .map(|&(_, m)| m)
-            .or_else(|| req.is("resources/unsubscribe").then_some(Method::Subscribe))
-            .filter(|m| m.built())
+            .or_else(|| {
+                (Method::Subscribe.built() && req.is("resources/unsubscribe"))
+                    .then_some(Method::Subscribe)
+            })
             .ok_or_else(|| not_found(req))?;
         // Without the `http` feature nothing checks the routing headers: a
         // request that carries them is refused, never served unchecked.
