@@ -2,7 +2,6 @@
 
 pub mod doc;
 pub mod num;
-pub mod scan;
 pub mod tokenizer;
 pub mod writer;
 
