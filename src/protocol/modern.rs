@@ -53,7 +53,8 @@ pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteE
         w.end_object()
     };
     let _ = w.begin_object();
-    if caps.completions {
+    // A build without `catalog` never sets these: none of their code is linked.
+    if cfg!(feature = "catalog") && caps.completions {
         let _ = w.key("completions");
         let _ = w.begin_object();
         let _ = w.end_object();
@@ -63,11 +64,11 @@ pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteE
         let _ = w.begin_object();
         let _ = w.end_object();
     }
-    if caps.prompts {
+    if cfg!(feature = "catalog") && caps.prompts {
         let _ = w.key("prompts");
         changed(w, false)?;
     }
-    if caps.resources {
+    if cfg!(feature = "catalog") && caps.resources {
         let _ = w.key("resources");
         changed(w, true)?;
     }
