@@ -611,7 +611,10 @@ fn execute<'r>(
         // the legacy era a transport that can carry server-to-client requests
         // says which ones the client declared at initialize.
         modern: era == Era::Modern || mrtr::legacy_caps(info) != 0,
-        caps: if era == Era::Modern {
+        // Read only by input requests (`mrtr`).
+        caps: if !cfg!(feature = "mrtr") {
+            0
+        } else if era == Era::Modern {
             mrtr::declared_caps(req)
         } else {
             mrtr::legacy_caps(info)
