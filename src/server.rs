@@ -211,9 +211,12 @@ impl<'a> Server<'a> {
         } else {
             Era::Modern
         };
-        let status = |era: Era, code: i32| match era {
-            Era::Legacy => rpc::http_status_legacy(code, false),
-            Era::Modern => rpc::http_status(code, false),
+        let status = |era: Era, code: i32| {
+            if era.is_modern() {
+                rpc::http_status(code, false)
+            } else {
+                rpc::http_status_legacy(code, false)
+            }
         };
         match self.dispatch(&req, id, info, &mut w, &mut scratch, ex, &mut era) {
             Ok(listen) if w.is_complete() => Ok(Outcome {
@@ -316,7 +319,7 @@ impl<'a> Server<'a> {
         // What a transport says about a legacy exchange (log delivery, the
         // server-to-client requests it can carry) never applies to a
         // 2026-07-28 request, wherever the callee reads it.
-        if era == Era::Modern {
+        if era.is_modern() {
             info.flags &= !envelope::LEGACY_FLAGS;
         }
         let info = &*info;
@@ -336,7 +339,7 @@ impl<'a> Server<'a> {
             method,
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
         );
-        if era == Era::Modern && !asks {
+        if era.is_modern() && !asks {
             w.raw_members(crate::protocol::RESULT_COMPLETE)?;
         }
         let caps = self.capabilities(info, ex.listener.is_some());
@@ -381,7 +384,7 @@ impl<'a> Server<'a> {
             // the rest were refused by `built()` in builds without them.
             _ => {}
         }
-        if era == Era::Modern {
+        if era.is_modern() {
             modern::result_meta(w, &self.info)?;
         }
         rpc::end_result(w)?;

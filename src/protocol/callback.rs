@@ -53,7 +53,7 @@ pub fn run<'r>(
     let doc = req.doc;
     let mut bound = [0u8; 16 + MCP_MAX_URI_LEN + MCP_MAX_TOOL_NAME_LEN];
     let binding = join(&mut bound, place.binding);
-    let asks = place.mode != Mode::Complete && place.era == Era::Modern;
+    let asks = place.mode != Mode::Complete && place.era.is_modern();
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
     let state_len = if asks {
         mrtr::request_state(req, &s.state_mac, binding, &mut state_buf)?

@@ -64,5 +64,14 @@ pub enum Era {
     Legacy,
 }
 
+impl Era {
+    /// True for [`Era::Modern`], and always in a build without the `legacy`
+    /// feature, where no request is answered by the old rules: each legacy
+    /// branch behind this test then compiles away.
+    pub const fn is_modern(self) -> bool {
+        !cfg!(feature = "legacy") || matches!(self, Era::Modern)
+    }
+}
+
 #[cfg(test)]
 mod catalog_tests;

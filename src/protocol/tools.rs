@@ -34,7 +34,7 @@ pub fn list<'r>(
         s.tools.on.enabled(*i) && (!cfg!(feature = "policy") || s.hooks.allows(t, info.principal))
     });
     paging::write(w, s, "tools", visible, tool_entry)?;
-    if era == Era::Modern {
+    if era.is_modern() {
         let public = s.info.cache_public
             && !(cfg!(feature = "policy") && s.hooks.per_principal(s.tools.iter()));
         cache_hints_scoped(w, &s.info, public)?;
@@ -183,7 +183,7 @@ pub fn call<'r>(
         }
         None => None,
     };
-    let mut tag = index * 2 + usize::from(era == Era::Modern);
+    let mut tag = index * 2 + usize::from(era.is_modern());
     // A keyed tool's call without a key is keyed by the transport's retry
     // key (MQTT Correlation Data), under a tag of its own: never an
     // argument key's entry.
@@ -309,11 +309,10 @@ pub fn call<'r>(
 /// `,"isError":false` and, at 2026-07-28, `,"resultType":"complete"` and
 /// the serverInfo stamp; then `}}`.
 pub(crate) fn call_tail(s: &Server<'_>, era: Era) -> usize {
-    let modern = match era {
-        Era::Modern => {
-            1 + super::RESULT_COMPLETE.len() + 1 + super::modern::result_meta_len(&s.info)
-        }
-        Era::Legacy => 0,
+    let modern = if era.is_modern() {
+        1 + super::RESULT_COMPLETE.len() + 1 + super::modern::result_meta_len(&s.info)
+    } else {
+        0
     };
     br#""content":[],"isError":false}}"#.len() + modern
 }
@@ -538,7 +537,7 @@ fn refusal_with<'r>(
     let _ = w.end_array();
     let _ = w.key("isError");
     let _ = w.bool(true);
-    if era == Era::Modern {
+    if era.is_modern() {
         let _ = w.raw_members(super::RESULT_COMPLETE);
     }
     Ok(w.status()?)
@@ -610,11 +609,11 @@ fn execute<'r>(
         // At 2026-07-28 the request declares the client's capabilities; in
         // the legacy era a transport that can carry server-to-client requests
         // says which ones the client declared at initialize.
-        modern: era == Era::Modern || mrtr::legacy_caps(info) != 0,
+        modern: era.is_modern() || mrtr::legacy_caps(info) != 0,
         // Read only by input requests (`mrtr`).
         caps: if !cfg!(feature = "mrtr") {
             0
-        } else if era == Era::Modern {
+        } else if era.is_modern() {
             mrtr::declared_caps(req)
         } else {
             mrtr::legacy_caps(info)
@@ -689,7 +688,7 @@ fn execute<'r>(
         }
         (None, _) => {}
     }
-    if era == Era::Modern {
+    if era.is_modern() {
         w.raw_members(super::RESULT_COMPLETE)?;
     }
     Ok(())
