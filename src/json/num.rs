@@ -21,49 +21,35 @@
 
 use core::cmp::Ordering;
 
-/// `5^0 ..= 5^27` (`5^27 < 2^63`).
-const POW5: [u64; 28] = {
-    let mut t = [1u64; 28];
-    let mut i = 1;
-    while i < t.len() {
-        #[allow(clippy::indexing_slicing)] // constant evaluation: checked at compile time
-        {
-            t[i] = t[i - 1] * 5;
-        }
-        i += 1;
-    }
-    t
-};
-
 /// `10^(27q)` for `q` in `-13..=12`: the 64-bit mantissa rounded to nearest
-/// and its binary exponent (`10^(27q) ≈ m × 2^e`).
-const POW10_27: [(u64, i16); 26] = [
-    (0x8049a4ac0c5811ae, -1229), // 10^-351
-    (0xcf42894a5dce35ea, -1140), // 10^-324
-    (0xa76c582338ed2622, -1050), // 10^-297
-    (0x873e4f75e2224e68, -960),  // 10^-270
-    (0xda7f5bf590966849, -871),  // 10^-243
-    (0xb080392cc4349ded, -781),  // 10^-216
-    (0x8e938662882af53e, -691),  // 10^-189
-    (0xe65829b3046b0afa, -602),  // 10^-162
-    (0xba121a4650e4ddec, -512),  // 10^-135
-    (0x964e858c91ba2655, -422),  // 10^-108
-    (0xf2d56790ab41c2a3, -333),  // 10^-81
-    (0xc428d05aa4751e4d, -243),  // 10^-54
-    (0x9e74d1b791e07e48, -153),  // 10^-27
-    (0x8000000000000000, -63),   // 10^0
-    (0xcecb8f27f4200f3a, 26),    // 10^27
-    (0xa70c3c40a64e6c52, 116),   // 10^54
-    (0x86f0ac99b4e8dafd, 206),   // 10^81
-    (0xda01ee641a708dea, 295),   // 10^108
-    (0xb01ae745b101e9e4, 385),   // 10^135
-    (0x8e41ade9fbebc27d, 475),   // 10^162
-    (0xe5d3ef282a242e82, 564),   // 10^189
-    (0xb9a74a0637ce2ee1, 654),   // 10^216
-    (0x95f83d0a1fb69cd9, 744),   // 10^243
-    (0xf24a01a73cf2dcd0, 833),   // 10^270
-    (0xc3b8358109e84f07, 923),   // 10^297
-    (0x9e19db92b4e31ba9, 1013),  // 10^324
+/// (`10^(27q) ≈ m × 2^pow10_27_exp(q)`).
+const POW10_27: [u64; 26] = [
+    0x8049a4ac0c5811ae, // 10^-351
+    0xcf42894a5dce35ea, // 10^-324
+    0xa76c582338ed2622, // 10^-297
+    0x873e4f75e2224e68, // 10^-270
+    0xda7f5bf590966849, // 10^-243
+    0xb080392cc4349ded, // 10^-216
+    0x8e938662882af53e, // 10^-189
+    0xe65829b3046b0afa, // 10^-162
+    0xba121a4650e4ddec, // 10^-135
+    0x964e858c91ba2655, // 10^-108
+    0xf2d56790ab41c2a3, // 10^-81
+    0xc428d05aa4751e4d, // 10^-54
+    0x9e74d1b791e07e48, // 10^-27
+    0x8000000000000000, // 10^0
+    0xcecb8f27f4200f3a, // 10^27
+    0xa70c3c40a64e6c52, // 10^54
+    0x86f0ac99b4e8dafd, // 10^81
+    0xda01ee641a708dea, // 10^108
+    0xb01ae745b101e9e4, // 10^135
+    0x8e41ade9fbebc27d, // 10^162
+    0xe5d3ef282a242e82, // 10^189
+    0xb9a74a0637ce2ee1, // 10^216
+    0x95f83d0a1fb69cd9, // 10^243
+    0xf24a01a73cf2dcd0, // 10^270
+    0xc3b8358109e84f07, // 10^297
+    0x9e19db92b4e31ba9, // 10^324
 ];
 
 /// Units of the 64-bit mantissa around a halfway point inside which an
@@ -73,12 +59,17 @@ const MARGIN: u128 = 8;
 /// relative, below 19 units).
 const MARGIN_TRUNCATED: u128 = 64;
 
+/// `5^n` for `n` in `0..=27` (`5^27 < 2^63`), by multiplication: a table
+/// would be 224 bytes of flash for at most 27 multiplications saved.
 fn pow5(n: i32) -> u64 {
-    usize::try_from(n)
-        .ok()
-        .and_then(|i| POW5.get(i))
-        .copied()
-        .unwrap_or(1)
+    (0..n.clamp(0, 27)).fold(1u64, |v, _| v.wrapping_mul(5))
+}
+
+/// The binary exponent of [`POW10_27`]'s entry for `q`, `floor(27 q log2(10))`
+/// minus 63 (5878059 / 2^16 ≈ 27 log2(10); exact for every `q` of the table,
+/// which a test checks), so the table holds no exponents.
+const fn pow10_27_exp(q: i32) -> i32 {
+    ((q * 5_878_059) >> 16) - 63
 }
 
 /// The text of a JSON number read as an exact decimal.
@@ -431,9 +422,8 @@ impl Ext {
             let (m, e) = usize::try_from(q + 13)
                 .ok()
                 .and_then(|i| POW10_27.get(i))
-                .copied()
-                .unwrap_or((1 << 63, -63));
-            self.mul(m, i32::from(e));
+                .map_or((1 << 63, -63), |&m| (m, pow10_27_exp(q)));
+            self.mul(m, e);
             (self, false)
         }
     }
@@ -650,6 +640,23 @@ mod tests {
         let d = dec("-0012.3400e-2");
         assert_eq!((d.neg, d.nd, d.exp), (true, 4, 0));
         assert!(dec("-0.000e5").is_zero() && dec("0e400").is_zero());
+    }
+
+    #[test]
+    fn powers_without_tables() {
+        // The exponents the table used to hold.
+        const EXP: [i32; 26] = [
+            -1229, -1140, -1050, -960, -871, -781, -691, -602, -512, -422, -333, -243, -153, -63,
+            26, 116, 206, 295, 385, 475, 564, 654, 744, 833, 923, 1013,
+        ];
+        for (q, e) in (-13..=12).zip(EXP) {
+            assert_eq!(pow10_27_exp(q), e, "q={q}");
+        }
+        for n in 0..=27 {
+            assert_eq!(pow5(n), 5u64.pow(n as u32));
+        }
+        assert_eq!(pow5(-1), 1);
+        assert_eq!(pow5(28), 5u64.pow(27));
     }
 
     #[test]
