@@ -48,11 +48,6 @@ pub struct Tool<'a> {
     /// cannot hold them with the result's envelope. 0: undeclared (only the
     /// envelope is checked).
     pub max_result_len: usize,
-    /// The seal of `input_schema` and `output_schema` ([`schema::seal`]), or
-    /// 0. A build with the `schema-check` feature checks the schemas and
-    /// refuses a seal that does not match; a build without it registers the
-    /// tool only with the matching seal.
-    pub schema_seal: u32,
     /// What runs when the tool is called.
     pub handler: Handler,
 }
@@ -72,7 +67,6 @@ impl<'a> Tool<'a> {
             min_interval_ms: 0,
             idempotency_key: None,
             max_result_len: 0,
-            schema_seal: 0,
             handler,
         }
     }
@@ -193,8 +187,12 @@ impl<'a> Registry<'a> {
         }
     }
 
-    /// Adds `tool` at the end of the list.
-    pub fn add(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
+    /// Adds `tool` at the end of the list. `seal` is its schemas' seal
+    /// ([`schema::seal`]), or 0: a build with the `schema-check` feature
+    /// checks the schemas and refuses a nonzero seal that does not match; a
+    /// build without it registers the tool only with the matching seal. The
+    /// seal is not kept (a tool slot costs no RAM for it).
+    pub fn add(&mut self, tool: Tool<'a>, seal: u32) -> Result<(), RegisterError> {
         if !valid_name(tool.name)
             || tool.annotations & !hints::ALL != 0
             || matches!(tool.handler, Handler::C(None, _))
@@ -228,7 +226,7 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::Full);
         }
-        self.check_schemas(&tool)?;
+        self.check_schemas(&tool, seal)?;
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
         *slot = Some(tool);
         self.len += 1;
@@ -238,10 +236,9 @@ impl<'a> Registry<'a> {
     /// Checks the tool's schemas: in full with the `schema-check` feature
     /// (and then a seal, if given, must match), otherwise only that they are
     /// well-formed and sealed ([`schema::seal`]).
-    fn check_schemas(&mut self, tool: &Tool<'a>) -> Result<(), RegisterError> {
+    fn check_schemas(&mut self, tool: &Tool<'a>, given: u32) -> Result<(), RegisterError> {
         let checker = cfg!(feature = "schema-check");
         let verdict = check_texts(tool.input_schema, tool.output_schema).and_then(|()| {
-            let given = tool.schema_seal;
             let want = schema::seal(tool.input_schema, tool.output_schema);
             if given == want || (checker && given == 0) {
                 return Ok(());
@@ -363,29 +360,29 @@ mod tests {
     #[test]
     fn registers_in_order_and_checks() {
         let mut r = Registry::new();
-        r.add(tool("b.tool-1", "{\"type\":\"object\"}")).unwrap();
-        r.add(tool("a", " {\"type\":\"object\"} ")).unwrap();
+        r.add(tool("b.tool-1", "{\"type\":\"object\"}"), 0).unwrap();
+        r.add(tool("a", " {\"type\":\"object\"} "), 0).unwrap();
         assert_eq!(
             r.iter().map(|t| t.name).collect::<Vec<_>>(),
             ["b.tool-1", "a"]
         );
-        assert_eq!(r.add(tool("a", "{}")), Err(RegisterError::Duplicate));
-        assert_eq!(r.add(tool("", "{}")), Err(RegisterError::BadDefinition));
+        assert_eq!(r.add(tool("a", "{}"), 0), Err(RegisterError::Duplicate));
+        assert_eq!(r.add(tool("", "{}"), 0), Err(RegisterError::BadDefinition));
         assert_eq!(
-            r.add(tool("sp ace", "{}")),
+            r.add(tool("sp ace", "{}"), 0),
             Err(RegisterError::BadDefinition)
         );
         assert_eq!(
-            r.add(tool("x", "[]")),
+            r.add(tool("x", "[]"), 0),
             Err(RegisterError::Schema(SchemaErrorKind::Invalid))
         );
         assert_eq!(
-            r.add(tool("x", "{\"a\":}")),
+            r.add(tool("x", "{\"a\":}"), 0),
             Err(RegisterError::Schema(SchemaErrorKind::Malformed))
         );
         let bad = r#"{"type":"object","properties":{"p":{"pattern":"x"}}}"#;
         assert_eq!(
-            r.add(tool("x", bad)),
+            r.add(tool("x", bad), 0),
             Err(RegisterError::Schema(SchemaErrorKind::Unsupported))
         );
         let last = r.last_error.unwrap();
@@ -400,9 +397,9 @@ mod tests {
         let names: Vec<String> = (0..MCP_MAX_TOOLS).map(|i| format!("t{i}")).collect();
         let leaked: Vec<&'static str> = names.into_iter().map(|s| &*s.leak()).collect();
         for n in &leaked[2..] {
-            r.add(tool(n, "{\"type\":\"object\"}")).unwrap();
+            r.add(tool(n, "{\"type\":\"object\"}"), 0).unwrap();
         }
-        assert_eq!(r.add(tool("one_more", "{}")), Err(RegisterError::Full));
+        assert_eq!(r.add(tool("one_more", "{}"), 0), Err(RegisterError::Full));
         let mut m = MsgBuf::new();
         r.last_error.unwrap().describe(&mut m);
         assert_eq!(

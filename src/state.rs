@@ -78,7 +78,14 @@ impl<'a> Server<'a> {
 
     /// Registers a tool; its position is its place in `tools/list`.
     pub fn add_tool(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
-        self.tools.add(tool)
+        self.tools.add(tool, 0)
+    }
+
+    /// [`Server::add_tool`] with the seal of the tool's schemas
+    /// ([`crate::schema::seal`]), which a build without the `schema-check`
+    /// feature requires.
+    pub fn add_tool_sealed(&mut self, tool: Tool<'a>, seal: u32) -> Result<(), RegisterError> {
+        self.tools.add(tool, seal)
     }
 
     /// Registers a resource, or a template when its URI contains `{`.

@@ -35,10 +35,10 @@ fn server() -> Server<'static> {
         list_ttl_ms: 0,
         cache_public: false,
     });
-    s.add_tool(Tool {
-        schema_seal: seal(SCHEMA, None),
-        ..Tool::new("regional", SCHEMA, Handler::Rust(run))
-    })
+    s.add_tool_sealed(
+        Tool::new("regional", SCHEMA, Handler::Rust(run)),
+        seal(SCHEMA, None),
+    )
     .unwrap();
     s
 }

@@ -38,11 +38,8 @@ fn server() -> Server<'static> {
     })
 }
 
-fn tool(name: &'static str, schema: &'static str, schema_seal: u32) -> Tool<'static> {
-    Tool {
-        schema_seal,
-        ..Tool::new(name, schema, Handler::Rust(run))
-    }
+fn tool(name: &'static str, schema: &'static str) -> Tool<'static> {
+    Tool::new(name, schema, Handler::Rust(run))
 }
 
 fn why(s: &Server<'_>) -> String {
@@ -67,7 +64,8 @@ fn call(s: &Server<'_>, args: &str) -> String {
 #[test]
 fn the_sealed_tool_registers_and_is_validated() {
     let mut s = server();
-    s.add_tool(tool("vent", VENT, seal(VENT, None))).unwrap();
+    s.add_tool_sealed(tool("vent", VENT), seal(VENT, None))
+        .unwrap();
     assert!(call(&s, r#"{"percent":40}"#).contains("moved"));
     let refused = call(&s, r#"{"percent":140}"#);
     assert!(
@@ -82,7 +80,7 @@ fn a_stale_seal_is_refused() {
     let mut s = server();
     let stale = seal(VENT, None) ^ 1;
     assert_eq!(
-        s.add_tool(tool("vent", VENT, stale)),
+        s.add_tool_sealed(tool("vent", VENT), stale),
         Err(RegisterError::Schema(SchemaErrorKind::Seal))
     );
     let text = why(&s);
@@ -96,10 +94,13 @@ fn a_stale_seal_is_refused() {
     );
     // An output schema is sealed too.
     assert_eq!(
-        s.add_tool(Tool {
-            output_schema: Some(VENT),
-            ..tool("vent", VENT, seal(VENT, None))
-        }),
+        s.add_tool_sealed(
+            Tool {
+                output_schema: Some(VENT),
+                ..tool("vent", VENT)
+            },
+            seal(VENT, None)
+        ),
         Err(RegisterError::Schema(SchemaErrorKind::Seal))
     );
 }
@@ -109,13 +110,13 @@ fn a_stale_seal_is_refused() {
 fn the_checker_vouches_and_refuses() {
     let mut s = server();
     // Unsealed: checked here, and taken.
-    s.add_tool(tool("vent", VENT, 0)).unwrap();
+    s.add_tool_sealed(tool("vent", VENT), 0).unwrap();
     assert_eq!(
-        s.add_tool(tool("p", PATTERN, 0)),
+        s.add_tool_sealed(tool("p", PATTERN), 0),
         Err(RegisterError::Schema(SchemaErrorKind::Unsupported))
     );
     assert_eq!(
-        s.add_tool(tool("d", BAD_DEFAULT, 0)),
+        s.add_tool_sealed(tool("d", BAD_DEFAULT), 0),
         Err(RegisterError::Schema(SchemaErrorKind::Invalid))
     );
     assert_eq!(seal_checked(VENT, None).ok(), Some(seal(VENT, None)));
@@ -131,7 +132,7 @@ fn without_the_checker_only_sealed_texts_register() {
     let mut s = server();
     for schema in [VENT, PATTERN, BAD_DEFAULT] {
         assert_eq!(
-            s.add_tool(tool("t", schema, 0)),
+            s.add_tool_sealed(tool("t", schema), 0),
             Err(RegisterError::Schema(SchemaErrorKind::Seal))
         );
     }
@@ -140,7 +141,7 @@ fn without_the_checker_only_sealed_texts_register() {
     assert!(matches!(seal_checked(VENT, None), Err(None)));
     // Still refused unsealed or not: text that is not JSON.
     assert_eq!(
-        s.add_tool(tool("j", "{\"type\":", seal("{\"type\":", None))),
+        s.add_tool_sealed(tool("j", "{\"type\":"), seal("{\"type\":", None)),
         Err(RegisterError::Schema(SchemaErrorKind::Malformed))
     );
 }
@@ -150,7 +151,7 @@ fn a_malformed_schema_is_described_alike_in_both_builds() {
     let mut s = server();
     let text = "{\"type\":";
     assert_eq!(
-        s.add_tool(tool("j", text, seal(text, None))),
+        s.add_tool_sealed(tool("j", text), seal(text, None)),
         Err(RegisterError::Schema(SchemaErrorKind::Malformed))
     );
     assert_eq!(

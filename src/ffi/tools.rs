@@ -193,13 +193,12 @@ pub unsafe extern "C" fn mcp_server_add_tool(
         min_interval_ms: t.min_interval_ms,
         idempotency_key,
         max_result_len: t.max_result_len,
-        schema_seal: t.schema_seal,
         ..Tool::new(name, input_schema, Handler::C(r#fn, user))
     };
     // SAFETY: the magic word was checked above; the caller promises no other
     // reference to the server is live (no concurrent handle call).
     let s = unsafe { &mut (*server.cast::<Slot>()).server };
-    match s.add_tool(entry) {
+    match s.add_tool_sealed(entry, t.schema_seal) {
         Ok(()) => {
             // SAFETY: the server is initialised; open streams learn of the new tool.
             unsafe { catalog::mcp_server_notify_list_changed(server, MCP_LIST_TOOLS) };
