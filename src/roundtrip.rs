@@ -318,7 +318,7 @@ impl RoundTrip {
                     message: rpc::Message::Built(""),
                     data: rpc::Data::None,
                 };
-                rpc::write_error_with(&mut w, Some(id), &e, message);
+                rpc::write_error_with(&mut w, Some(id), &e, message.as_bytes());
                 w.len()
             }
             _ => 0,

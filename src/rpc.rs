@@ -350,25 +350,26 @@ fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> 
 /// (same code, standard message, no data), which always fits a buffer of
 /// `MCP_MIN_RESPONSE_CAP` bytes.
 pub fn write_error(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) {
-    write_error_with(w, id, e, "");
+    write_error_with(w, id, e, b"");
 }
 
-/// [`write_error`] where a [`Message::Built`] message ends with `built`.
-pub fn write_error_with(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &str) {
+/// [`write_error`] where a [`Message::Built`] message ends with `built`
+/// (UTF-8).
+pub fn write_error_with(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &[u8]) {
     let start = w.mark();
     if write_error_full(w, id, e, built).is_ok() {
         return;
     }
     w.rewind(start);
     let short = RpcError::new(e.code, short_message(e.code));
-    let _ = write_error_full(w, id, &short, "");
+    let _ = write_error_full(w, id, &short, b"");
 }
 
 fn write_error_full(
     w: &mut Writer<'_>,
     id: Option<&[u8]>,
     e: &RpcError<'_>,
-    built: &str,
+    built: &[u8],
 ) -> Result<(), WriteError> {
     frame_start(w, id)?;
     let _ = w.key("error");
@@ -379,7 +380,7 @@ fn write_error_full(
     match e.message {
         Message::Static(s) => w.string(s)?,
         Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
-        Message::Built(prefix) => w.string_parts(&[prefix, built])?,
+        Message::Built(prefix) => w.string_parts(&[prefix.as_bytes(), built])?,
     }
     match e.data {
         Data::None => {}

@@ -190,7 +190,7 @@ impl<'a> Server<'a> {
         let doc = Doc::new(request);
         let req = match rpc::parse_request(doc) {
             Ok(r) => r,
-            Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, "")),
+            Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, b"")),
         };
         // A notification is never executed and never answered, whatever its method.
         let Some(id) = req.id else {
@@ -236,7 +236,7 @@ impl<'a> Server<'a> {
                     &mut w,
                     Some(id),
                     &RpcError::new(MCP_RPC_INTERNAL_ERROR, "Internal error"),
-                    "",
+                    b"",
                 ))
             }
             Err(Fail::Write(WriteError::Overflow)) => {
@@ -245,11 +245,11 @@ impl<'a> Server<'a> {
                     MCP_RPC_INTERNAL_ERROR,
                     "Response exceeds the response buffer",
                 );
-                Ok(error_outcome(&mut w, Some(id), &e, ""))
+                Ok(error_outcome(&mut w, Some(id), &e, b""))
             }
             Err(Fail::Rpc(e)) => {
                 w.reset();
-                let mut o = error_outcome(&mut w, Some(id), &e, scratch.as_str());
+                let mut o = error_outcome(&mut w, Some(id), &e, scratch.as_bytes());
                 o.http_status = status(era, e.code);
                 Ok(o)
             }
@@ -433,7 +433,7 @@ fn refuse_early(w: &mut Writer<'_>, request: &[u8], e: TokenizeError) -> Outcome
     let (prefix, limit) = match e {
         TokenizeError::Invalid => {
             let err = RpcError::new(MCP_RPC_PARSE_ERROR, "Parse error");
-            return error_outcome(w, None, &err, "");
+            return error_outcome(w, None, &err, b"");
         }
         TokenizeError::TooManyTokens => (
             "Request has more JSON tokens than MCP_MAX_JSON_TOKENS (",
@@ -453,10 +453,10 @@ fn refuse_early(w: &mut Writer<'_>, request: &[u8], e: TokenizeError) -> Outcome
         message: rpc::Message::Built(prefix),
         data: rpc::Data::None,
     };
-    error_outcome(w, rpc::scan_id(request), &err, msg.as_str())
+    error_outcome(w, rpc::scan_id(request), &err, msg.as_bytes())
 }
 
-fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &str) -> Outcome {
+fn error_outcome(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>, built: &[u8]) -> Outcome {
     rpc::write_error_with(w, id, e, built);
     Outcome {
         len: w.len(),

@@ -238,9 +238,7 @@ unsafe fn c_text<'a>(p: *const c_char) -> Result<Option<&'a str>, c_int> {
     }
     // SAFETY: the caller promises a NUL-terminated string that outlives 'a.
     let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
-    core::str::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| -MCP_EILSEQ)
+    utf8(bytes).map(Some)
 }
 
 /// A (pointer, length) text as UTF-8.
@@ -250,7 +248,18 @@ unsafe fn text_n<'a>(p: *const c_char, len: usize) -> Result<&'a str, c_int> {
     }
     // SAFETY: the caller promises `len` readable bytes at `p`.
     let bytes = unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len) };
-    core::str::from_utf8(bytes).map_err(|_| -MCP_EILSEQ)
+    utf8(bytes)
+}
+
+/// `bytes` as text when they are UTF-8 (the core's own check, not core's
+/// table-driven one), else -MCP_EILSEQ.
+fn utf8(bytes: &[u8]) -> Result<&str, c_int> {
+    if crate::json::is_utf8(bytes) {
+        // SAFETY: just checked to be UTF-8.
+        Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+    } else {
+        Err(-MCP_EILSEQ)
+    }
 }
 
 /// The length of a NUL-terminated string, or `None` for NULL: the `_cstr`

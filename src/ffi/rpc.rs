@@ -126,7 +126,7 @@ pub unsafe extern "C" fn mcp_write_error(
         data: rpc::Data::None,
     };
     let mut w = Writer::new(out);
-    rpc::write_error_with(&mut w, id, &e, text);
+    rpc::write_error_with(&mut w, id, &e, text.as_bytes());
     if w.is_complete() {
         w.len() as c_int
     } else {

@@ -245,7 +245,7 @@ pub unsafe extern "C" fn mcp_server_schema_error(
 
 /// Copies `m` into `out` NUL-terminated: its length, or -MCP_ENOBUFS when cut.
 fn copy_message(m: &crate::schema::MsgBuf, out: &mut [u8]) -> c_int {
-    let text = m.as_str().as_bytes();
+    let text = m.as_bytes();
     let n = text.len().min(out.len().saturating_sub(1));
     if let (Some(dst), Some(src)) = (out.get_mut(..n), text.get(..n)) {
         crate::json::copy_bytes(dst, src);

@@ -309,7 +309,7 @@ impl<'a> Doc<'a> {
 
     /// The number at `i` as an `i64`; integral forms like `1.0` or `1e2` count.
     pub fn as_i64(&self, i: usize) -> Result<i64, ConvError> {
-        exact_int(self.number_raw(i)?.as_bytes())
+        exact_int(self.number_raw(i)?)
     }
 
     /// The number at `i` as an `f64`; values beyond f64's range are refused.
@@ -326,11 +326,11 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn number_raw(&self, i: usize) -> Result<&'a str, ConvError> {
+    fn number_raw(&self, i: usize) -> Result<&'a [u8], ConvError> {
         if self.kind(i) != Some(Kind::Number) {
             return Err(ConvError::Type);
         }
-        core::str::from_utf8(self.raw(i)).map_err(|_| ConvError::Type)
+        Ok(self.raw(i))
     }
 }
 
@@ -345,10 +345,8 @@ pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
     }
 }
 
-fn parse_f64(raw: &str) -> Result<f64, ConvError> {
-    let f = super::num::Dec::parse(raw.as_bytes())
-        .ok_or(ConvError::Type)?
-        .to_f64();
+fn parse_f64(raw: &[u8]) -> Result<f64, ConvError> {
+    let f = super::num::Dec::parse(raw).ok_or(ConvError::Type)?.to_f64();
     if super::num::is_finite(f) {
         Ok(f)
     } else {

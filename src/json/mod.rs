@@ -79,6 +79,38 @@ fn stop_flags(w: usize) -> usize {
         & HIGH
 }
 
+/// True when `b` is UTF-8 (RFC 3629: shortest forms only, no surrogates,
+/// nothing above U+10FFFF): the check `core::str::from_utf8` makes, without
+/// its 256-byte table. Strings are checked only when they hold a byte above
+/// 0x7F, so this is not a hot loop.
+pub(crate) fn is_utf8(b: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        i += 1;
+        if c < 0x80 {
+            continue;
+        }
+        let (n, min) = match c {
+            0xC2..=0xDF => (1, 0x80),
+            0xE0..=0xEF => (2, 0x800),
+            0xF0..=0xF4 => (3, 0x1_0000),
+            _ => return false,
+        };
+        let mut cp = u32::from(c) & (0x3F >> n);
+        for _ in 0..n {
+            match b.get(i) {
+                Some(&t) if t & 0xC0 == 0x80 => cp = cp << 6 | u32::from(t & 0x3F),
+                _ => return false,
+            }
+            i += 1;
+        }
+        if cp < min || cp > 0x10_FFFF || (0xD800..=0xDFFF).contains(&cp) {
+            return false;
+        }
+    }
+    true
+}
+
 /// `dst.copy_from_slice(src)` without its length-mismatch panic: copies
 /// `min(dst.len(), src.len())` bytes (callers pass equal lengths). Each
 /// `copy_from_slice` keeps a panic location record, and with it the file
@@ -93,7 +125,7 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::string_run;
+    use super::{is_utf8, string_run};
 
     fn stops(b: u8) -> bool {
         b < 0x20 || b == b'"' || b == b'\\'
@@ -101,6 +133,36 @@ mod tests {
 
     /// Every byte value at every lane position, behind every kind of byte:
     /// the SWAR scan stops exactly where a byte-by-byte scan does.
+    #[test]
+    fn is_utf8_agrees_with_core() {
+        // Every sequence of up to two bytes, and every three- and four-byte
+        // sequence built from the bytes where the rules change.
+        for a in 0..=255u8 {
+            assert_eq!(is_utf8(&[a]), core::str::from_utf8(&[a]).is_ok(), "{a:#x}");
+            for b in 0..=255u8 {
+                let s = [a, b];
+                assert_eq!(is_utf8(&s), core::str::from_utf8(&s).is_ok(), "{s:x?}");
+            }
+        }
+        let edges = [
+            0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+            0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                for &c in &edges {
+                    let s = [a, b, c];
+                    assert_eq!(is_utf8(&s), core::str::from_utf8(&s).is_ok(), "{s:x?}");
+                    for &d in &edges {
+                        let s = [a, b, c, d];
+                        assert_eq!(is_utf8(&s), core::str::from_utf8(&s).is_ok(), "{s:x?}");
+                    }
+                }
+            }
+        }
+        assert!(is_utf8("a é € 𝄞".as_bytes()));
+    }
+
     #[test]
     fn string_run_matches_bytewise_scan() {
         for len in 0..20usize {

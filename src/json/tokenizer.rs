@@ -134,7 +134,7 @@ impl Cursor<'_> {
                         && self
                             .src
                             .get(start..self.pos)
-                            .is_none_or(|s| core::str::from_utf8(s).is_err())
+                            .is_none_or(|s| !super::is_utf8(s))
                     {
                         return Err(Error::Invalid);
                     }

@@ -284,7 +284,7 @@ impl<'b> Writer<'b> {
             if self.need_comma {
                 self.put(b",")?;
             }
-            self.quoted(k)?;
+            self.quoted(bytes)?;
             self.put(b":")?;
         }
         self.after_key = true;
@@ -293,14 +293,20 @@ impl<'b> Writer<'b> {
 
     /// A string value, escaped.
     pub fn string(&mut self, s: &str) -> Result<(), WriteError> {
+        self.string_bytes(s.as_bytes())
+    }
+
+    /// A string value from UTF-8 bytes (text the core built from `str`s and
+    /// validated input, such as a [`crate::schema::MsgBuf`]), escaped.
+    pub fn string_bytes(&mut self, s: &[u8]) -> Result<(), WriteError> {
         self.before_value()?;
         self.quoted(s)?;
         self.after_value();
         Ok(())
     }
 
-    /// A string value made of several texts, each escaped.
-    pub fn string_parts(&mut self, parts: &[&str]) -> Result<(), WriteError> {
+    /// A string value made of several UTF-8 texts, each escaped.
+    pub fn string_parts(&mut self, parts: &[&[u8]]) -> Result<(), WriteError> {
         self.before_value()?;
         self.put(b"\"")?;
         for p in parts {
@@ -320,7 +326,7 @@ impl<'b> Writer<'b> {
     ) -> Result<(), WriteError> {
         self.before_value()?;
         self.put(b"\"")?;
-        self.escaped(prefix)?;
+        self.escaped(prefix.as_bytes())?;
         self.put(raw_inner)?;
         self.put(b"\"")?;
         self.after_value();
@@ -372,7 +378,7 @@ impl<'b> Writer<'b> {
         for p in pieces {
             match *p {
                 Piece::Json(b) => self.put(b)?,
-                Piece::Text(t) => self.escaped(t)?,
+                Piece::Text(t) => self.escaped(t.as_bytes())?,
             }
         }
         self.need_comma = true;
@@ -492,14 +498,13 @@ impl<'b> Writer<'b> {
         self.string(v)
     }
 
-    fn quoted(&mut self, s: &str) -> Result<(), WriteError> {
-        let bytes = s.as_bytes();
+    fn quoted(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         if plain_prefix(bytes, 0) == bytes.len() {
             // Nothing to escape (the common case): one copy with its quotes.
             return self.put3(b"\"", bytes, b"\"");
         }
         self.put(b"\"")?;
-        self.escaped(s)?;
+        self.escaped(bytes)?;
         self.put(b"\"")
     }
 
@@ -523,8 +528,7 @@ impl<'b> Writer<'b> {
         }
     }
 
-    fn escaped(&mut self, s: &str) -> Result<(), WriteError> {
-        let bytes = s.as_bytes();
+    fn escaped(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         let mut run_start = 0;
         loop {
             // Copy the run of bytes that need no escaping in one go.

@@ -109,7 +109,8 @@ fn write_page<'r, P: Page + ?Sized>(
     w.end_array()?;
     if let Some(n) = next {
         let mut digits = [0u8; 20];
-        w.kv_str("nextCursor", decimal(n, &mut digits))?;
+        w.key("nextCursor")?;
+        w.string_bytes(decimal(n, &mut digits))?;
     }
     Ok(())
 }
@@ -122,7 +123,7 @@ fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
     })
 }
 
-fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;
@@ -134,7 +135,7 @@ fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
             break;
         }
     }
-    core::str::from_utf8(buf.get(i..).unwrap_or(&[])).unwrap_or("0")
+    buf.get(i..).unwrap_or(b"0")
 }
 
 /// Bytes a list page must leave free after its last entry: `nextCursor`, the

@@ -260,7 +260,7 @@ pub fn call<'r>(
             return refusal(
                 w,
                 era,
-                "durable store failed: the tool did not run; retry later",
+                b"durable store failed: the tool did not run; retry later",
             );
         }
     }
@@ -407,7 +407,7 @@ fn claim_key<'r>(
         }
         Seen::Unknown => OUTCOME_UNKNOWN,
     };
-    refusal(w, era, text)?;
+    refusal(w, era, text.as_bytes())?;
     Ok(None)
 }
 
@@ -446,7 +446,7 @@ fn settle<'r>(
             .map(|f| Handler::C(Some(f), a.store.recover_user))
     }) else {
         d.finish(t, End::Unknown, store, crit.as_ref());
-        return refusal(w, era, OUTCOME_UNKNOWN);
+        return refusal(w, era, OUTCOME_UNKNOWN.as_bytes());
     };
     let mark = w.mark();
     let start = w.len();
@@ -478,7 +478,7 @@ fn settle<'r>(
         _ => {
             d.finish(t, End::Unknown, store, crit.as_ref());
             w.rewind(mark);
-            refusal(w, era, OUTCOME_UNKNOWN)
+            refusal(w, era, OUTCOME_UNKNOWN.as_bytes())
         }
     }
 }
@@ -490,7 +490,7 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
     text.push("rate limited: retry in ");
     text.push_uint(u64::from(wait_ms));
     text.push(" ms");
-    refusal(w, era, text.as_str())
+    refusal(w, era, text.as_bytes())
 }
 
 /// The isError result for arguments that break the tool's inputSchema
@@ -501,12 +501,12 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// (Not structuredContent: clients check that against the outputSchema.)
 #[inline(never)]
 fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
-    refusal_with(w, era, msg.as_str(), msg.path_keyword())
+    refusal_with(w, era, msg.as_bytes(), msg.path_keyword())
 }
 
 /// An isError result with one text block; the tool did not run.
 #[inline(never)]
-fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>> {
+fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &[u8]) -> Result<(), Fail<'r>> {
     refusal_with(w, era, text, None)
 }
 
@@ -515,20 +515,22 @@ fn refusal<'r>(w: &mut Writer<'_>, era: Era, text: &str) -> Result<(), Fail<'r>>
 fn refusal_with<'r>(
     w: &mut Writer<'_>,
     era: Era,
-    text: &str,
-    invalid: Option<(&str, &str)>,
+    text: &[u8],
+    invalid: Option<(&[u8], &str)>,
 ) -> Result<(), Fail<'r>> {
     let _ = w.key("content");
     let _ = w.begin_array();
     let _ = w.begin_object();
     let _ = w.kv_str("type", "text");
-    let _ = w.kv_str("text", text);
+    let _ = w.key("text");
+    let _ = w.string_bytes(text);
     if let Some((path, keyword)) = invalid {
         let _ = w.key("_meta");
         let _ = w.begin_object();
         let _ = w.key("emcp/invalidArgument");
         let _ = w.begin_object();
-        let _ = w.kv_str("path", path);
+        let _ = w.key("path");
+        let _ = w.string_bytes(path);
         let _ = w.kv_str("keyword", keyword);
         let _ = w.end_object();
         let _ = w.end_object();

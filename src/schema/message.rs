@@ -119,16 +119,24 @@ impl MsgBuf {
 
     /// The argument path marked by [`MsgBuf::mark_path`] (may be cut short)
     /// and the keyword; `None` when no path was marked.
-    pub(crate) fn path_keyword(&self) -> Option<(&str, &'static str)> {
+    pub(crate) fn path_keyword(&self) -> Option<(&[u8], &'static str)> {
         let end = usize::from(self.path_end).min(self.len);
         // `path_end` was the length once, so it ends on a character boundary.
-        let path = core::str::from_utf8(self.buf.get(..end).unwrap_or(&[])).unwrap_or("");
+        let path = self.buf.get(..end).unwrap_or(&[]);
         (!self.keyword.is_empty()).then_some((path, self.keyword))
+    }
+
+    /// The message so far, as UTF-8 bytes (everything pushed is `str`s and
+    /// validated text cut at character boundaries). The core writes these
+    /// ([`crate::json::Writer::string_bytes`]), so no firmware links core's
+    /// UTF-8 check for its own messages.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
     }
 
     /// The message so far.
     pub fn as_str(&self) -> &str {
-        core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("")
+        core::str::from_utf8(self.as_bytes()).unwrap_or("")
     }
 }
 

@@ -621,7 +621,7 @@ mod tests {
         let (ok, m) = run(args);
         assert!(!ok, "{args}");
         let (path, kw) = m.path_keyword().unwrap();
-        (path.to_string(), kw)
+        (String::from_utf8(path.to_vec()).unwrap(), kw)
     }
 
     #[test]
