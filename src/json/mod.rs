@@ -118,8 +118,9 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
 /// One out-of-line copy (a `memcpy` call) serves every caller.
 #[inline(never)]
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d = *s;
+    let n = src.len().min(dst.len());
+    if let (Some((d, _)), Some((s, _))) = (dst.split_at_mut_checked(n), src.split_at_checked(n)) {
+        d.copy_from_slice(s);
     }
 }
 

@@ -130,6 +130,9 @@ impl MsgBuf {
     /// validated text cut at character boundaries). The core writes these
     /// ([`crate::json::Writer::string_bytes`]), so no firmware links core's
     /// UTF-8 check for its own messages.
+    // Out of line, as `as_str` was: inlined into `handle_in` it took 16
+    // bytes more of the request's stack.
+    #[inline(never)]
     pub fn as_bytes(&self) -> &[u8] {
         self.buf.get(..self.len).unwrap_or(&[])
     }
