@@ -35,18 +35,14 @@ struct ReqView {
     envelope_ok: bool,
 }
 
-/// True when `id` stands in `req` as the value of an `"id"` member: a key
-/// whose decoded text is `id` (written plainly or with escapes, as the
-/// tokenizer and the core's look at refused text both read it), optional
-/// whitespace, `:`, optional whitespace, then `id`'s bytes.
+/// True when `id` stands in `req` as the value of an `"id"` member:
+/// `"id"`, optional whitespace, `:`, optional whitespace, then `id`'s bytes.
 fn is_id_member(req: &[u8], id: &str) -> bool {
     let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-    (0..req.len()).filter(|&at| req[at] == b'"').any(|at| {
-        let mut keys = serde_json::Deserializer::from_slice(&req[at..]).into_iter::<String>();
-        if !matches!(keys.next(), Some(Ok(k)) if k == "id") {
+    (0..req.len()).any(|at| {
+        let Some(rest) = req[at..].strip_prefix(b"\"id\"".as_slice()) else {
             return false;
-        }
-        let rest = &req[at + keys.byte_offset()..];
+        };
         let rest = &rest[rest.iter().take_while(|b| ws(b)).count()..];
         let Some(rest) = rest.strip_prefix(b":".as_slice()) else {
             return false;
