@@ -204,7 +204,7 @@ impl RoundTrip {
     #[inline(never)]
     pub fn answer(&mut self, buf: &mut [u8], msg: &[u8]) -> Answer {
         // A request or notification names its method: a cheap look first.
-        let top = |k| Doc::top_member(msg, k);
+        let top = |k| crate::json::scan::top_level_member(msg, k);
         if let Some(method) = top(b"method") {
             return self.cancelled(buf, method, msg);
         }

@@ -5,7 +5,7 @@
 //! one table that maps error codes to HTTP statuses for every binding.
 //! Must not: know MCP methods.
 
-use crate::json::{Doc, Kind, WriteError, Writer, check};
+use crate::json::{Doc, Kind, WriteError, Writer, check, scan};
 use crate::limits::*;
 
 /// A well-formed JSON-RPC request or notification.
@@ -300,13 +300,12 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
 }
 
 /// The id of a message the tokenizer refused for a limit (too many tokens,
-/// too deep), found by the document reader's bounded, non-recursive look at
-/// its top level ([`Doc::top_member`]): `Some` only when the top-level `"id"`
-/// member is a string or number of at most `MCP_MAX_ID_LEN` bytes that is
-/// valid JSON on its own, so the refusal can be matched by the client;
-/// `None` (answered with a null id) otherwise.
+/// too deep), found by a bounded scan of its top level: `Some` only when the
+/// top-level `"id"` member is a string or number of at most
+/// `MCP_MAX_ID_LEN` bytes that is valid JSON on its own, so the refusal can
+/// be matched by the client; `None` (answered with a null id) otherwise.
 pub fn scan_id(request: &[u8]) -> Option<&[u8]> {
-    let raw = Doc::top_member(request, b"id")?;
+    let raw = scan::top_level_member(request, b"id")?;
     is_id(raw).then_some(raw)
 }
 
@@ -432,42 +431,6 @@ fn write_error_full(
 mod tests {
     use super::*;
     use crate::json::{Token, tokenize};
-
-    #[test]
-    fn scan_id_finds_the_top_level_id_of_any_text() {
-        let m = |s: &str| scan_id(s.as_bytes()).map(|v| v.to_vec());
-        assert_eq!(m(r#"{"id":7,"x":1}"#), Some(b"7".to_vec()));
-        assert_eq!(
-            m(r#" { "a" : [1,{"id":2}] , "id" : "q\"}" }"#),
-            Some(br#""q\"}""#.to_vec())
-        );
-        assert_eq!(
-            m(r#"{"params":{"id":3},"id":-4.5e1}"#),
-            Some(b"-4.5e1".to_vec())
-        );
-        // An escaped key is the key it decodes to, as the tokenizer reads it.
-        assert_eq!(m(r#"{"i\u0064":1,"id":2}"#), Some(b"1".to_vec()));
-        // Not an id (an array), not found, not an object, cut short.
-        assert_eq!(m(r#"{"a":"]}","id":[1]}"#), None);
-        assert_eq!(m(r#"{"params":{"id":3}}"#), None);
-        assert_eq!(m(r#"[{"id":1}]"#), None);
-        assert_eq!(m(r#"{"a":[[[[["#), None);
-        assert_eq!(m(r#"{"id""#), None);
-        assert_eq!(m(r#"{"id":"#), None);
-        assert_eq!(m(""), None);
-        // After a member the reader cannot follow (no comma), nothing more.
-        assert_eq!(m(r#"{"a":1 "id":2}"#), None);
-    }
-
-    #[test]
-    fn scan_id_never_panics_on_prefixes_or_suffixes() {
-        let s = br#"{"a":{"b":["c\"",1,{"d":null}]},"id":"x\\y","z":[]}"#;
-        for n in 0..=s.len() {
-            let _ = scan_id(&s[..n]);
-            let _ = scan_id(&s[n..]);
-        }
-        assert_eq!(scan_id(s), Some(&br#""x\\y""#[..]));
-    }
 
     #[test]
     fn short_errors_fit_the_minimum_buffer() {

@@ -189,16 +189,6 @@ impl<'a> Doc<'a> {
         v.map(|v| v as usize)
     }
 
-    /// The raw bytes of the first member named `key` of the top-level
-    /// object. Safe on any bytes, including text the tokenizer refused (every
-    /// read is bounded and every loop advances), so a refusal can still find
-    /// the request's id; the caller validates what it takes.
-    pub fn top_member(src: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-        let d = Doc::new(src);
-        let v = d.get_bytes(d.root(), key)?;
-        src.get(v..d.skip(v))
-    }
-
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.

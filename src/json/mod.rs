@@ -2,6 +2,7 @@
 
 pub mod doc;
 pub mod num;
+pub mod scan;
 pub mod tokenizer;
 pub mod writer;
 
