@@ -68,7 +68,7 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
         ));
     }
     if cfg!(feature = "http") {
-        check_headers(req, info)?;
+        check_headers(req, info, version)?;
     }
     if doc.kind(version) != Some(Kind::String) {
         return Err(RpcError::new(
@@ -108,11 +108,13 @@ pub fn headers_unchecked() -> RpcError<'static> {
 
 /// The routing headers against the body (`MCP-Protocol-Version`,
 /// `Mcp-Method`, `Mcp-Name`); the `http` feature.
-fn check_headers<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcError<'r>> {
+fn check_headers<'r>(
+    req: &Request<'r>,
+    info: &RequestInfo<'_>,
+    version: usize,
+) -> Result<(), RpcError<'r>> {
     let doc = &req.doc;
-    let (Some(version), http) = (req.meta_version(), info.flags & MCP_CTX_HTTP != 0) else {
-        return Ok(());
-    };
+    let http = info.flags & MCP_CTX_HTTP != 0;
     if info.flags & MCP_CTX_DUPLICATE_HEADER != 0 {
         return Err(mismatch("A routing header was sent more than once"));
     }
@@ -192,12 +194,9 @@ pub fn check_params<'r>(
     info: &RequestInfo<'_>,
 ) -> Result<(), RpcError<'r>> {
     if !cfg!(feature = "http") {
-        // The request was refused before it got here if it carried any.
-        return if carries_headers(info) {
-            Err(headers_unchecked())
-        } else {
-            Ok(())
-        };
+        // Nothing to compare: the dispatcher refused any request that
+        // carries routing headers (`carries_headers`) before it got here.
+        return Ok(());
     }
     if info.hdr_params_dropped {
         return Err(mismatch(
