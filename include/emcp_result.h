@@ -244,6 +244,25 @@ int mcp_json_string_cstr(mcp_result_t *result, const char *s);
 int mcp_json_int(mcp_result_t *result, int64_t v);
 
 /**
+ * Writes the fixed-point number `v × 10^-places` inside structuredContent,
+ * exactly and with `places` digits after the point: `(215, 1)` writes
+ * `21.5`, `(620, 1)` `62.0`, `(-5, 3)` `-0.005`, `(42, 0)` `42`.
+ *
+ * For readings a firmware keeps as scaled integers (tenths of a degree,
+ * millivolts): it writes them without `double` arithmetic, and a build
+ * that never calls `mcp_json_number` links no double-to-text code (about
+ * 3 KB on Cortex-M).
+ *
+ * @retval 0 Success.
+ * @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+ * @retval -MCP_ENOBUFS The response buffer is full.
+ * @retval -MCP_EINVAL NULL pointer.
+ *
+ * @pre `result` must be the handle passed to the running callback.
+ */
+int mcp_json_decimal(mcp_result_t *result, int64_t v, uint32_t places);
+
+/**
  * Writes a number value inside structuredContent.
  *
  * Integral values are written as `1.0`, others in the shortest of 15, 16

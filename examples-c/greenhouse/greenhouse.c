@@ -23,19 +23,22 @@
 
 /* ---- Simulated controller ---------------------------------------------- */
 
+/* A reading is kept as the sensor bus gives it, a scaled integer (tenths of
+ * a degree or of a percent), and written with mcp_json_decimal: no double
+ * arithmetic or double formatting on a part without an FPU. */
 struct sensor {
     const char *id;
     bool has_reading;
-    double value;
+    int32_t tenths;
     const char *unit;
 };
 
 /* The readings taken at startup; soil1 has not reported yet. */
 static const struct sensor sensors[] = {
-    {"t1", true, 21.5, "C"},
-    {"t2", true, 34.1, "C"},
-    {"rh1", true, 62.0, "%"},
-    {"soil1", false, 0.0, NULL},
+    {"t1", true, 215, "C"},
+    {"t2", true, 341, "C"},
+    {"rh1", true, 620, "%"},
+    {"soil1", false, 0, NULL},
 };
 
 static _Atomic uint64_t readings_taken_ms; /* monotonic ms of the readings */
@@ -145,9 +148,19 @@ static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     uint64_t now = call_now_ms(call);
     int64_t age_s = now > taken ? (int64_t)((now - taken + 500u) / 1000u) : 0;
 
+    /* The reading as text the way %g writes it: "21.5", "62" for 62.0. */
+    int32_t whole = s->tenths / 10;
+    int32_t tenth = s->tenths % 10;
+    char number[16];
+    if (tenth == 0) {
+        snprintf(number, sizeof number, "%ld", (long)whole);
+    } else {
+        snprintf(number, sizeof number, "%s%ld.%ld", s->tenths < 0 && whole == 0 ? "-" : "",
+                 (long)whole, (long)(tenth < 0 ? -tenth : tenth));
+    }
     char text[64];
     rc = result_text(r, text,
-                     snprintf(text, sizeof text, "%g %s, %llds old", s->value, s->unit,
+                     snprintf(text, sizeof text, "%s %s, %llds old", number, s->unit,
                               (long long)age_s),
                      sizeof text);
     if (rc == 0) {
@@ -157,7 +170,7 @@ static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
         rc = mcp_json_key(r, "value");
     }
     if (rc == 0) {
-        rc = mcp_json_number(r, s->value);
+        rc = mcp_json_decimal(r, s->tenths, 1);
     }
     if (rc == 0) {
         rc = mcp_json_key(r, "unit");

@@ -228,6 +228,27 @@ pub unsafe extern "C" fn mcp_json_int(result: *mut mcp_result_t, v: i64) -> c_in
     unsafe { with_json(result, |w| w.int(v)) }
 }
 
+/// Writes the fixed-point number `v × 10^-places` inside structuredContent,
+/// exactly and with `places` digits after the point: `(215, 1)` writes
+/// `21.5`, `(620, 1)` `62.0`, `(-5, 3)` `-0.005`, `(42, 0)` `42`.
+///
+/// For readings a firmware keeps as scaled integers (tenths of a degree,
+/// millivolts): it writes them without `double` arithmetic, and a build
+/// that never calls `mcp_json_number` links no double-to-text code (about
+/// 3 KB on Cortex-M).
+///
+/// @retval 0 Success.
+/// @retval -MCP_EPERM Out of order (see `mcp_json_key`).
+/// @retval -MCP_ENOBUFS The response buffer is full.
+/// @retval -MCP_EINVAL NULL pointer.
+///
+/// @pre `result` must be the handle passed to the running callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_json_decimal(result: *mut mcp_result_t, v: i64, places: u32) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { with_json(result, |w| w.decimal(v, places)) }
+}
+
 /// Writes a number value inside structuredContent.
 ///
 /// Integral values are written as `1.0`, others in the shortest of 15, 16

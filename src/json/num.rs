@@ -72,6 +72,15 @@ const fn pow10_27_exp(q: i32) -> i32 {
     ((q * 5_878_059) >> 16) - 63
 }
 
+/// `2^1024 - 2^970`, halfway between `f64::MAX` and `2^1024`, in full: the
+/// least magnitude that rounds to infinity (a tie rounds to the even
+/// mantissa, which is past `f64::MAX`'s).
+const F64_OVERFLOW: &[u8] = b"\
+    179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017\
+    977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273\
+    854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704\
+    342711559699508093042880177904174497792";
+
 /// The text of a JSON number read as an exact decimal.
 #[derive(Clone, Copy)]
 pub struct Dec<'a> {
@@ -209,9 +218,27 @@ impl<'a> Dec<'a> {
         Ok(v)
     }
 
-    /// Whether the value is within f64's range (its nearest double is finite).
+    /// Whether the value is within f64's range (its nearest double is
+    /// finite): a magnitude below [`F64_OVERFLOW`], compared exactly, so
+    /// checking a number links no conversion to `f64`.
     pub fn is_finite_f64(&self) -> bool {
-        self.exp <= 308 || (self.exp == 309 && is_finite(self.to_f64()))
+        if self.exp != 309 {
+            return self.exp <= 308;
+        }
+        let limit = Dec {
+            neg: false,
+            int: F64_OVERFLOW,
+            frac: &[],
+            lo: 0,
+            nd: F64_OVERFLOW.len(),
+            exp: 309,
+        };
+        Dec {
+            neg: false,
+            ..*self
+        }
+        .cmp_value(&limit)
+        .is_lt()
     }
 
     fn signum(&self) -> i8 {
@@ -888,6 +915,68 @@ mod tests {
         let mut buf = [0; F64_TEXT_MAX];
         let n = format_f64(v, &mut buf);
         String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn range_check_matches_std_at_the_overflow_boundary() {
+        // 2^970 × (2^54 - 1) by doubling decimal digits (least significant first).
+        let mut digits: Vec<u32> = ((1u64 << 54) - 1)
+            .to_string()
+            .bytes()
+            .rev()
+            .map(|b| u32::from(b - b'0'))
+            .collect();
+        for _ in 0..970 {
+            let mut carry = 0;
+            for d in digits.iter_mut() {
+                let v = *d * 2 + carry;
+                (*d, carry) = (v % 10, v / 10);
+            }
+            if carry != 0 {
+                digits.push(carry);
+            }
+        }
+        let t: String = digits
+            .iter()
+            .rev()
+            .map(|d| char::from(b'0' + *d as u8))
+            .collect();
+        assert_eq!(core::str::from_utf8(F64_OVERFLOW).unwrap(), t);
+        let t = t.as_str();
+        let below = format!("{}1", &t[..308]); // t - 1
+        let above = format!("{}3", &t[..308]); // t + 1
+        let point = format!("{}.{}e308", &t[..1], &t[1..]); // t as 1.797...e308
+        let mut texts = vec![
+            t.to_string(),
+            below.clone(),
+            above,
+            format!("{t}.0"),
+            format!("{below}.999999999999999999999999"),
+            format!("{t}.0000000000000000001"),
+            point.clone(),
+            format!("{point}1"),
+            format!("{}e308", &point[..point.len() - 6]),
+            "1.7976931348623157e308".into(),
+            "1.7976931348623158e308".into(),
+            "1.797693134862315808e308".into(),
+            "1.7976931348623159e308".into(),
+            "1.8e308".into(),
+            "9e308".into(),
+            "0.9e309".into(),
+            "1e309".into(),
+            "1e308".into(),
+            "179.76931348623158e306".into(),
+            "0.0000017976931348623158079e314".into(),
+            "1e-400".into(),
+            "0".into(),
+        ];
+        let negated: Vec<String> = texts.iter().map(|t| format!("-{t}")).collect();
+        texts.extend(negated);
+        for text in &texts {
+            let want = text.parse::<f64>().unwrap().is_finite();
+            let got = Dec::parse(text.as_bytes()).unwrap().is_finite_f64();
+            assert_eq!(got, want, "{text}");
+        }
     }
 
     #[test]

@@ -443,6 +443,14 @@ impl<'b> Writer<'b> {
 
     /// An integer.
     pub fn int(&mut self, v: i64) -> Result<(), WriteError> {
+        self.decimal(v, 0)
+    }
+
+    /// The fixed-point number `v × 10^-places`, exactly, with `places`
+    /// digits after the point: `(215, 1)` is `21.5`, `(620, 1)` `62.0`,
+    /// `(-5, 3)` `-0.005`, `(42, 0)` `42`. Integers only: a firmware without
+    /// a double-precision FPU writes its readings without `f64` formatting.
+    pub fn decimal(&mut self, v: i64, places: u32) -> Result<(), WriteError> {
         let mut tmp = [0u8; 20];
         let mut i = tmp.len();
         let mut u = v.unsigned_abs();
@@ -456,11 +464,22 @@ impl<'b> Writer<'b> {
                 break;
             }
         }
+        let digits = tmp.get(i..).unwrap_or(&[]);
         self.before_value()?;
         if v < 0 {
             self.put(b"-")?;
         }
-        self.put(tmp.get(i..).unwrap_or(&[]))?;
+        let places = places as usize;
+        let (int, frac) = digits.split_at(digits.len().saturating_sub(places));
+        self.put(if int.is_empty() { b"0" } else { int })?;
+        if places > 0 {
+            self.put(b".")?;
+            // Zeros after the point (at most until the buffer is full).
+            for _ in frac.len()..places {
+                self.put(b"0")?;
+            }
+            self.put(frac)?;
+        }
         self.after_value();
         Ok(())
     }
@@ -714,6 +733,49 @@ mod tests {
         assert_eq!(
             s,
             r#"{"a":"q\"\\\n\u0001é","b":[-42,-9223372036854775808,21.5,1e300,true,null,{}],"m":{"x y":[1,2]},"s":"Unknown tool: a\u0041","b":["","Zg==","Zm8=","Zm9v","Zm9vYg==","/wD+"]}"#
+        );
+    }
+
+    #[test]
+    fn decimals_are_exact_fixed_point() {
+        let one = |v: i64, places: u32| out(|w| w.decimal(v, places)).unwrap();
+        for (v, places, want) in [
+            (215, 1, "21.5"),
+            (620, 1, "62.0"),
+            (0, 0, "0"),
+            (0, 2, "0.00"),
+            (-5, 3, "-0.005"),
+            (5, 1, "0.5"),
+            (-12, 2, "-0.12"),
+            (1000, 3, "1.000"),
+            (42, 0, "42"),
+            (i64::MIN, 0, "-9223372036854775808"),
+            (i64::MIN, 19, "-0.9223372036854775808"),
+            (i64::MAX, 20, "0.09223372036854775807"),
+            (7, 18, "0.000000000000000007"),
+            (3, 40, "0.0000000000000000000000000000000000000003"),
+        ] {
+            assert_eq!(one(v, places), want, "({v}, {places})");
+        }
+        // Every text reads back as the same exact decimal, v × 10^-places.
+        for v in [-1001i64, -1, 0, 1, 9, 10, 99, 12345, i64::MAX] {
+            for places in 0..24u32 {
+                let text = one(v, places);
+                let d = super::super::num::Dec::parse(text.as_bytes()).unwrap();
+                let e = format!("{v}e-{places}");
+                let want = super::super::num::Dec::parse(e.as_bytes()).unwrap();
+                assert_eq!(
+                    d.cmp_value(&want),
+                    core::cmp::Ordering::Equal,
+                    "{text} vs {e}"
+                );
+            }
+        }
+        // No room: refused, never cut short.
+        let mut buf = [0u8; 8];
+        assert_eq!(
+            Writer::new(&mut buf).decimal(1, 30),
+            Err(WriteError::Overflow)
         );
     }
 

@@ -98,6 +98,14 @@ static int b_structured(mcp_result_t *r)
     RC(mcp_json_int(r, INT64_MIN));
     RC(mcp_json_key(r, "d"));
     RC(mcp_json_number(r, 21.5));
+    RC(mcp_json_key(r, "dec"));
+    RC(mcp_json_array_begin(r));
+    RC(mcp_json_decimal(r, 215, 1));
+    RC(mcp_json_decimal(r, 620, 1));
+    RC(mcp_json_decimal(r, -5, 3));
+    RC(mcp_json_decimal(r, INT64_MIN, 2));
+    RC(mcp_json_decimal(r, 7, 0));
+    RC(mcp_json_array_end(r));
     RC(mcp_json_key(r, "b"));
     RC(mcp_json_bool(r, true));
     RC(mcp_json_key(r, "f"));
@@ -131,7 +139,8 @@ static int b_structured(mcp_result_t *r)
 }
 
 static const char structured_json[] =
-    "{\"s\":\"x y\",\"i\":-42,\"max\":9223372036854775807,\"min\":-9223372036854775808,\"d\":21.5,\"b\":true,"
+    "{\"s\":\"x y\",\"i\":-42,\"max\":9223372036854775807,\"min\":-9223372036854775808,\"d\":21.5,"
+    "\"dec\":[21.5,62.0,-0.005,-92233720368547758.08,7],\"b\":true,"
     "\"f\":false,\"nul\":null,\"o\":{\"arr\":[1,\"two\",[],{},null,false,-0.25],\"deep\":{\"x\":0}},\"empty\":\"\"}";
 
 static int b_escapes(mcp_result_t *r)
@@ -447,11 +456,12 @@ int main(void)
         if (!check_record(rcs[i] == 0, __FILE__, __LINE__, "structured builder call returns 0"))
             fprintf(stderr, "    call %zu returned %d\n", i, rcs[i]);
     }
-    CHECK_INT(nrc, 41);
+    CHECK_INT(nrc, 49);
     CHECK_AT("result>structuredContent", structured_json);
     CHECK_RESP("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"summary\"}],"
                "\"structuredContent\":{\"s\":\"x y\",\"i\":-42,\"max\":9223372036854775807,\"min\":"
-               "-9223372036854775808,\"d\":21.5,\"b\":true,\"f\":false,\"nul\":null,\"o\":{\"arr\":[1,\"two\",[],{},"
+               "-9223372036854775808,\"d\":21.5,\"dec\":[21.5,62.0,-0.005,-92233720368547758.08,7],"
+               "\"b\":true,\"f\":false,\"nul\":null,\"o\":{\"arr\":[1,\"two\",[],{},"
                "null,false,-0.25],\"deep\":{\"x\":0}},\"empty\":\"\"},\"isError\":false}}",
                0, 200);
     reset_rcs();
