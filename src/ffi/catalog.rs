@@ -43,12 +43,12 @@ pub(crate) unsafe fn listener_for_exchange<'a>(l: *mut mcp_listener_t) -> Option
         {
             return None;
         }
-        p.write(ListenerSlot {
-            magic: LISTENER_MAGIC,
-            attached: AtomicBool::new(false),
-            next: AtomicPtr::new(core::ptr::null_mut()),
-            core: Listener::new(),
-        });
+        // Filled in place, not built on the stack and copied (a Listener is
+        // several hundred bytes): every field of a fresh slot is zero but
+        // the magic (`attached` false, `next` null, `Listener::new()`, whose
+        // `emit` is `None`, the null function pointer).
+        p.write_bytes(0, 1);
+        core::ptr::addr_of_mut!((*p).magic).write(LISTENER_MAGIC);
         Some(&mut (*p).core)
     }
 }
@@ -675,4 +675,38 @@ pub struct mcp_prompt_t {
     /// `[{"name":"zone","description":"Greenhouse zone","required":true}]`
     /// (at most `MCP_MAX_PROMPT_ARGS` required), or NULL for none.
     pub arguments: *const c_char,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slot prepared in place over dirty storage holds exactly a fresh
+    /// `Listener::new()`, no stream and the magic.
+    #[test]
+    fn listener_prepared_in_place_is_fresh() {
+        let mut storage = Box::new(mcp_listener_t {
+            opaque: [u64::MAX; MCP_LISTENER_WORDS],
+        });
+        let p: *mut mcp_listener_t = &mut *storage;
+        // SAFETY: valid storage; the first exchange of this slot.
+        let l = unsafe { listener_for_exchange(p) }.unwrap();
+        let fresh = Listener::new();
+        assert_eq!(l.id(), fresh.id());
+        assert_eq!(l.filter, fresh.filter);
+        assert_eq!(l.uris().count(), 0);
+        assert!(l.emit.is_none() && l.transport_context.is_null());
+        let mut out = [0u8; 256];
+        assert_eq!(
+            l.list_changed(MCP_LIST_TOOLS, &mut out),
+            fresh.list_changed(MCP_LIST_TOOLS, &mut out)
+        );
+        let slot = p.cast::<ListenerSlot>();
+        // SAFETY: initialised just above.
+        unsafe {
+            assert_eq!((*slot).magic, LISTENER_MAGIC);
+            assert!(!(*slot).attached.load(Ordering::Relaxed));
+            assert!((*slot).next.load(Ordering::Relaxed).is_null());
+        }
+    }
 }

@@ -586,8 +586,10 @@ fn audit(
 /// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
 /// result (the caller derives it for errors) and `counts` when the run counts
 /// against the tool's rate limit (its callback answered without asking for
-/// input).
+/// input). Out of line: inlined into `call`, its locals (a few hundred
+/// bytes) would sit on the stack under validation too.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn execute<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
