@@ -88,7 +88,12 @@ pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteEr
 }
 
 /// Runs a tool and writes its CallToolResult members.
+///
+/// In two out-of-line steps, [`admit`] (which tool, may it run, are its
+/// arguments valid) and [`run_validated`], so that neither's locals are on
+/// the stack under the other's deepest part (validation, the callback).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn call<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
@@ -99,6 +104,38 @@ pub fn call<'r>(
     dedup: Option<&Dedup>,
     #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
 ) -> Result<(), Fail<'r>> {
+    let Some((index, tool, args)) = admit(w, s, req, info, era, msg)? else {
+        return Ok(()); // answered: a tool error for invalid arguments
+    };
+    run_validated(
+        w,
+        s,
+        req,
+        info,
+        era,
+        msg,
+        dedup,
+        #[cfg(feature = "policy")]
+        store,
+        index,
+        tool,
+        args,
+    )
+}
+
+/// The tool a call names, if it exists for the principal and its arguments
+/// (and parameter headers) pass: `Some((index, tool, arguments))`, or `None`
+/// when the answer is written (a tool error for invalid arguments).
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn admit<'r, 's, 'a>(
+    w: &mut Writer<'_>,
+    s: &'s Server<'a>,
+    req: &Request<'r>,
+    info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
+) -> Result<Option<(usize, &'s Tool<'a>, Option<usize>)>, Fail<'r>> {
     let doc = req.doc;
     let name = req
         .name()
@@ -157,8 +194,36 @@ pub fn call<'r>(
         // SEP-1303: a tool execution error the model reads and corrects,
         // not a JSON-RPC error hosts keep from it. The callback does not run.
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
-        return invalid_arguments(w, era, msg);
+        return invalid_arguments(w, era, msg).map(|()| None);
     }
+    Ok(Some((index, tool, args)))
+}
+
+/// The rest of [`call`] once the arguments passed their schema: the space
+/// check, the idempotency key, the rate limit, the run and its records.
+/// Out of line, so its locals (the claims, the run's result) are not on the
+/// stack while the arguments are validated, the deepest part of a call.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn run_validated<'r>(
+    w: &mut Writer<'_>,
+    s: &Server<'_>,
+    req: &Request<'r>,
+    info: &RequestInfo<'_>,
+    era: Era,
+    msg: &mut MsgBuf,
+    dedup: Option<&Dedup>,
+    #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
+    index: usize,
+    tool: &Tool<'_>,
+    args: Option<usize>,
+) -> Result<(), Fail<'r>> {
+    let doc = req.doc;
+    let audit = |outcome| {
+        if cfg!(feature = "policy") {
+            audit(s, info, tool, req, args, outcome)
+        }
+    };
     // A tool never runs when its answer cannot be delivered (an actuator
     // would move and the client hear that it failed, and retry). Checked
     // before any claim is taken, so there is nothing to give back.
