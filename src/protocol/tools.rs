@@ -651,8 +651,9 @@ fn audit(
 /// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
 /// result (the caller derives it for errors) and `counts` when the run counts
 /// against the tool's rate limit (its callback answered without asking for
-/// input). Out of line: inlined into `call`, its locals (a few hundred
-/// bytes) would sit on the stack under validation too.
+/// input). Out of line: inlined into `run_validated` (as `opt-level = "z"`
+/// did into the former one-piece `call`), its locals, a few hundred bytes
+/// with the request-state buffers, would sit on the stack under the claims.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn execute<'r>(
