@@ -460,17 +460,8 @@ impl<'a> Unescape<'a> {
     }
 
     fn hex4(&mut self) -> u32 {
-        let mut v = 0;
-        for _ in 0..4 {
-            let d = match self.src.get(self.pos) {
-                Some(c @ b'0'..=b'9') => c - b'0',
-                Some(c @ b'a'..=b'f') => c - b'a' + 10,
-                Some(c @ b'A'..=b'F') => c - b'A' + 10,
-                _ => 0,
-            };
-            v = (v << 4) | u32::from(d);
-            self.pos += 1;
-        }
+        let v = super::hex4(self.src, self.pos).unwrap_or(0);
+        self.pos += 4;
         v
     }
 }

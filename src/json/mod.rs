@@ -80,6 +80,24 @@ fn stop_flags(w: usize) -> usize {
         & HIGH
 }
 
+/// The value of the four hex digits at `at` (a `\\u` escape's), or `None`
+/// when one is missing or not a hex digit. One copy for the tokenizer, which
+/// refuses on `None`, and the unescaper, which meets only checked text.
+#[inline(never)]
+pub(crate) fn hex4(s: &[u8], at: usize) -> Option<u32> {
+    let mut v = 0;
+    for &c in s.get(at..at + 4)? {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | u32::from(d);
+    }
+    Some(v)
+}
+
 /// True when `b` is UTF-8 (RFC 3629: shortest forms only, no surrogates,
 /// nothing above U+10FFFF): the check `core::str::from_utf8` makes, without
 /// its 256-byte table. Strings are checked only when they hold a byte above

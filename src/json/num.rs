@@ -81,6 +81,22 @@ const F64_OVERFLOW: &[u8] = b"\
     854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704\
     342711559699508093042880177904174497792";
 
+/// [`F64_OVERFLOW`]'s digits two to a byte (high nibble first, the last low
+/// nibble 0): the form kept in flash, half the bytes of the text.
+// Evaluated by the compiler: an index out of range fails the build, it
+// cannot panic at run time.
+#[allow(clippy::indexing_slicing)]
+const F64_OVERFLOW_PACKED: [u8; F64_OVERFLOW.len().div_ceil(2)] = {
+    let mut out = [0u8; F64_OVERFLOW.len().div_ceil(2)];
+    let mut k = 0;
+    while k < F64_OVERFLOW.len() {
+        let d = F64_OVERFLOW[k] - b'0';
+        out[k / 2] |= if k % 2 == 0 { d << 4 } else { d };
+        k += 1;
+    }
+    out
+};
+
 /// The text of a JSON number read as an exact decimal.
 #[derive(Clone, Copy)]
 pub struct Dec<'a> {
@@ -225,20 +241,16 @@ impl<'a> Dec<'a> {
         if self.exp != 309 {
             return self.exp <= 308;
         }
-        let limit = Dec {
-            neg: false,
-            int: F64_OVERFLOW,
-            frac: &[],
-            lo: 0,
-            nd: F64_OVERFLOW.len(),
-            exp: 309,
+        let limit = |k: usize| {
+            F64_OVERFLOW_PACKED
+                .get(k / 2)
+                .map_or(0, |b| if k % 2 == 0 { b >> 4 } else { b & 0xF })
         };
-        Dec {
-            neg: false,
-            ..*self
-        }
-        .cmp_value(&limit)
-        .is_lt()
+        // Below the limit in its first differing digit; equal is not below.
+        (0..self.nd.max(F64_OVERFLOW.len()))
+            .map(|k| self.digit(k).cmp(&limit(k)))
+            .find(|c| c.is_ne())
+            .is_some_and(Ordering::is_lt)
     }
 
     fn signum(&self) -> i8 {

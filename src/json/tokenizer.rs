@@ -97,17 +97,8 @@ impl Cursor<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, Error> {
-        let mut v = 0u32;
-        for _ in 0..4 {
-            let d = match self.peek() {
-                Some(c @ b'0'..=b'9') => c - b'0',
-                Some(c @ b'a'..=b'f') => c - b'a' + 10,
-                Some(c @ b'A'..=b'F') => c - b'A' + 10,
-                _ => return Err(Error::Invalid),
-            };
-            v = (v << 4) | u32::from(d);
-            self.pos += 1;
-        }
+        let v = super::hex4(self.src, self.pos).ok_or(Error::Invalid)?;
+        self.pos += 4;
         Ok(v)
     }
 
@@ -264,8 +255,11 @@ fn run<const STORE: bool>(
         return Err(Error::TooManyTokens);
     }
     let max_depth = max_depth.min(DEPTH_CEILING);
-    // Open containers: index of their token and whether each is an object.
-    let mut stack = [(0u16, false); DEPTH_CEILING];
+    // Open containers: the token index of each (read only when storing, so
+    // the counting pass keeps no array at all) and, per level,
+    // whether it is an object.
+    let mut stack = [0u16; DEPTH_CEILING];
+    let mut objects = [false; DEPTH_CEILING];
     let mut depth = 0usize;
     let mut n = 0usize;
     let mut cur = Cursor { src, pos: 0 };
@@ -289,7 +283,8 @@ fn run<const STORE: bool>(
                         }
                         let is_obj = b == b'{';
                         let slot = stack.get_mut(depth).ok_or(Error::TooDeep)?;
-                        *slot = (n as u16, is_obj);
+                        *slot = n as u16;
+                        *objects.get_mut(depth).ok_or(Error::TooDeep)? = is_obj;
                         depth += 1;
                         cur.pos += 1;
                         push(
@@ -359,7 +354,7 @@ fn run<const STORE: bool>(
                 state = State::Value;
             }
             State::AfterValue => {
-                let Some(top) = depth.checked_sub(1).and_then(|d| stack.get(d)) else {
+                let Some(&is_obj) = depth.checked_sub(1).and_then(|d| objects.get(d)) else {
                     // The root value is complete: only whitespace may follow.
                     return if cur.pos == src.len() {
                         Ok(n)
@@ -367,7 +362,6 @@ fn run<const STORE: bool>(
                         Err(Error::Invalid)
                     };
                 };
-                let is_obj = top.1;
                 match cur.peek() {
                     Some(b',') => {
                         cur.pos += 1;
@@ -417,14 +411,14 @@ fn close(
     cur: &mut Cursor<'_>,
     tokens: &mut [Token],
     depth: &mut usize,
-    stack: &[(u16, bool)],
+    stack: &[u16],
     n: usize,
     count_only: bool,
 ) -> Result<(), Error> {
     cur.pos += 1;
     *depth = depth.checked_sub(1).ok_or(Error::Invalid)?;
     if !count_only {
-        let idx = stack.get(*depth).ok_or(Error::Invalid)?.0;
+        let idx = *stack.get(*depth).ok_or(Error::Invalid)?;
         let tok = tokens.get_mut(usize::from(idx)).ok_or(Error::Invalid)?;
         tok.end = cur.pos as u32;
         tok.next = n as u16;
