@@ -11,6 +11,9 @@ use crate::state::{Fail, Server};
 /// The members of a `completion/complete` result. The callback reads the
 /// request with `mcp_arg_*` from the params object (`ref.type`, `ref.name`,
 /// `ref.uri`, `argument.name`, `argument.value`, `context.arguments.<name>`).
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn complete<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,

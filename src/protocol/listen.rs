@@ -145,6 +145,9 @@ impl Listener {
 
 /// Opens a stream: fills `listener` from the request and writes the
 /// acknowledgement notification (not a result) into `w`.
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn start<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,

@@ -15,6 +15,9 @@ use crate::schema::MsgBuf;
 use crate::state::{Fail, Server};
 
 /// The members of `prompts/list`.
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn list<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
@@ -52,6 +55,9 @@ pub(crate) fn entry(w: &mut Writer<'_>, p: &Prompt<'_>) -> Result<(), WriteError
 }
 
 /// The members of `prompts/get`.
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn get<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,

@@ -16,6 +16,9 @@ use crate::uri_template;
 
 /// The members of `resources/list` (`templates` false) or
 /// `resources/templates/list` (`templates` true).
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn list<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
@@ -74,6 +77,9 @@ fn size(w: &mut Writer<'_>, n: usize) -> Result<(), WriteError> {
 }
 
 /// The members of `resources/read`.
+// Out of line: inlined into the dispatcher, its locals would sit under
+// every other method's call, tools/call's validation included.
+#[inline(never)]
 pub fn read<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
