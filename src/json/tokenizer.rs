@@ -102,8 +102,11 @@ impl Cursor<'_> {
         Ok(v)
     }
 
-    /// Scans a string starting at its opening quote; returns whether it had escapes.
-    #[inline(always)]
+    /// Scans a string starting at its opening quote; returns whether it had
+    /// escapes. Inlined into both callers (values, keys) on hosted targets;
+    /// one body on bare-metal ones (flash first).
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn string(&mut self) -> Result<bool, Error> {
         let start = self.pos;
         self.pos += 1;

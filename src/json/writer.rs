@@ -528,8 +528,10 @@ impl<'b> Writer<'b> {
     }
 
     /// `a`, `b` and `c` one after the other, with one bounds check. Inlined
-    /// so the lengths of the constant `a` and `c` fold into their copies.
-    #[inline(always)]
+    /// on hosted targets so the lengths of the constant `a` and `c` fold
+    /// into their copies; one body on bare-metal ones (flash first).
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn put3(&mut self, a: &[u8], b: &[u8], c: &[u8]) -> Result<(), WriteError> {
         self.status()?;
         let end = self.len + a.len() + b.len() + c.len();
