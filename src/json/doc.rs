@@ -85,36 +85,11 @@ impl<'a> Doc<'a> {
     /// A checked string holds no control bytes, so only `"` and `\\` stop
     /// the scan: a word at a time (as [`super::string_run`] does, with two
     /// tests instead of three), then byte by byte for the last few bytes.
+    /// Bare-metal targets go byte by byte throughout (flash first).
     /// One copy, called from every scan (inlined it would be repeated in each).
     #[inline(never)]
     fn string_end_escaped(&self, i: usize) -> (usize, bool) {
-        use super::{HIGH, ONES, WORD};
-        let s = self.src;
-        let mut p = i + 1;
-        let mut escaped = false;
-        loop {
-            while let Some(chunk) = s.get(p..p + WORD) {
-                let w = usize::from_le_bytes(chunk.try_into().unwrap_or([0; WORD]));
-                let q = w ^ (ONES * usize::from(b'"'));
-                let b = w ^ (ONES * usize::from(b'\\'));
-                let f = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;
-                if f != 0 {
-                    // The lowest flagged lane is exact.
-                    p += (f.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                p += WORD;
-            }
-            match s.get(p) {
-                Some(b'"') => return (p + 1, escaped),
-                Some(b'\\') => {
-                    escaped = true;
-                    p += 2;
-                }
-                Some(_) => p += 1,
-                None => return (s.len(), escaped),
-            }
-        }
+        string_end_in::<{ !cfg!(target_os = "none") }>(self.src, i)
     }
 
     /// One past the last byte of the value at `i` (`i` itself for no value).
@@ -324,6 +299,38 @@ impl<'a> Doc<'a> {
     }
 }
 
+/// [`Doc::string_end_escaped`] over `s`, the word-at-a-time steps compiled
+/// in only when `WORDS` (both forms are tested against each other).
+#[inline(always)]
+fn string_end_in<const WORDS: bool>(s: &[u8], i: usize) -> (usize, bool) {
+    use super::{HIGH, ONES, WORD};
+    let mut p = i + 1;
+    let mut escaped = false;
+    loop {
+        while let Some(chunk) = s.get(p..p + WORD).filter(|_| WORDS) {
+            let w = usize::from_le_bytes(chunk.try_into().unwrap_or([0; WORD]));
+            let q = w ^ (ONES * usize::from(b'"'));
+            let b = w ^ (ONES * usize::from(b'\\'));
+            let f = ((q.wrapping_sub(ONES) & !q) | (b.wrapping_sub(ONES) & !b)) & HIGH;
+            if f != 0 {
+                // The lowest flagged lane is exact.
+                p += (f.trailing_zeros() / 8) as usize;
+                break;
+            }
+            p += WORD;
+        }
+        match s.get(p) {
+            Some(b'"') => return (p + 1, escaped),
+            Some(b'\\') => {
+                escaped = true;
+                p += 2;
+            }
+            Some(_) => p += 1,
+            None => return (s.len(), escaped),
+        }
+    }
+}
+
 /// The exact integer value of a (validated) JSON number, computed in decimal
 /// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
 pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
@@ -522,6 +529,33 @@ mod tests {
 
     /// One pass, several keys: the first member of each name wins, escaped
     /// names are decoded, and a key equal in length but not in bytes misses.
+    /// The byte-at-a-time string scan (bare-metal targets) and the
+    /// word-at-a-time one (hosted) end every string at the same byte and
+    /// agree on whether it holds an escape: every length around the word
+    /// size, with a quote, an escaped quote or a backslash pair at every
+    /// position.
+    #[test]
+    fn string_end_forms_agree() {
+        for len in 0..24usize {
+            for at in 0..len {
+                for ins in [&b"\\\""[..], b"\\\\", b"\"", b"\\n"] {
+                    let mut s = vec![b'"'];
+                    s.extend(core::iter::repeat_n(b'x', at));
+                    s.extend_from_slice(ins);
+                    s.extend(core::iter::repeat_n(b'y', len - at));
+                    s.push(b'"');
+                    let words = string_end_in::<true>(&s, 0);
+                    let bytes = string_end_in::<false>(&s, 0);
+                    assert_eq!(words, bytes, "{:?}", core::str::from_utf8(&s));
+                    assert!(words.0 <= s.len());
+                }
+            }
+        }
+        assert_eq!(string_end_in::<false>(b"\"ab\\\"c\"d", 0), (7, true));
+        assert_eq!(string_end_in::<true>(b"\"ab\\\"c\"d", 0), (7, true));
+        assert_eq!(string_end_in::<false>(b"\"abc", 0), (4, false));
+    }
+
     #[test]
     fn get_many_finds_first_members() {
         let src = r#"{"method":1,"params":2,"\u0069d":3,"params":4,"x":{"id":5}}"#;

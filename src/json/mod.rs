@@ -30,8 +30,36 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
 /// `\` flags those (`"` and `\` are below 0x80, so the XOR keeps each lane's
 /// top bit and `!w` serves all three tests). A borrow can only raise false
 /// flags in lanes above a true one, so the lowest flag is always exact.
+///
+/// That is the hosted form. Bare-metal targets scan a byte at a time
+/// ([`string_run_bytes`], a quarter of the code): flash first.
 #[inline(never)]
 pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
+    if cfg!(target_os = "none") {
+        string_run_bytes(s, from)
+    } else {
+        string_run_words(s, from)
+    }
+}
+
+/// [`string_run`] one byte at a time (its `high` is exact).
+#[inline(always)]
+fn string_run_bytes(s: &[u8], from: usize) -> (usize, bool) {
+    let mut i = from;
+    let mut high = false;
+    while let Some(&b) = s.get(i) {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            break;
+        }
+        high |= b >= 0x80;
+        i += 1;
+    }
+    (i, high)
+}
+
+/// [`string_run`] one machine word at a time.
+#[inline(always)]
+fn string_run_words(s: &[u8], from: usize) -> (usize, bool) {
     let mut i = from;
     let mut high: usize = 0;
     while let Some(chunk) = s.get(i..i + WORD) {
@@ -145,7 +173,7 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_utf8, string_run};
+    use super::{is_utf8, string_run_bytes, string_run_words};
 
     fn stops(b: u8) -> bool {
         b < 0x20 || b == b'"' || b == b'\\'
@@ -194,8 +222,13 @@ mod tests {
                         let s = &s[..len];
                         for from in [0, 1, 3] {
                             let want = (from..len).find(|&i| stops(s[i])).unwrap_or(len.max(from));
-                            let (got, high) = string_run(s, from);
+                            // Both forms: the bare-metal one must agree exactly.
+                            let (bytes, exact) = string_run_bytes(s, from);
+                            let (got, high) = string_run_words(s, from);
+                            assert_eq!(bytes, want, "{s:?} from {from} (bytes)");
                             assert_eq!(got, want, "{s:?} from {from}");
+                            let in_run = s.get(from..got).unwrap_or(&[]);
+                            assert_eq!(exact, in_run.iter().any(|&b| b >= 0x80), "{s:?}");
                             let has_high = s
                                 .get(from..got)
                                 .is_some_and(|r| r.iter().any(|&b| b >= 0x80));
