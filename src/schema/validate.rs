@@ -475,33 +475,28 @@ impl<'a, 'r> V<'a, 'r> {
                 }
                 _ => true,
             },
-            KwKind::MinLength | KwKind::MaxLength => {
-                let Some(s) = doc.str_inner(inst) else {
-                    return true;
+            KwKind::MinLength | KwKind::MaxLength | KwKind::MinItems | KwKind::MaxItems => {
+                // Code points of a string, elements of an array; other
+                // types are not constrained.
+                let len = if matches!(kind, KwKind::MinLength | KwKind::MaxLength) {
+                    let Some(s) = doc.str_inner(inst) else {
+                        return true;
+                    };
+                    Unescape::new(s).filter(|b| b & 0xC0 != 0x80).count()
+                } else {
+                    if doc.kind(inst) != Some(Kind::Array) {
+                        return true;
+                    }
+                    doc.elements(inst).count()
+                } as u64;
+                let limit = count(bound);
+                let (bad, rule) = match kind {
+                    KwKind::MinLength => (len < limit, Rule::Value(&SHORTER)),
+                    KwKind::MaxLength => (len > limit, Rule::Value(&LONGER)),
+                    KwKind::MinItems => (len < limit, Rule::Plain(&FEWER)),
+                    _ => (len > limit, Rule::Plain(&MORE)),
                 };
-                let len = Unescape::new(s).filter(|b| b & 0xC0 != 0x80).count() as u64;
-                let limit = count(bound);
-                if kind == KwKind::MinLength && len < limit {
-                    self.fail(inst, Rule::Value(&SHORTER), value)
-                } else if kind == KwKind::MaxLength && len > limit {
-                    self.fail(inst, Rule::Value(&LONGER), value)
-                } else {
-                    true
-                }
-            }
-            KwKind::MinItems | KwKind::MaxItems => {
-                if doc.kind(inst) != Some(Kind::Array) {
-                    return true;
-                }
-                let len = doc.elements(inst).count() as u64;
-                let limit = count(bound);
-                if kind == KwKind::MinItems && len < limit {
-                    self.fail(inst, Rule::Plain(&FEWER), value)
-                } else if kind == KwKind::MaxItems && len > limit {
-                    self.fail(inst, Rule::Plain(&MORE), value)
-                } else {
-                    true
-                }
+                !bad || self.fail(inst, rule, value)
             }
             KwKind::Enum => {
                 if scalars(bound).any(|e| self.scalar_eq(inst, e)) {
