@@ -97,6 +97,11 @@ const F64_OVERFLOW_PACKED: [u8; F64_OVERFLOW.len().div_ceil(2)] = {
     out
 };
 
+/// The first 20 significant digits of `2^-1075` (`0.24703... × 10^-323`,
+/// 752 digits in all), halfway between 0 and the least subnormal double:
+/// a magnitude at or below it rounds to zero.
+const F64_UNDERFLOW_PREFIX: &[u8; 20] = b"24703282292062327208";
+
 /// The text of a JSON number read as an exact decimal.
 #[derive(Clone, Copy)]
 pub struct Dec<'a> {
@@ -251,6 +256,33 @@ impl<'a> Dec<'a> {
             .map(|k| self.digit(k).cmp(&limit(k)))
             .find(|c| c.is_ne())
             .is_some_and(Ordering::is_lt)
+    }
+
+    /// Whether the value's nearest double is zero (a magnitude at or below
+    /// `2^-1075`), compared in decimal, so checking a number links no
+    /// conversion to `f64`. Exact for values of up to 20 significant digits.
+    /// With more, one whose first 20 digits are those of `2^-1075` is taken
+    /// as not rounding to zero: the only caller (registration's `multipleOf`
+    /// check) refuses it for its digit count then.
+    pub fn rounds_to_zero_f64(&self) -> bool {
+        if self.nd == 0 || self.exp != -323 {
+            return self.nd == 0 || self.exp < -323;
+        }
+        let limit = F64_UNDERFLOW_PREFIX.iter().map(|b| b - b'0');
+        match (0..)
+            .zip(limit)
+            .map(|(k, l)| self.digit(k).cmp(&l))
+            .find(|c| c.is_ne())
+        {
+            Some(c) => c.is_lt(),
+            // The 20-digit prefix itself is below 2^-1075.
+            None => self.nd <= F64_UNDERFLOW_PREFIX.len(),
+        }
+    }
+
+    /// True for a negative value (`-0` included).
+    pub fn is_negative(&self) -> bool {
+        self.neg
     }
 
     fn signum(&self) -> i8 {
@@ -927,6 +959,74 @@ mod tests {
         let mut buf = [0; F64_TEXT_MAX];
         let n = format_f64(v, &mut buf);
         String::from_utf8(buf[..n].to_vec()).unwrap()
+    }
+
+    /// `rounds_to_zero_f64` against std's parse around `2^-1075`, whose
+    /// digits are those of `5^1075` (computed here by multiplying decimal
+    /// digits), so the constant is checked too.
+    #[test]
+    fn underflow_check_matches_std() {
+        let mut digits: Vec<u32> = vec![1]; // least significant first
+        for _ in 0..1075 {
+            let mut carry = 0;
+            for d in digits.iter_mut() {
+                let v = *d * 5 + carry;
+                (*d, carry) = (v % 10, v / 10);
+            }
+            while carry > 0 {
+                digits.push(carry % 10);
+                carry /= 10;
+            }
+        }
+        let t: String = digits
+            .iter()
+            .rev()
+            .map(|d| char::from(b'0' + *d as u8))
+            .collect();
+        assert_eq!(t.len(), 752);
+        assert_eq!(
+            &t[..20],
+            core::str::from_utf8(F64_UNDERFLOW_PREFIX).unwrap()
+        );
+        let p20 = &t[..20];
+        let mut texts = vec![
+            "0".to_string(),
+            "1e-400".to_string(),
+            "1e-324".to_string(),
+            "2e-324".to_string(),
+            "3e-324".to_string(),
+            "4.9e-324".to_string(),
+            "1e-323".to_string(),
+            "2.4703282292062327e-324".to_string(),
+            "2.4703282292062328e-324".to_string(),
+            "0.0000024703282292062327209e-318".to_string(),
+        ];
+        for k in 2..=20 {
+            texts.push(format!("{}.{}e-324", &p20[..1], &p20[1..k])); // prefixes: below
+        }
+        let mut up = p20.as_bytes().to_vec();
+        *up.last_mut().unwrap() += 1; // the 20-digit prefix plus one unit: above
+        texts.push(format!(
+            "{}.{}e-324",
+            up[0] as char,
+            core::str::from_utf8(&up[1..]).unwrap()
+        ));
+        for text in &texts {
+            let want = text.parse::<f64>().unwrap() == 0.0;
+            let got = Dec::parse(text.as_bytes()).unwrap().rounds_to_zero_f64();
+            assert_eq!(got, want, "{text}");
+        }
+        // Past 20 digits with the limit's first 20: taken as not rounding to
+        // zero (2^-1075 itself does, a tie to even), and too precise for a
+        // multipleOf, which registration then refuses for its digit count.
+        for text in [
+            format!("{}.{}e-324", &t[..1], &t[1..]),
+            format!("{}.{}1e-324", &t[..1], &t[1..]),
+        ] {
+            let d = Dec::parse(text.as_bytes()).unwrap();
+            assert!(!d.rounds_to_zero_f64(), "{text}");
+            assert!(d.significant_digits() > crate::limits::MCP_MAX_MULTIPLE_OF_DIGITS as usize);
+        }
     }
 
     #[test]

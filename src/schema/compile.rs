@@ -125,20 +125,26 @@ fn is_scalar(k: Option<Kind>) -> bool {
     )
 }
 
+/// The number at `v` as an exact decimal, when it is one within f64's range.
+fn finite<'a>(doc: &Doc<'a>, v: usize) -> Option<Dec<'a>> {
+    if doc.kind(v) != Some(Kind::Number) {
+        return None;
+    }
+    Dec::parse(doc.raw(v)).filter(Dec::is_finite_f64)
+}
+
 fn check_kw(doc: &Doc<'_>, kind: KwKind, v: usize) -> Result<(), SchemaError> {
     let bad = |reason| Err(err(SchemaErrorKind::Invalid, reason, span(doc, v)));
     match kind {
         KwKind::Minimum | KwKind::Maximum | KwKind::ExclusiveMinimum | KwKind::ExclusiveMaximum => {
-            if doc.as_f64(v).is_err() {
+            if finite(doc, v).is_none() {
                 return bad("a numeric bound must be a finite number");
             }
         }
         KwKind::MultipleOf => {
-            // Positive also as an f64 (1e-400 is not), as before.
-            if !doc
-                .as_f64(v)
-                .is_ok_and(|f| f.is_sign_positive() && f.to_bits() != 0)
-            {
+            // Positive also as an f64 (1e-400 is not), as before; compared in
+            // decimal, so the checker links no conversion to f64.
+            if !finite(doc, v).is_some_and(|d| !d.is_negative() && !d.rounds_to_zero_f64()) {
                 return bad("multipleOf must be a number greater than 0");
             }
             let digits = Dec::parse(doc.raw(v)).map_or(usize::MAX, |d| d.significant_digits());
