@@ -41,18 +41,18 @@ impl StateMac {
 
     /// The MAC of `state` bound to `tool`, `None` when none is configured
     /// (or the hook failed).
-    pub(crate) fn mac(&self, tool: &str, state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
+    pub(crate) fn mac(&self, tool: &[u8], state: &[u8]) -> Option<[u8; MCP_MAC_LEN]> {
         match *self {
             StateMac::None => None,
             StateMac::Key(k, n) => {
                 let key = k.get(..usize::from(n))?;
-                Some(hmac_sha256(key, &[LABEL, tool.as_bytes(), b"\0", state]))
+                Some(hmac_sha256(key, &[LABEL, tool, b"\0", state]))
             }
             StateMac::Hook(f, user) => {
                 let mut buf =
                     [0u8; LABEL.len() + MCP_MAX_TOOL_NAME_LEN + 1 + MCP_MAX_REQUEST_STATE];
                 let mut n = 0;
-                for part in [LABEL, tool.as_bytes(), b"\0", state] {
+                for part in [LABEL, tool, b"\0", state] {
                     crate::json::copy_bytes(buf.get_mut(n..n + part.len())?, part);
                     n += part.len();
                 }

@@ -33,7 +33,7 @@ pub struct Place<'n> {
     pub era: Era,
     /// What a `requestState` is bound to: `prompt:<name>` or `resource:<uri>`
     /// (tool names cannot contain `:`, so no state crosses kinds).
-    pub binding: (&'n str, &'n str),
+    pub binding: (&'n str, &'n [u8]),
 }
 
 /// Runs `handler` for the entry called `name` with `args` (the token the
@@ -119,10 +119,10 @@ pub fn run<'r>(
     })
 }
 
-/// `a` followed by `b` in `buf`, as text (both are UTF-8, so is the join).
-fn join<'b>(buf: &'b mut [u8], (a, b): (&str, &str)) -> &'b str {
+/// `a` followed by `b` in `buf` (the bytes the requestState MAC binds).
+fn join<'b>(buf: &'b mut [u8], (a, b): (&str, &[u8])) -> &'b [u8] {
     let mut n = 0;
-    for part in [a.as_bytes(), b.as_bytes()] {
+    for part in [a.as_bytes(), b] {
         let end = (n + part.len()).min(buf.len());
         let take = end - n;
         if let (Some(dst), Some(src)) = (buf.get_mut(n..end), part.get(..take)) {
@@ -131,5 +131,5 @@ fn join<'b>(buf: &'b mut [u8], (a, b): (&str, &str)) -> &'b str {
         n = end;
     }
     // Both inputs fit by construction (names and URIs are bounded at registration).
-    core::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or("")
+    buf.get(..n).unwrap_or(&[])
 }

@@ -75,7 +75,7 @@ pub fn complete<'r>(
             start,
             mode: Mode::Complete,
             era: super::Era::Legacy,
-            binding: ("", ""),
+            binding: ("", b""),
         },
     )?;
     if rc < 0 {

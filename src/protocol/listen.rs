@@ -232,7 +232,12 @@ pub fn start<'r>(
         let _ = w.key("resourceSubscriptions");
         let _ = w.begin_array();
         for u in listener.uris() {
-            let _ = w.string(core::str::from_utf8(u).unwrap_or(""));
+            // Stored from checked request strings: UTF-8 (else written empty).
+            let _ = if crate::json::is_utf8(u) {
+                w.string_bytes(u)
+            } else {
+                w.string("")
+            };
         }
         let _ = w.end_array();
     }

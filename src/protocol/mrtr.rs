@@ -76,7 +76,7 @@ pub use crate::call::legacy_caps;
 pub fn write_state(
     w: &mut Writer<'_>,
     m: &StateMac,
-    tool: &str,
+    tool: &[u8],
     state: &[u8],
 ) -> Result<(), WriteError> {
     let Some(tag) = m.mac(tool, state) else {
@@ -99,7 +99,7 @@ pub fn write_state(
 #[inline(never)]
 pub fn verify_state(
     m: &StateMac,
-    tool: &str,
+    tool: &[u8],
     doc: &Doc<'_>,
     t: usize,
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
@@ -124,7 +124,7 @@ pub fn verify_state(
 pub fn request_state<'r>(
     req: &Request<'r>,
     m: &StateMac,
-    binding: &str,
+    binding: &[u8],
     out: &mut [u8; MCP_MAX_REQUEST_STATE],
 ) -> Result<Option<usize>, Fail<'r>> {
     let Some(t) = req.request_state() else {
@@ -159,7 +159,7 @@ pub fn missing_capability<'r>(bit: u8) -> Fail<'r> {
 pub fn close_input_required(
     w: &mut Writer<'_>,
     m: &StateMac,
-    binding: &str,
+    binding: &[u8],
     finished: &Finished,
     state: &[u8],
 ) -> Result<(), WriteError> {
@@ -184,7 +184,7 @@ mod tests {
     ) -> Option<Vec<u8>> {
         let mut buf = [0u8; 256];
         let mut w = Writer::new(&mut buf);
-        write_state(&mut w, m, tool, b"percent=90").unwrap();
+        write_state(&mut w, m, tool.as_bytes(), b"percent=90").unwrap();
         let mut text = w.as_bytes().to_vec();
         if let Some(i) = tamper {
             text[i] = if text[i] == b'A' { b'B' } else { b'A' };
@@ -192,7 +192,7 @@ mod tests {
         check(&text, 2).unwrap();
         let doc = Doc::new(&text);
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
-        verify_state(m, verify_as, &doc, 0, &mut out).map(|n| out[..n].to_vec())
+        verify_state(m, verify_as.as_bytes(), &doc, 0, &mut out).map(|n| out[..n].to_vec())
     }
 
     #[test]
@@ -216,12 +216,18 @@ mod tests {
         other[0] = b'X';
         let mut buf = [0u8; 256];
         let mut w = Writer::new(&mut buf);
-        write_state(&mut w, &StateMac::Key(other, 16), "set_vent", b"percent=90").unwrap();
+        write_state(
+            &mut w,
+            &StateMac::Key(other, 16),
+            b"set_vent",
+            b"percent=90",
+        )
+        .unwrap();
         let text = w.as_bytes().to_vec();
         check(&text, 2).unwrap();
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         assert_eq!(
-            verify_state(&m, "set_vent", &Doc::new(&text), 0, &mut out),
+            verify_state(&m, b"set_vent", &Doc::new(&text), 0, &mut out),
             None
         );
         assert!(!StateMac::None.enabled());

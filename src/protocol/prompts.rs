@@ -115,7 +115,7 @@ pub fn get<'r>(
         start,
         mode: Mode::Prompt,
         era,
-        binding: ("prompt:", p.name),
+        binding: ("prompt:", p.name.as_bytes()),
     };
     let Ran { rc, input, .. } =
         callback::run(w, s, req, info, p.handler, p.name, args, None, place)?;

@@ -168,7 +168,8 @@ pub fn read<'r>(
                 start,
                 mode: Mode::Read,
                 era,
-                binding: ("resource:", core::str::from_utf8(uri).unwrap_or(r.uri)),
+                // The request's URI, decoded from a checked JSON string: UTF-8.
+                binding: ("resource:", uri),
             };
             let Ran { rc, blocks, input } =
                 callback::run(w, s, req, info, h, r.uri, None, Some(&m), place)?;

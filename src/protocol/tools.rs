@@ -673,7 +673,7 @@ fn execute<'r>(
     // A retry of an input_required call: its state must be the one this
     // server issued for this tool, untouched, before the callback sees it.
     let mut state_buf = [0u8; MCP_MAX_REQUEST_STATE];
-    let state_len = mrtr::request_state(req, &s.state_mac, tool.name, &mut state_buf)?;
+    let state_len = mrtr::request_state(req, &s.state_mac, tool.name.as_bytes(), &mut state_buf)?;
     let opts = ResultOpts {
         start: w.mark(),
         // At 2026-07-28 the request declares the client's capabilities; in
@@ -737,7 +737,7 @@ fn execute<'r>(
     };
     if finished.input {
         *outcome = MCP_AUDIT_INPUT_REQUIRED;
-        mrtr::close_input_required(w, &s.state_mac, tool.name, &finished, &state_out)?;
+        mrtr::close_input_required(w, &s.state_mac, tool.name.as_bytes(), &finished, &state_out)?;
         return Ok(());
     }
     if finished.is_error {
