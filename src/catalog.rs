@@ -237,7 +237,7 @@ fn required_arguments(text: &str) -> Option<([(u16, u16); MCP_MAX_PROMPT_ARGS], 
         let name = doc.get(arg, "name")?;
         let inner = doc.str_inner(name)?;
         // Names are compared byte for byte with the request's keys.
-        if inner.is_empty() || inner.contains(&b'\\') {
+        if inner.is_empty() || crate::json::has_byte(inner, b'\\') {
             return None;
         }
         for (key, value) in doc.members(arg) {

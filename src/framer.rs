@@ -137,7 +137,7 @@ impl Framer {
             self.start = 0;
         }
         let unscanned = buf.get(self.scan..self.end).unwrap_or_default();
-        if self.end == buf.len() && !unscanned.contains(&b'\n') {
+        if self.end == buf.len() && !crate::json::has_byte(unscanned, b'\n') {
             // Full, and no line end anywhere: the line is too long.
             self.discarding = true;
             self.drop_all();

@@ -38,7 +38,7 @@ fn parts(t: &[u8]) -> impl Iterator<Item = Part<'_>> {
 
 /// True when `t` contains at least one `{` (a template, not a plain URI).
 pub fn is_template(t: &str) -> bool {
-    t.as_bytes().contains(&b'{')
+    crate::json::has_byte(t.as_bytes(), b'{')
 }
 
 /// Checks a template: balanced braces, variable names of `[A-Za-z0-9_]`,
@@ -65,7 +65,7 @@ pub fn valid(t: &str) -> bool {
                 seen += 1;
             }
             Part::Literal(lit) => {
-                if lit.contains(&b'}') {
+                if crate::json::has_byte(lit, b'}') {
                     return false;
                 }
                 prev_var = false;

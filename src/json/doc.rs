@@ -148,7 +148,7 @@ impl<'a> Doc<'a> {
 
     /// True when the string at `i` contains a backslash escape.
     pub fn escaped(&self, i: usize) -> bool {
-        self.str_inner(i).is_some_and(|s| s.contains(&b'\\'))
+        self.str_inner(i).is_some_and(|s| super::has_byte(s, b'\\'))
     }
 
     /// The value stored under `key` in the object at `obj` (first match wins).
@@ -248,7 +248,7 @@ impl<'a> Doc<'a> {
         let Some(inner) = self.str_inner(i) else {
             return false;
         };
-        if !inner.contains(&b'\\') {
+        if !super::has_byte(inner, b'\\') {
             // Raw bytes are the text: compare lengths before any byte.
             return inner == lit;
         }

@@ -108,6 +108,19 @@ fn stop_flags(w: usize) -> usize {
         & HIGH
 }
 
+/// Whether `s` holds the byte `b`: core's `contains` (a word-at-a-time
+/// `memchr`) on hosted targets, a plain loop on bare-metal ones, where that
+/// `memchr` costs more flash than the loop costs time.
+#[inline]
+#[allow(clippy::manual_contains)] // the loop instead of `contains` is the point
+pub(crate) fn has_byte(s: &[u8], b: u8) -> bool {
+    if cfg!(target_os = "none") {
+        s.iter().any(|&c| c == b)
+    } else {
+        s.contains(&b)
+    }
+}
+
 /// The value of the four hex digits at `at` (a `\\u` escape's), or `None`
 /// when one is missing or not a hex digit. One copy for the tokenizer, which
 /// refuses on `None`, and the unescaper, which meets only checked text.

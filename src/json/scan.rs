@@ -87,7 +87,7 @@ pub fn top_level_member<'s>(s: &'s [u8], key: &[u8]) -> Option<&'s [u8]> {
         let k = s.get(i + 1..k_end - 1)?;
         // A key written with escapes might decode to `key`: the member the
         // tokenizer would take first cannot be told without decoding, so give up.
-        if k.contains(&b'\\') {
+        if super::has_byte(k, b'\\') {
             return None;
         }
         i = skip_ws(s, k_end);

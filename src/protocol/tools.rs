@@ -161,7 +161,9 @@ fn admit<'r, 's, 'a>(
         })
     };
     // The name is read once; a name without escapes compares as bytes.
-    let raw_name = doc.str_inner(name).filter(|n| !n.contains(&b'\\'));
+    let raw_name = doc
+        .str_inner(name)
+        .filter(|n| !crate::json::has_byte(n, b'\\'));
     let Some((index, tool)) = s
         .tools
         .position_by(|n| match raw_name {

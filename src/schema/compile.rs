@@ -302,7 +302,7 @@ pub(crate) fn same_text(a: &[u8], b: &[u8]) -> bool {
     if a == b {
         return true;
     }
-    if !a.contains(&b'\\') && !b.contains(&b'\\') {
+    if !crate::json::has_byte(a, b'\\') && !crate::json::has_byte(b, b'\\') {
         return false;
     }
     Unescape::new(a).eq(Unescape::new(b))

@@ -138,13 +138,13 @@ const KWS: [(&[u8], KwKind); 12] = [
 /// The constraint keyword named by the key string at `key`.
 pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
     let name = doc.str_inner(key)?;
-    kw_named(name, name.contains(&b'\\'))
+    kw_named(name, crate::json::has_byte(name, b'\\'))
 }
 
 /// The [`ty`] bit of the type-name string at `v`.
 pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
     let name = doc.str_inner(v)?;
-    if !name.contains(&b'\\') {
+    if !crate::json::has_byte(name, b'\\') {
         return type_named(name);
     }
     // A type name spelled with escapes (rare; registration accepted it).
