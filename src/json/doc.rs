@@ -527,8 +527,6 @@ mod tests {
         src.match_indices(pat).nth(n).unwrap().0 + pat.len()
     }
 
-    /// One pass, several keys: the first member of each name wins, escaped
-    /// names are decoded, and a key equal in length but not in bytes misses.
     /// The byte-at-a-time string scan (bare-metal targets) and the
     /// word-at-a-time one (hosted) end every string at the same byte and
     /// agree on whether it holds an escape: every length around the word
@@ -556,6 +554,8 @@ mod tests {
         assert_eq!(string_end_in::<false>(b"\"abc", 0), (4, false));
     }
 
+    /// One pass, several keys: the first member of each name wins, escaped
+    /// names are decoded, and a key equal in length but not in bytes misses.
     #[test]
     fn get_many_finds_first_members() {
         let src = r#"{"method":1,"params":2,"\u0069d":3,"params":4,"x":{"id":5}}"#;
