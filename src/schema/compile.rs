@@ -3,7 +3,7 @@
 //! Every keyword is either compiled, accepted as an annotation, or refused
 //! with the keyword named: nothing is ignored silently.
 
-use super::validate::{Rule, check_value};
+use super::validate::{Rule, check_value, num};
 use super::{Kw, KwKind, MsgBuf, Schema, Span, kw_kind, ty, type_bit};
 use crate::json::num::Dec;
 use crate::json::{Doc, Kind, Unescape};
@@ -125,26 +125,18 @@ fn is_scalar(k: Option<Kind>) -> bool {
     )
 }
 
-/// The number at `v` as an exact decimal, when it is one within f64's range.
-fn finite<'a>(doc: &Doc<'a>, v: usize) -> Option<Dec<'a>> {
-    if doc.kind(v) != Some(Kind::Number) {
-        return None;
-    }
-    Dec::parse(doc.raw(v)).filter(Dec::is_finite_f64)
-}
-
 fn check_kw(doc: &Doc<'_>, kind: KwKind, v: usize) -> Result<(), SchemaError> {
     let bad = |reason| Err(err(SchemaErrorKind::Invalid, reason, span(doc, v)));
     match kind {
         KwKind::Minimum | KwKind::Maximum | KwKind::ExclusiveMinimum | KwKind::ExclusiveMaximum => {
-            if finite(doc, v).is_none() {
+            if num(doc.raw(v)).is_none() {
                 return bad("a numeric bound must be a finite number");
             }
         }
         KwKind::MultipleOf => {
             // Positive also as an f64 (1e-400 is not), as before; compared in
             // decimal, so the checker links no conversion to f64.
-            if !finite(doc, v).is_some_and(|d| !d.is_negative() && !d.rounds_to_zero_f64()) {
+            if !num(doc.raw(v)).is_some_and(|d| !d.is_negative() && !d.rounds_to_zero_f64()) {
                 return bad("multipleOf must be a number greater than 0");
             }
             let digits = Dec::parse(doc.raw(v)).map_or(usize::MAX, |d| d.significant_digits());

@@ -15,9 +15,11 @@ use crate::json::{ConvError, Doc, Kind, Unescape};
 const QUOTE_MAX: usize = 40;
 
 /// A number's text as an exact decimal, when it is within f64's range
-/// (beyond it the value is refused as out of range, as the accessors would).
-/// Bounds, `enum`/`const` and `multipleOf` compare it exactly.
-fn num(raw: &[u8]) -> Option<Dec<'_>> {
+/// (beyond it the value is refused as out of range, as the accessors would);
+/// `None` for any other text, so a string or literal is never a number.
+/// Bounds, `enum`/`const` and `multipleOf` compare it exactly, and
+/// registration checks bounds with it.
+pub(crate) fn num(raw: &[u8]) -> Option<Dec<'_>> {
     Dec::parse(raw).filter(Dec::is_finite_f64)
 }
 
