@@ -1005,7 +1005,9 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Appends a text content block.
     pub fn text(&mut self, text: &str) -> Result<(), ResultError> {
-        if self.opts.mode != Mode::Tool || self.phase != Phase::Content {
+        // Bare-metal targets keep the general path alone (flash first).
+        if cfg!(target_os = "none") || self.opts.mode != Mode::Tool || self.phase != Phase::Content
+        {
             return self.block("text", None, |w| w.kv_str("text", text));
         }
         // The common block of a tool result, written from constant pieces:
