@@ -248,8 +248,9 @@ impl<'a> Doc<'a> {
         let Some(inner) = self.str_inner(i) else {
             return false;
         };
-        if !super::has_byte(inner, b'\\') {
-            // Raw bytes are the text: compare lengths before any byte.
+        if !cfg!(target_os = "none") && !super::has_byte(inner, b'\\') {
+            // Raw bytes are the text: compare lengths before any byte
+            // (a hosted speed path; the decoding compare is the same).
             return inner == lit;
         }
         // Only a key that contains a backslash is decoded.
@@ -368,8 +369,9 @@ impl Entry<'_> {
     /// True when the (decoded) name is `lit`.
     #[inline]
     pub fn is(&self, lit: &[u8]) -> bool {
-        if self.escaped {
-            // Only a name with a backslash is decoded.
+        if self.escaped || cfg!(target_os = "none") {
+            // Only a name with a backslash is decoded (on hosted targets:
+            // bare-metal ones decode every name, one compare for both).
             Unescape::new(self.name).eq(lit.iter().copied())
         } else {
             self.name == lit
@@ -525,6 +527,23 @@ mod tests {
     /// The offset of the value right after the `n`th occurrence of `pat`.
     fn after(src: &str, pat: &str, n: usize) -> usize {
         src.match_indices(pat).nth(n).unwrap().0 + pat.len()
+    }
+
+    /// Names without a backslash compare the same through the decoding
+    /// compare (the only one bare-metal targets keep) as byte for byte.
+    #[test]
+    fn plain_compare_forms_agree() {
+        let names: [&[u8]; 6] = [b"", b"a", b"id", b"ids", b"\xc3\xa9t\xc3\xa9", b"jsonrpc"];
+        for a in names {
+            for b in names {
+                assert_eq!(Unescape::new(a).eq(b.iter().copied()), a == b);
+            }
+        }
+        let text = br#"{"id":1,"i\u0064":2}"#;
+        let d = Doc::new(text);
+        let names: Vec<_> = d.entries(0).map(|e| (e.is(b"id"), e.escaped)).collect();
+        assert_eq!(names, [(true, false), (true, true)]);
+        assert!(d.str_eq(1, "id") && !d.str_eq(1, "i"));
     }
 
     /// The byte-at-a-time string scan (bare-metal targets) and the
