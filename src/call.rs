@@ -793,14 +793,20 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             .saturating_sub(self.w.len() + self.opts.reserve + open)
     }
 
-    /// The kind of result being written.
+    /// The kind of result being written. Always [`Mode::Tool`] without the
+    /// `catalog` feature (prompts, reads and completion are its methods), so
+    /// a tools-only build compiles the other kinds' branches out.
     pub fn mode(&self) -> Mode {
-        self.opts.mode
+        if cfg!(feature = "catalog") {
+            self.opts.mode
+        } else {
+            Mode::Tool
+        }
     }
 
     /// Sets the role of the prompt messages that follow (user by default).
     pub fn set_role(&mut self, assistant: bool) -> Result<(), ResultError> {
-        if self.opts.mode != Mode::Prompt {
+        if self.mode() != Mode::Prompt {
             return Err(ResultError::Order);
         }
         self.assistant = assistant;
@@ -811,7 +817,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// counted for `total` and `hasMore` but not written.
     pub fn completion_value(&mut self, value: &str) -> Result<(), ResultError> {
         self.w.status()?;
-        if self.opts.mode != Mode::Complete {
+        if self.mode() != Mode::Complete {
             return Err(ResultError::Order);
         }
         if self.values < MCP_MAX_COMPLETIONS {
@@ -838,7 +844,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         params: InputParams<'_>,
     ) -> Result<(), ResultError> {
         self.w.status()?;
-        if !self.opts.modern || self.opts.mode == Mode::Complete {
+        if !self.opts.modern || self.mode() == Mode::Complete {
             return Err(ResultError::Unsupported);
         }
         if self.opts.caps & cap == 0 {
@@ -899,7 +905,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
         body: impl FnOnce(&mut Writer<'b>) -> Result<(), WriteError>,
     ) -> Result<(), ResultError> {
         self.w.status()?;
-        let prompt = match self.opts.mode {
+        let prompt = match self.mode() {
             Mode::Tool => false,
             Mode::Prompt => true,
             Mode::Read | Mode::Complete => return Err(ResultError::Order),
@@ -999,7 +1005,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             }
             w.end_object()
         };
-        if self.opts.mode == Mode::Read {
+        if self.mode() == Mode::Read {
             // resources/read: the contents themselves, one entry each.
             self.w.status()?;
             body(self.w)?;
@@ -1015,8 +1021,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     /// Appends a text content block.
     pub fn text(&mut self, text: &str) -> Result<(), ResultError> {
         // Bare-metal targets keep the general path alone (flash first).
-        if cfg!(target_os = "none") || self.opts.mode != Mode::Tool || self.phase != Phase::Content
-        {
+        if cfg!(target_os = "none") || self.mode() != Mode::Tool || self.phase != Phase::Content {
             return self.block("text", None, |w| w.kv_str("text", text));
         }
         // The common block of a tool result, written from constant pieces:
@@ -1035,7 +1040,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Marks the result as a tool execution error and appends `text`.
     pub fn error(&mut self, text: &str) -> Result<(), ResultError> {
-        if self.opts.mode != Mode::Tool {
+        if self.mode() != Mode::Tool {
             return Err(ResultError::Order);
         }
         self.text(text)?;
@@ -1052,7 +1057,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
     pub fn structured_begin(&mut self) -> Result<(), ResultError> {
         // Once the buffer is full, every call reports that, not a follow-on error.
         self.w.status()?;
-        if self.phase != Phase::Content || self.opts.mode != Mode::Tool {
+        if self.phase != Phase::Content || self.mode() != Mode::Tool {
             return Err(ResultError::Order);
         }
         self.w.end_array()?;
@@ -1120,7 +1125,7 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             done.input = true;
             return Ok(done);
         }
-        match self.opts.mode {
+        match self.mode() {
             Mode::Tool => {}
             Mode::Prompt | Mode::Read => {
                 self.w.end_array()?;
