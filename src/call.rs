@@ -1113,15 +1113,17 @@ impl<'w, 'b> ToolResult<'w, 'b> {
 
     /// Completes the result members after the callback returned.
     pub fn finish(self) -> Result<Finished, ResultError> {
-        let state = self.state_len;
+        // Without `mrtr` no input is ever asked for (its C functions return
+        // -MCP_ENOTSUP): the input branches here and in the callers fold away.
+        let mrtr = cfg!(feature = "mrtr");
         let mut done = Finished {
             input: false,
-            state,
-            missing: self.missing,
+            state: if mrtr { self.state_len } else { None },
+            missing: if mrtr { self.missing } else { 0 },
             is_error: self.is_error,
             structured: None,
         };
-        if self.phase == Phase::Input {
+        if mrtr && self.phase == Phase::Input {
             done.input = true;
             return Ok(done);
         }
@@ -1143,11 +1145,11 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             }
         }
         match self.phase {
-            Phase::Input => {
+            Phase::Input if mrtr => {
                 done.input = true;
                 return Ok(done);
             }
-            Phase::Content => self.w.end_array()?,
+            Phase::Input | Phase::Content => self.w.end_array()?,
             Phase::Structured => return Err(ResultError::Order),
             Phase::Done => done.structured = Some(self.structured),
         }

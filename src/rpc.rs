@@ -171,7 +171,10 @@ pub fn short_message(code: i32) -> &'static str {
         MCP_RPC_METHOD_NOT_FOUND => "Method not found",
         MCP_RPC_INVALID_PARAMS => "Invalid params",
         MCP_RPC_HEADER_MISMATCH => "Header mismatch",
-        MCP_RPC_MISSING_CAPABILITY => "Missing required client capability",
+        // Only input requests (`mrtr`) answer this code.
+        MCP_RPC_MISSING_CAPABILITY if cfg!(feature = "mrtr") => {
+            "Missing required client capability"
+        }
         MCP_RPC_UNSUPPORTED_VERSION => "Unsupported protocol version",
         _ => "Internal error",
     }
@@ -381,20 +384,20 @@ fn write_error_full(
         Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
         Message::Built(prefix) => w.string_parts(&[prefix.as_bytes(), built])?,
     }
+    // The arms of data only a feature's methods send compile out without it.
     match e.data {
-        Data::None => {}
         Data::Raw(raw) => {
             let _ = w.key("data");
             let _ = w.raw_value(raw);
         }
-        Data::Member(key, raw) => {
+        Data::Member(key, raw) if cfg!(feature = "catalog") => {
             let _ = w.key("data");
             let _ = w.begin_object();
             let _ = w.key(key);
             let _ = w.raw_value(raw);
             let _ = w.end_object();
         }
-        Data::Capability(name) => {
+        Data::Capability(name) if cfg!(feature = "mrtr") => {
             let _ = w.key("data");
             let _ = w.begin_object();
             let _ = w.key("requiredCapabilities");
@@ -421,6 +424,7 @@ fn write_error_full(
             let _ = w.raw_value(requested);
             let _ = w.end_object();
         }
+        Data::None | Data::Member(..) | Data::Capability(_) => {}
     }
     let _ = w.end_object();
     let _ = w.end_object();

@@ -53,7 +53,9 @@ pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcErr
     );
     // Both are found only in an object `_meta` (see `Request::meta_version`).
     let keyed = req.meta_version().is_some() || req.meta_caps().is_some();
-    if !keyed && info.flags & MCP_CTX_LEGACY_NO_SESSION != 0 {
+    // Sessions are the legacy era's: without it a request lacking the
+    // envelope gets the envelope's own error below.
+    if cfg!(feature = "legacy") && !keyed && info.flags & MCP_CTX_LEGACY_NO_SESSION != 0 {
         return Err(RpcError::new(
             MCP_RPC_INVALID_REQUEST,
             "Bad Request: Missing session ID",
