@@ -504,8 +504,13 @@ pub(crate) unsafe fn exchange(
         Some(c) => (c.listener, c.roundtrip),
         None => (core::ptr::null_mut(), core::ptr::null_mut()),
     };
-    // SAFETY: NULL or the caller's listener storage, used by this call only.
-    let listener = unsafe { catalog::listener_for_exchange(listener_ptr) };
+    // (Listen streams are the catalog's: without it no exchange holds one.)
+    let listener = if cfg!(feature = "catalog") {
+        // SAFETY: NULL or the caller's listener storage, used by this call only.
+        unsafe { catalog::listener_for_exchange(listener_ptr) }
+    } else {
+        None
+    };
     let ex = crate::server::Exchange {
         dedup,
         #[cfg(feature = "policy")]
@@ -536,7 +541,7 @@ pub(crate) unsafe fn exchange(
     };
     match result {
         Ok(o) => {
-            if o.listen {
+            if cfg!(feature = "catalog") && o.listen {
                 // SAFETY: the listener was initialised for this exchange and
                 // acknowledged a stream; the transport keeps it until
                 // mcp_server_listen_end.
