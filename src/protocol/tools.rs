@@ -160,10 +160,11 @@ fn admit<'r, 's, 'a>(
             data: crate::rpc::Data::None,
         })
     };
-    // The name is read once; a name without escapes compares as bytes.
+    // The name is read once; a name without escapes compares as bytes (a
+    // hosted speed path: bare-metal targets decode every name).
     let raw_name = doc
         .str_inner(name)
-        .filter(|n| !crate::json::has_byte(n, b'\\'));
+        .filter(|n| !cfg!(target_os = "none") && !crate::json::has_byte(n, b'\\'));
     let Some((index, tool)) = s
         .tools
         .position_by(|n| match raw_name {
