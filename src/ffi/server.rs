@@ -25,18 +25,22 @@ pub unsafe extern "C" fn mcp_server_init(
     }
     // SAFETY: checked non-NULL; the caller promises a valid config.
     let c = unsafe { &*config };
-    // SAFETY: the caller promises NUL-terminated strings that outlive the server.
-    let texts = unsafe {
-        (
-            c_text(c.name),
-            c_text(c.version),
-            c_text(c.title),
-            c_text(c.instructions),
-        )
+    // Every text is read first (any invalid UTF-8 is -MCP_EILSEQ), then the
+    // required ones are checked (-MCP_EINVAL).
+    // SAFETY: the caller promises NUL-terminated strings (or NULL) that
+    // outlive the server.
+    let texts = || unsafe {
+        Ok((
+            c_text(c.name)?,
+            c_text(c.version)?,
+            c_text(c.title)?,
+            c_text(c.instructions)?,
+        ))
     };
-    let (Ok(Some(name)), Ok(Some(version)), Ok(title), Ok(instructions)) = texts else {
-        let utf8 = [texts.0.err(), texts.1.err(), texts.2.err(), texts.3.err()];
-        return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
+    let (name, version, title, instructions) = match texts() {
+        Ok((Some(n), Some(v), title, i)) => (n, v, title, i),
+        Ok(_) => return -MCP_EINVAL,
+        Err(e) => return e,
     };
     if name.is_empty() || version.is_empty() || c.cache_scope > MCP_CACHE_PUBLIC {
         return -MCP_EINVAL;

@@ -150,39 +150,28 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     }
     // SAFETY: checked non-NULL; the caller promises a valid definition.
     let t = unsafe { &*tool };
-    // SAFETY: the caller promises NUL-terminated strings that outlive the server.
-    let texts = unsafe {
-        (
-            c_text(t.name),
-            c_text(t.title),
-            c_text(t.description),
-            c_text(t.input_schema),
-            c_text(t.output_schema),
-        )
+    // Every text is read first (any invalid UTF-8 is -MCP_EILSEQ), then the
+    // required ones are checked (-MCP_EINVAL).
+    // SAFETY: the caller promises NUL-terminated strings (or NULL) that
+    // outlive the server.
+    let texts = || unsafe {
+        Ok((
+            c_text(t.name)?,
+            c_text(t.title)?,
+            c_text(t.description)?,
+            c_text(t.input_schema)?,
+            c_text(t.output_schema)?,
+            c_text(t.icons)?,
+            c_text(t.principals)?,
+            c_text(t.idempotency_key)?,
+        ))
     };
-    let (Ok(Some(name)), Ok(title), Ok(description), Ok(Some(input_schema)), Ok(output_schema)) =
-        texts
-    else {
-        let utf8 = [
-            texts.0.err(),
-            texts.1.err(),
-            texts.2.err(),
-            texts.3.err(),
-            texts.4.err(),
-        ];
-        return utf8.into_iter().flatten().next().unwrap_or(-MCP_EINVAL);
-    };
-    // SAFETY: the caller promises NUL-terminated strings (or NULL).
-    let (icons, principals, idempotency_key) = match unsafe {
-        (
-            c_text(t.icons),
-            c_text(t.principals),
-            c_text(t.idempotency_key),
-        )
-    } {
-        (Ok(i), Ok(p), Ok(k)) => (i, p, k),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-    };
+    let (name, title, description, input_schema, output_schema, icons, principals, idempotency_key) =
+        match texts() {
+            Ok((Some(n), title, d, Some(i), o, icons, p, k)) => (n, title, d, i, o, icons, p, k),
+            Ok(_) => return -MCP_EINVAL,
+            Err(e) => return e,
+        };
     let entry = Tool {
         title,
         description,
