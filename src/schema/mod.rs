@@ -105,6 +105,9 @@ pub enum KwKind {
 
 /// The constraint keyword called `name` (a key's inside, as written).
 pub(crate) fn kw_named(name: &[u8], escaped: bool) -> Option<KwKind> {
+    if cfg!(target_os = "none") {
+        return kw_decoding(name);
+    }
     if escaped {
         // A keyword spelled with escapes: decode it (registration only
         // meets these; a schema without them never takes this path).
@@ -117,6 +120,14 @@ pub(crate) fn kw_named(name: &[u8], escaped: bool) -> Option<KwKind> {
         return kw_named(buf.get(..n)?, false);
     }
     KWS.iter().find(|(n, _)| *n == name).map(|&(_, k)| k)
+}
+
+/// [`kw_named`] on bare-metal targets: one decoding compare per keyword
+/// instead of a decode into a buffer and a raw compare (flash first).
+fn kw_decoding(name: &[u8]) -> Option<KwKind> {
+    KWS.iter()
+        .find(|(n, _)| crate::json::Unescape::new(name).eq(n.iter().copied()))
+        .map(|&(_, k)| k)
 }
 
 /// The constraint keywords, by name (a table: smaller code than a match).
@@ -144,6 +155,9 @@ pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
 /// The [`ty`] bit of the type-name string at `v`.
 pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
     let name = doc.str_inner(v)?;
+    if cfg!(target_os = "none") {
+        return type_decoding(name);
+    }
     if !crate::json::has_byte(name, b'\\') {
         return type_named(name);
     }
@@ -157,11 +171,21 @@ pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
     type_named(buf.get(..n)?)
 }
 
+/// The type names, in [`ty`] bit order.
+const TYPES: [&[u8]; 7] = [
+    b"object", b"array", b"string", b"integer", b"number", b"boolean", b"null",
+];
+
+/// [`type_bit`] on bare-metal targets: one decoding compare per type name.
+fn type_decoding(name: &[u8]) -> Option<u8> {
+    TYPES
+        .iter()
+        .position(|n| crate::json::Unescape::new(name).eq(n.iter().copied()))
+        .map(|i| 1u8 << i)
+}
+
 /// The [`ty`] bit of a decoded type name.
 fn type_named(lit: &[u8]) -> Option<u8> {
-    const TYPES: [&[u8]; 7] = [
-        b"object", b"array", b"string", b"integer", b"number", b"boolean", b"null",
-    ];
     TYPES.iter().position(|n| *n == lit).map(|i| 1u8 << i)
 }
 
@@ -305,5 +329,46 @@ impl<'t> Schema<'t> {
                 value: span(&d, e.val),
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Unescape;
+
+    /// The decoding lookups bare-metal targets run name the same keyword,
+    /// type and equality as the hosted forms, for plain and escaped names.
+    #[test]
+    fn decoding_lookups_agree() {
+        let mut names: Vec<Vec<u8>> = vec![b"".to_vec(), b"min".to_vec(), b"minimumx".to_vec()];
+        for (n, _) in KWS.iter() {
+            names.push(n.to_vec());
+            // The first letter as a \u escape, and a lone escaped quote.
+            let mut e = format!("\\u{:04x}", n[0]).into_bytes();
+            e.extend_from_slice(&n[1..]);
+            names.push(e);
+        }
+        for t in TYPES {
+            names.push(t.to_vec());
+            let mut e = t[..t.len() - 1].to_vec();
+            e.extend_from_slice(format!("\\u{:04X}", t[t.len() - 1]).as_bytes());
+            names.push(e);
+        }
+        names.push(br#"\"string"#.to_vec());
+        for n in &names {
+            let escaped = n.contains(&b'\\');
+            assert_eq!(kw_named(n, escaped), kw_decoding(n), "{n:?}");
+            let quoted = [b"\"", n.as_slice(), b"\""].concat();
+            crate::json::check(&quoted, 2).unwrap();
+            let doc = Doc::new(&quoted);
+            assert_eq!(type_bit(&doc, 0), type_decoding(n), "{n:?}");
+            for m in &names {
+                let decoded = Unescape::new(n).eq(Unescape::new(m));
+                assert_eq!(compile::same_text(n, m), decoded, "{n:?} {m:?}");
+            }
+        }
+        assert_eq!(kw_decoding(br"\u006dinimum"), Some(KwKind::Minimum));
+        assert_eq!(type_decoding(br"nul\u006C"), Some(ty::NULL));
     }
 }
