@@ -268,14 +268,15 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     let mut located = Located::default();
     if let Some(p) = params {
         let mut found = [None; 5];
-        let keys: [&[u8]; 5] = [
+        // Constant tables (a local array would be built on the stack).
+        const KEYS: [&[u8]; 5] = [
             b"_meta",
             b"name",
             b"arguments",
             b"inputResponses",
             b"requestState",
         ];
-        doc.get_many(p, &keys, &mut found);
+        doc.get_many(p, &KEYS, &mut found);
         [
             located.meta,
             located.name,
@@ -286,11 +287,11 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
     }
     if let Some(m) = present(located.meta) {
         let mut found = [None; 2];
-        let keys = [
+        const KEYS: [&[u8]; 2] = [
             META_PROTOCOL_VERSION.as_bytes(),
             META_CLIENT_CAPABILITIES.as_bytes(),
         ];
-        doc.get_many(m, &keys, &mut found);
+        doc.get_many(m, &KEYS, &mut found);
         [located.version, located.caps] = found.map(|t| t.unwrap_or(0));
     }
     Ok(Request {

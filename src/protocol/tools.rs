@@ -72,12 +72,14 @@ pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteEr
         if let Some(v) = t.title {
             let _ = w.kv_str("title", v);
         }
-        for (key, bit) in [
+        // A constant table (a local array would be built on the stack).
+        const HINTS: [(&str, u32); 4] = [
             ("readOnlyHint", hints::READ_ONLY),
             ("destructiveHint", hints::DESTRUCTIVE),
             ("idempotentHint", hints::IDEMPOTENT),
             ("openWorldHint", hints::OPEN_WORLD),
-        ] {
+        ];
+        for &(key, bit) in &HINTS {
             let _ = w.key(key);
             let _ = w.bool(t.annotations & bit != 0);
         }

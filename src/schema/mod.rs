@@ -172,7 +172,7 @@ pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
 }
 
 /// The type names, in [`ty`] bit order.
-const TYPES: [&[u8]; 7] = [
+pub(crate) const TYPES: [&[u8]; 7] = [
     b"object", b"array", b"string", b"integer", b"number", b"boolean", b"null",
 ];
 

@@ -211,14 +211,13 @@ fn write_path(doc: &Doc<'_>, from: usize, to: usize, m: &mut MsgBuf) {
 
 /// Appends the type names of `bits`, joined by " or ".
 fn push_types(m: &mut MsgBuf, bits: u8) {
-    let names = [
-        "object", "array", "string", "integer", "number", "boolean", "null",
-    ];
     let mut first = true;
-    for (i, name) in names.iter().enumerate() {
+    // The names in a constant table (as a local array they were built on
+    // the stack at every call: 64 B of code).
+    for (i, name) in super::TYPES.iter().enumerate() {
         if bits & (1 << i) != 0 {
             m.push(if first { "" } else { " or " });
-            m.push(name);
+            m.push_bytes(name);
             first = false;
         }
     }
