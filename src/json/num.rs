@@ -102,6 +102,10 @@ const F64_OVERFLOW_PACKED: [u8; F64_OVERFLOW.len().div_ceil(2)] = {
 /// a magnitude at or below it rounds to zero.
 const F64_UNDERFLOW_PREFIX: &[u8; 20] = b"24703282292062327208";
 
+/// The largest exponent magnitude a number's text is read with: larger
+/// ones are clamped to it (such a value is 0 or beyond `f64` either way).
+const EXP_CLAMP: u64 = 1_000_000_000_000_000_000;
+
 /// The text of a JSON number read as an exact decimal.
 #[derive(Clone, Copy)]
 pub struct Dec<'a> {
@@ -153,10 +157,17 @@ impl<'a> Dec<'a> {
                 if d.is_empty() || !r.is_empty() {
                     return None;
                 }
-                // Saturates: such an exponent is beyond any f64 either way.
-                sign * d.iter().fold(0i64, |v, &c| {
-                    v.saturating_mul(10).saturating_add(i64::from(c - b'0'))
-                })
+                // Clamped at 10^18 (as the saturating steps this replaces
+                // stopped near i64::MAX), so that no sum or difference of
+                // exponents below can overflow an i64: plain additions.
+                let mag = d.iter().fold(0u64, |v, &c| {
+                    if v >= EXP_CLAMP / 10 {
+                        EXP_CLAMP
+                    } else {
+                        v * 10 + u64::from(c - b'0')
+                    }
+                });
+                sign * mag as i64
             }
             _ => return None,
         };
@@ -171,7 +182,9 @@ impl<'a> Dec<'a> {
         let exp = if nd == 0 {
             0
         } else {
-            (int.len() as i64 - lo as i64).saturating_add(e)
+            // |e| <= 10^18 and the digit counts are below 2^32 (the
+            // tokenizer's length limit): no overflow.
+            int.len() as i64 - lo as i64 + e
         };
         Some(Dec {
             neg,
@@ -320,7 +333,7 @@ impl<'a> Dec<'a> {
         }
         // self = a × 10^pa and m = b × 10^pb with a, b free of trailing
         // zeros. For pa < pb, a / (b × 10^(pb-pa)) would need a to end in 0.
-        let e = self.last_exp().saturating_sub(m.last_exp());
+        let e = self.last_exp() - m.last_exp();
         if e < 0 {
             return Some(false);
         }
@@ -349,7 +362,7 @@ impl<'a> Dec<'a> {
 
     /// Exponent of the last significant digit: the value is `digits × 10^this`.
     fn last_exp(&self) -> i64 {
-        self.exp.saturating_sub(self.nd as i64)
+        self.exp - self.nd as i64
     }
 
     /// The nearest `f64` (infinite beyond its range); see the module
@@ -699,6 +712,36 @@ mod tests {
 
     fn dec(s: &str) -> Dec<'_> {
         Dec::parse(s.as_bytes()).unwrap()
+    }
+
+    /// Exponents of any length read without overflow: ordered exactly up to
+    /// the clamp (10^18), beyond f64 or zero past it, and the plain sums and
+    /// differences of exponents stay in range at the extremes.
+    #[test]
+    fn long_exponents_stay_ordered() {
+        use Ordering::*;
+        let huge = "1e99999999999999999999999999";
+        let tiny = "1e-99999999999999999999999999";
+        for (a, b, want) in [
+            (huge, "1e308", Greater),
+            (tiny, "0", Greater),
+            (tiny, "1e-400", Less),
+            (&format!("-{huge}"), "-1e999999999999999999", Less),
+            ("1e1000000000000000001", "1e2000000000000000000", Equal),
+            ("1e999999999999999998", "1e999999999999999999", Less),
+            ("1e99999999999999999", "1e99999999999999998", Greater),
+            ("123e-99999999999999999", "124e-99999999999999999", Less),
+            (huge, tiny, Greater),
+            ("0e99999999999999999999", "0", Equal),
+        ] {
+            assert_eq!(dec(a).cmp_value(&dec(b)), want, "{a} vs {b}");
+        }
+        assert!(!dec(huge).is_finite_f64() && dec(tiny).rounds_to_zero_f64());
+        assert_eq!(
+            dec("1e-99999999999999999999").is_multiple_of(&dec("1e99999999999999999999")),
+            Some(false)
+        );
+        assert_eq!(dec(huge).is_multiple_of(&dec(tiny)), Some(true));
     }
 
     #[test]
