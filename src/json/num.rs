@@ -238,18 +238,18 @@ impl<'a> Dec<'a> {
         if self.exp > 19 {
             return Err(false);
         }
-        let mut v: i64 = 0;
+        // At most 19 digits: the magnitude fits a u64 without a check
+        // (no checked 64-bit steps per digit), the sign's range once after.
+        let mut m: u64 = 0;
         for k in 0..self.exp as usize {
-            let d = i64::from(self.digit(k));
-            v = v.checked_mul(10).ok_or(false)?;
-            v = if self.neg {
-                v.checked_sub(d)
-            } else {
-                v.checked_add(d)
-            }
-            .ok_or(false)?;
+            m = m * 10 + u64::from(self.digit(k));
         }
-        Ok(v)
+        if self.neg {
+            // -2^63 is i64::MIN itself.
+            (m <= 1 << 63).then(|| (m as i64).wrapping_neg()).ok_or(false)
+        } else {
+            i64::try_from(m).map_err(|_| false)
+        }
     }
 
     /// Whether the value is within f64's range (its nearest double is
