@@ -171,6 +171,24 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
     true
 }
 
+/// The decimal digits of `u`, written at the end of `buf`: one formatter
+/// for the writer's numbers, validation messages and list cursors.
+#[inline(never)]
+pub(crate) fn decimal_digits(mut u: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + (u % 10) as u8;
+        }
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    buf.get(i..).unwrap_or(b"0")
+}
+
 /// `dst.copy_from_slice(src)` without its length-mismatch panic: copies
 /// `min(dst.len(), src.len())` bytes (callers pass equal lengths). Each
 /// `copy_from_slice` keeps a panic location record, and with it the file

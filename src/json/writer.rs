@@ -481,19 +481,7 @@ impl<'b> Writer<'b> {
     /// a double-precision FPU writes its readings without `f64` formatting.
     pub fn decimal(&mut self, v: i64, places: u32) -> Result<(), WriteError> {
         let mut tmp = [0u8; 20];
-        let mut i = tmp.len();
-        let mut u = v.unsigned_abs();
-        loop {
-            i -= 1;
-            if let Some(slot) = tmp.get_mut(i) {
-                *slot = b'0' + (u % 10) as u8;
-            }
-            u /= 10;
-            if u == 0 {
-                break;
-            }
-        }
-        let digits = tmp.get(i..).unwrap_or(&[]);
+        let digits = super::decimal_digits(v.unsigned_abs(), &mut tmp);
         self.before_value()?;
         if v < 0 {
             self.put(b"-")?;

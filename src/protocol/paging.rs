@@ -110,7 +110,7 @@ fn write_page<'r, P: Page + ?Sized>(
     if let Some(n) = next {
         let mut digits = [0u8; 20];
         w.key("nextCursor")?;
-        w.string_bytes(decimal(n, &mut digits))?;
+        w.string_bytes(crate::json::decimal_digits(n as u64, &mut digits))?;
     }
     Ok(())
 }
@@ -121,21 +121,6 @@ fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
     digits.iter().try_fold(0usize, |v, &d| {
         d.is_ascii_digit().then(|| v * 10 + usize::from(d - b'0'))
     })
-}
-
-fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        if let Some(b) = buf.get_mut(i) {
-            *b = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.get(i..).unwrap_or(b"0")
 }
 
 /// Bytes a list page must leave free after its last entry: `nextCursor`, the

@@ -85,20 +85,9 @@ impl MsgBuf {
     }
 
     /// Appends a decimal number.
-    pub fn push_uint(&mut self, mut v: u64) {
+    pub fn push_uint(&mut self, v: u64) {
         let mut tmp = [0u8; 20];
-        let mut i = tmp.len();
-        loop {
-            i -= 1;
-            if let Some(s) = tmp.get_mut(i) {
-                *s = b'0' + (v % 10) as u8;
-            }
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        self.push_bytes(tmp.get(i..).unwrap_or(&[]));
+        self.push_bytes(crate::json::decimal_digits(v, &mut tmp));
     }
 
     /// Appends `0x` and eight hex digits (a schema seal).
