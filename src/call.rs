@@ -1154,6 +1154,12 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             Phase::Done => done.structured = Some(self.structured),
         }
         // Constant members: copied, not built key by key.
+        if cfg!(target_os = "none") {
+            // Key and value on bare-metal targets (flash first).
+            self.w.key("isError")?;
+            self.w.bool(self.is_error)?;
+            return Ok(done);
+        }
         self.w.raw_members(if self.is_error {
             br#""isError":true"#
         } else {

@@ -340,8 +340,13 @@ pub fn end_result(w: &mut Writer<'_>) -> Result<(), WriteError> {
 
 fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> {
     w.begin_object()?;
-    // A constant member: copied, not built key by key and scanned for escapes.
-    w.raw_members(br#""jsonrpc":"2.0""#)?;
+    // A constant member: copied, not built key by key and scanned for
+    // escapes (on hosted targets; bare-metal ones build it, flash first).
+    if cfg!(target_os = "none") {
+        w.kv_str("jsonrpc", "2.0")?;
+    } else {
+        w.raw_members(br#""jsonrpc":"2.0""#)?;
+    }
     w.key("id")?;
     match id {
         Some(raw) => w.raw_value(raw),

@@ -350,7 +350,7 @@ impl<'a> Server<'a> {
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
         );
         if era.is_modern() && !asks {
-            w.raw_members(crate::protocol::RESULT_COMPLETE)?;
+            crate::protocol::result_complete(w)?;
         }
         let caps = self.capabilities(info, ex.listener.is_some());
         match method {

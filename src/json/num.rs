@@ -246,7 +246,9 @@ impl<'a> Dec<'a> {
         }
         if self.neg {
             // -2^63 is i64::MIN itself.
-            (m <= 1 << 63).then(|| (m as i64).wrapping_neg()).ok_or(false)
+            (m <= 1 << 63)
+                .then(|| (m as i64).wrapping_neg())
+                .ok_or(false)
         } else {
             i64::try_from(m).map_err(|_| false)
         }

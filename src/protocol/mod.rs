@@ -55,6 +55,19 @@ const _: () = assert!(versions_json_len() == crate::limits::MCP_PROTOCOL_VERSION
 /// copy ([`crate::json::Writer::raw_members`]) on every such response.
 pub(crate) const RESULT_COMPLETE: &[u8] = br#""resultType":"complete""#;
 
+/// Writes [`RESULT_COMPLETE`] into the result object: one copy on hosted
+/// targets, key and string on bare-metal ones (whose writer calls are
+/// already linked; the constant's copy path costs more flash there).
+pub(crate) fn result_complete(
+    w: &mut crate::json::Writer<'_>,
+) -> Result<(), crate::json::WriteError> {
+    if cfg!(target_os = "none") {
+        w.kv_str("resultType", "complete")
+    } else {
+        w.raw_members(RESULT_COMPLETE)
+    }
+}
+
 /// Which rules a request is answered under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -75,3 +88,49 @@ impl Era {
 
 #[cfg(test)]
 mod catalog_tests;
+
+#[cfg(test)]
+mod constant_member_tests {
+    use crate::json::Writer;
+
+    /// The constant members the hosted writer copies in one piece are the
+    /// bytes the key-and-value calls of bare-metal targets write.
+    #[test]
+    fn constant_members_match_key_and_value() {
+        let pairs: [(&[u8], &str, Option<&str>, bool); 4] = [
+            (
+                super::RESULT_COMPLETE,
+                "resultType",
+                Some("complete"),
+                false,
+            ),
+            (br#""jsonrpc":"2.0""#, "jsonrpc", Some("2.0"), false),
+            (br#""isError":true"#, "isError", None, true),
+            (br#""isError":false"#, "isError", None, false),
+        ];
+        for (raw, key, text, flag) in pairs {
+            let (mut a, mut b) = ([0u8; 64], [0u8; 64]);
+            let mut wa = Writer::new(&mut a);
+            let mut wb = Writer::new(&mut b);
+            wa.begin_object().unwrap();
+            wa.raw_members(raw).unwrap();
+            wa.end_object().unwrap();
+            wb.begin_object().unwrap();
+            match text {
+                Some(t) => wb.kv_str(key, t).unwrap(),
+                None => {
+                    wb.key(key).unwrap();
+                    wb.bool(flag).unwrap();
+                }
+            }
+            wb.end_object().unwrap();
+            assert_eq!(wa.as_bytes(), wb.as_bytes());
+        }
+        let mut c = [0u8; 64];
+        let mut wc = Writer::new(&mut c);
+        wc.begin_object().unwrap();
+        super::result_complete(&mut wc).unwrap();
+        wc.end_object().unwrap();
+        assert_eq!(wc.as_bytes(), br#"{"resultType":"complete"}"#);
+    }
+}

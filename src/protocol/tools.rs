@@ -610,7 +610,7 @@ fn refusal_with<'r>(
     let _ = w.key("isError");
     let _ = w.bool(true);
     if era.is_modern() {
-        let _ = w.raw_members(super::RESULT_COMPLETE);
+        let _ = super::result_complete(w);
     }
     Ok(w.status()?)
 }
@@ -764,7 +764,7 @@ fn execute<'r>(
         (None, _) => {}
     }
     if era.is_modern() {
-        w.raw_members(super::RESULT_COMPLETE)?;
+        super::result_complete(w)?;
     }
     Ok(())
 }
