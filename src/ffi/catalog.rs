@@ -280,23 +280,23 @@ pub unsafe extern "C" fn mcp_server_add_resource(
     }
     // SAFETY: checked non-NULL; the caller promises a valid definition.
     let r = unsafe { &*resource };
+    // Every text is read first (any invalid UTF-8 is -MCP_EILSEQ), then the
+    // required ones are checked (-MCP_EINVAL): one early return each.
     // SAFETY: NUL-terminated strings or NULL, as promised.
-    let texts = unsafe {
-        [
-            c_text(r.uri),
-            c_text(r.name),
-            c_text(r.title),
-            c_text(r.description),
-            c_text(r.mime_type),
-            c_text(r.text),
-        ]
+    let texts = || unsafe {
+        Ok((
+            c_text(r.uri)?,
+            c_text(r.name)?,
+            c_text(r.title)?,
+            c_text(r.description)?,
+            c_text(r.mime_type)?,
+            c_text(r.text)?,
+        ))
     };
-    if let Some(e) = texts.iter().find_map(|t| t.err()) {
-        return e;
-    }
-    let [uri, name, title, description, mime_type, text] = texts.map(|t| t.ok().flatten());
-    let (Some(uri), Some(name)) = (uri, name) else {
-        return -MCP_EINVAL;
+    let (uri, name, title, description, mime_type, text) = match texts() {
+        Ok((Some(u), Some(n), title, d, m, t)) => (u, n, title, d, m, t),
+        Ok(_) => return -MCP_EINVAL,
+        Err(e) => return e,
     };
     let body = match (r#fn, text, r.blob.is_null()) {
         (Some(_), None, true) => Body::Handler(Handler::C(r#fn, user)),
@@ -354,21 +354,20 @@ pub unsafe extern "C" fn mcp_server_add_prompt(
     }
     // SAFETY: checked non-NULL; the caller promises a valid definition.
     let p = unsafe { &*prompt };
+    // As in mcp_server_add_resource: every text first, then the name.
     // SAFETY: NUL-terminated strings or NULL, as promised.
-    let texts = unsafe {
-        [
-            c_text(p.name),
-            c_text(p.title),
-            c_text(p.description),
-            c_text(p.arguments),
-        ]
+    let texts = || unsafe {
+        Ok((
+            c_text(p.name)?,
+            c_text(p.title)?,
+            c_text(p.description)?,
+            c_text(p.arguments)?,
+        ))
     };
-    if let Some(e) = texts.iter().find_map(|t| t.err()) {
-        return e;
-    }
-    let [name, title, description, arguments] = texts.map(|t| t.ok().flatten());
-    let Some(name) = name else {
-        return -MCP_EINVAL;
+    let (name, title, description, arguments) = match texts() {
+        Ok((Some(n), title, d, a)) => (n, title, d, a),
+        Ok(_) => return -MCP_EINVAL,
+        Err(e) => return e,
     };
     // SAFETY: `slot_mut` checks NULL and the magic word; no handle call runs.
     let Some(s) = (unsafe { slot_mut(server) }) else {
