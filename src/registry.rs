@@ -338,7 +338,7 @@ fn is_json_array(text: &str) -> bool {
 }
 
 pub(crate) fn valid_name(name: &str) -> bool {
-    (1..=MCP_MAX_TOOL_NAME_LEN).contains(&name.len())
+    matches!(name.len(), 1..=MCP_MAX_TOOL_NAME_LEN)
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))

@@ -46,7 +46,7 @@ pub unsafe extern "C" fn mcp_server_set_state_key(
     let Some(s) = (unsafe { server_mut(server) }) else {
         return -MCP_EINVAL;
     };
-    if key.is_null() || !(16..=64).contains(&len) {
+    if key.is_null() || !matches!(len, 16..=64) {
         return -MCP_EINVAL;
     }
     let mut k = [0u8; 64];

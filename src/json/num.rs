@@ -495,7 +495,7 @@ impl Ext {
     /// result is exact up to `sticky` (one operation on exact operands).
     fn scale(mut self, p: i32) -> (Ext, bool) {
         let exact = !self.sticky;
-        if (0..=27).contains(&p) {
+        if matches!(p, 0..=27) {
             self.mul(pow5(p), p); // 10^p = 5^p × 2^p
             (self, exact)
         } else if (-27..0).contains(&p) {
@@ -599,7 +599,7 @@ pub fn format_f64(v: f64, out: &mut [u8; F64_TEXT_MAX]) -> usize {
         nd += 1;
     }
     let digit = |i: usize| d.get(i).copied().unwrap_or(b'0');
-    if (-3..=16).contains(&dexp) {
+    if matches!(dexp, -3..=16) {
         // 0.000ddd, ddd.ddd or ddd000.0
         let point = dexp.max(0) as usize;
         if dexp <= 0 {

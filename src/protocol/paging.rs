@@ -117,7 +117,7 @@ fn write_page<'r, P: Page + ?Sized>(
 
 /// A cursor is the decimal index of the first entry of its page.
 fn parse_cursor(doc: &Doc<'_>, c: usize) -> Option<usize> {
-    let digits = doc.str_inner(c).filter(|d| (1..=9).contains(&d.len()))?;
+    let digits = doc.str_inner(c).filter(|d| matches!(d.len(), 1..=9))?;
     digits.iter().try_fold(0usize, |v, &d| {
         d.is_ascii_digit().then(|| v * 10 + usize::from(d - b'0'))
     })
