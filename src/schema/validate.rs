@@ -235,34 +235,12 @@ fn kind_name(doc: &Doc<'_>, i: usize) -> &'static str {
     }
 }
 
-/// Iterates the scalar members of a validated `[ ... ]` text.
+/// Iterates the members of a validated `[ ... ]` text (an `enum`, whose
+/// members registration checked are scalars), as written: read by the
+/// document reader every request already links.
 fn scalars(raw: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut pos = 1; // past '['
-    core::iter::from_fn(move || {
-        let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',');
-        while raw.get(pos).is_some_and(ws) {
-            pos += 1;
-        }
-        let start = pos;
-        match raw.get(pos)? {
-            b']' => return None,
-            b'"' => {
-                pos += 1;
-                while let Some(&b) = raw.get(pos) {
-                    pos += if b == b'\\' { 2 } else { 1 };
-                    if b == b'"' {
-                        break;
-                    }
-                }
-            }
-            _ => {
-                while raw.get(pos).is_some_and(|b| !ws(b) && *b != b']') {
-                    pos += 1;
-                }
-            }
-        }
-        raw.get(start..pos)
-    })
+    let d = Doc::new(raw);
+    d.elements(d.root()).map(move |e| d.raw(e))
 }
 
 fn str_inner(raw: &[u8]) -> &[u8] {
@@ -837,6 +815,43 @@ mod tests {
         }
         assert_eq!(exact_int(b"\"a\""), Err(ConvError::Type));
         assert_eq!(exact_int(b"1-2"), Err(ConvError::Type));
+    }
+
+    /// Enum members written with whitespace, escapes, a comma or bracket
+    /// inside a string, and of every scalar kind are each read whole.
+    #[test]
+    fn enum_members_are_read_whole() {
+        let s = r#"{"type":"object","properties":{"e":{"enum":[ "a,\"]b" ,
+            -1.50e1 , true,null,"\u00e9" , "" ]}}}"#;
+        let root = compile(s).unwrap();
+        let t = Schema::new(s);
+        for (args, ok) in [
+            (r#"{"e":"a,\"]b"}"#, true),
+            (r#"{"e":"a,"}"#, false),
+            (r#"{"e":-15}"#, true),
+            (r#"{"e":-1.5}"#, false),
+            (r#"{"e":true}"#, true),
+            (r#"{"e":false}"#, false),
+            (r#"{"e":null}"#, true),
+            (r#"{"e":"é"}"#, true),
+            (r#"{"e":""}"#, true),
+            (r#"{"e":"b"}"#, false),
+        ] {
+            crate::json::check(args.as_bytes(), 16).unwrap();
+            let mut m = MsgBuf::new();
+            assert_eq!(
+                validate(&t, root, &Doc::new(args.as_bytes()), Some(0), &mut m),
+                ok,
+                "{args}: {}",
+                m.as_str()
+            );
+            if !ok && args == r#"{"e":"b"}"# {
+                assert_eq!(
+                    m.as_str(),
+                    r#"e: "b" is not one of a,\"]b, -1.50e1, true, null, \u00e9, "#
+                );
+            }
+        }
     }
 
     #[test]
