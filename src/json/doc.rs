@@ -53,11 +53,8 @@ impl<'a> Doc<'a> {
 
     /// The first non-whitespace offset at or after `i`.
     #[inline]
-    fn ws(&self, mut i: usize) -> usize {
-        while self.src.get(i).is_some_and(|&b| is_ws(b)) {
-            i += 1;
-        }
-        i
+    fn ws(&self, i: usize) -> usize {
+        super::skip_ws(self.src, i)
     }
 
     /// The JSON type at `i`.

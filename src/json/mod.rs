@@ -171,6 +171,16 @@ pub(crate) fn is_utf8(b: &[u8]) -> bool {
     true
 }
 
+/// The first index at or after `i` that is not JSON whitespace (`s.len()`
+/// or beyond when none is): one loop for the tokenizer, the document reader
+/// and the refusal scan.
+pub(crate) fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
 /// The decimal digits of `u`, written at the end of `buf`: one formatter
 /// for the writer's numbers, validation messages and list cursors.
 #[inline(never)]

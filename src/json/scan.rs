@@ -7,14 +7,7 @@
 //! not validate the document (the tokenizer already said it cannot take it);
 //! the caller validates whatever it takes from it.
 
-use super::string_run;
-
-fn skip_ws(s: &[u8], mut i: usize) -> usize {
-    while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
+use super::{skip_ws, string_run};
 
 /// The end (one past the closing quote) of the string that opens at `i`.
 fn string_end(s: &[u8], i: usize) -> Option<usize> {

@@ -91,9 +91,7 @@ impl Cursor<'_> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
-        }
+        self.pos = super::skip_ws(self.src, self.pos);
     }
 
     fn hex4(&mut self) -> Result<u32, Error> {
