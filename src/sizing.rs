@@ -8,7 +8,7 @@
 
 use crate::json::{Doc, WriteError, Writer};
 use crate::limits::{MCP_MAX_ID_LEN, MCP_MIN_RESPONSE_CAP};
-use crate::protocol::{Era, RESULT_COMPLETE, legacy, modern, paging, prompts, resources, tools};
+use crate::protocol::{Era, legacy, modern, paging, prompts, resources, result_complete, tools};
 use crate::rpc;
 use crate::server::Server;
 
@@ -65,7 +65,7 @@ fn measure(f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>) -> usize {
 fn open(w: &mut Writer<'_>, modern: bool) -> Result<(), WriteError> {
     rpc::begin_result(w, &ID)?;
     if modern {
-        w.raw_members(RESULT_COMPLETE)?;
+        result_complete(w)?;
     }
     Ok(())
 }

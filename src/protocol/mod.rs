@@ -51,8 +51,8 @@ const fn versions_json_len() -> usize {
 }
 const _: () = assert!(versions_json_len() == crate::limits::MCP_PROTOCOL_VERSIONS_JSON_LEN);
 
-/// The `resultType` member of a complete 2026-07-28 result, written as one
-/// copy ([`crate::json::Writer::raw_members`]) on every such response.
+/// The `resultType` member of a complete 2026-07-28 result, as
+/// [`result_complete`] writes it on every such response.
 pub(crate) const RESULT_COMPLETE: &[u8] = br#""resultType":"complete""#;
 
 /// Writes [`RESULT_COMPLETE`] into the result object: one copy on hosted
