@@ -112,9 +112,10 @@ pub struct LastSchemaError<'a> {
 /// The reason of a seal that does not match, in a build that checks (the
 /// right seal follows).
 const SEAL_STALE: &str = " does not match the schemas, which this build checked (they seal to ";
-/// The same in a build without the checker.
-const SEAL_NEEDED: &str = " does not match the schemas: this build (without the schema-check \
-    feature) registers only schemas sealed by a build that checks them (mcp_schema_seal)";
+/// The same in a build without the checker. With its prefix it fits one
+/// `MCP_MAX_ERROR_MESSAGE` whole, so the fix it names is never cut off.
+const SEAL_NEEDED: &str = " does not match the schemas: a build without the schema-check feature takes only the seal \
+     mcp_schema_seal gives them";
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
@@ -357,7 +358,47 @@ mod tests {
         Tool::new(name, schema, Handler::C(Some(nop), core::ptr::null_mut()))
     }
 
+    /// In every profile: the schemas' own seal registers them and any other
+    /// is refused; seal 0 means "check them here", which only a build with
+    /// the checker can do.
     #[test]
+    fn seals_are_checked_in_every_profile() {
+        let schema = r#"{"type":"object","properties":{"p":{"type":"integer"}}}"#;
+        let seal = crate::schema::seal(schema, None);
+        let mut r = Registry::new();
+        assert_eq!(
+            r.add(tool("wrong", schema), seal ^ 1),
+            Err(RegisterError::Schema(SchemaErrorKind::Seal))
+        );
+        assert_eq!(r.len(), 0, "a refused tool takes no slot");
+        assert_eq!(r.add(tool("sealed", schema), seal), Ok(()));
+        let zero = r.add(tool("unsealed", schema), 0);
+        if cfg!(feature = "schema-check") {
+            assert_eq!(zero, Ok(()));
+        } else {
+            assert_eq!(zero, Err(RegisterError::Schema(SchemaErrorKind::Seal)));
+            let mut m = MsgBuf::new();
+            r.last_error.unwrap().describe(&mut m);
+            // Whole: the fix it names is not cut off.
+            assert_eq!(
+                m.as_str(),
+                "schema_seal 0x00000000 does not match the schemas: a build without the \
+                 schema-check feature takes only the seal mcp_schema_seal gives them"
+            );
+        }
+        // Malformed text is refused before any seal is looked at.
+        let bad = "{\"type\":";
+        assert_eq!(
+            r.add(tool("bad", bad), crate::schema::seal(bad, None)),
+            Err(RegisterError::Schema(SchemaErrorKind::Malformed))
+        );
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(feature = "schema-check"),
+        ignore = "needs the schema-check feature"
+    )]
     fn registers_in_order_and_checks() {
         let mut r = Registry::new();
         r.add(tool("b.tool-1", "{\"type\":\"object\"}"), 0).unwrap();
