@@ -19,13 +19,15 @@ cargo fmt --all -- --check
 step "cargo clippy (library as shipped, and with tests)"
 cargo clippy --quiet -- -D warnings
 cargo clippy --quiet --features std --all-targets -- -D warnings
+cargo clippy --quiet --no-default-features --features minimal,std --lib --tests -- -D warnings
 
 step "Rust tests (cargo test --features std)"
 cargo test --features std
-# What the minimal profile does without the schema checker (schema seals)
-# and without the http feature (routing headers refused); the same tests ran
-# with both just above.
-cargo test --no-default-features --features minimal,std --test schema_seal --test routing_headers
+# The minimal profile: the unit tests (a test that needs a feature the
+# profile leaves out is listed as ignored, with the feature it needs), what it
+# does without the schema checker (schema seals) and without the http feature
+# (routing headers refused); the same tests ran with every feature just above.
+cargo test --no-default-features --features minimal,std --lib --test schema_seal --test routing_headers
 
 step "ABI checks (tests/abi: ctest + bindgen)"
 (cd tests/abi && cargo test)

@@ -497,6 +497,8 @@ mod tests {
         })
     }
 
+    const NOPE_7: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found\",\"data\":\"nope\"}}\n";
+
     #[test]
     fn respond_writes_lines() {
         let s = greenhouse();
@@ -504,12 +506,13 @@ mod tests {
         let n = respond(
             &s,
             &RequestInfo::default(),
-            Frame::Line(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
+            Frame::Line(br#"{"jsonrpc":"2.0","id":7,"method":"nope"}"#),
             &mut out,
         )
         .unwrap()
         .len;
-        assert_eq!(&out[..n], b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n");
+        // (An answer every profile and era gives alike.)
+        assert_eq!(&out[..n], NOPE_7);
         let o = respond(&s, &RequestInfo::default(), Frame::Oversize, &mut out).unwrap();
         assert_eq!((o.rpc_error, o.http_status), (-32600, 400));
         let n = o.len;
@@ -536,7 +539,7 @@ mod tests {
         let mut stream = Vec::new();
         for i in 0..50 {
             stream.extend_from_slice(
-                format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\r\n").as_bytes(),
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"nope\"}}\r\n").as_bytes(),
             );
             if i % 10 == 3 {
                 stream.extend_from_slice(&[b'x'; 300]);
@@ -558,9 +561,14 @@ mod tests {
             }
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 55, "chunk {chunk}");
-            assert_eq!(lines[0], r#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
+            let nope = |id| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"Method not found","data":"nope"}}}}"#
+                )
+            };
+            assert_eq!(lines[0], nope(0));
             assert!(lines[4].contains("-32600") && lines[4].contains(r#""id":null"#));
-            assert_eq!(lines[54], r#"{"jsonrpc":"2.0","id":49,"result":{}}"#);
+            assert_eq!(lines[54], nope(49));
         }
     }
 }

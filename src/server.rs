@@ -528,15 +528,15 @@ mod tests {
             list_ttl_ms: 5,
             cache_public: true,
         });
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             description: Some("Echo n"),
             annotations: crate::limits::MCP_TOOL_READ_ONLY,
             ..Tool::new("echo", "{ \"type\": \"object\" }", Handler::Rust(echo))
         })
         .unwrap();
-        s.add_tool(Tool::new("vent", VENT_SCHEMA, Handler::Rust(echo)))
+        s.add_tool_as_built(Tool::new("vent", VENT_SCHEMA, Handler::Rust(echo)))
             .unwrap();
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             output_schema: Some(OUT_SCHEMA),
             ..Tool::new("typed", "{\"type\":\"object\"}", Handler::Rust(echo))
         })
@@ -587,6 +587,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn call_modern_and_legacy() {
         let (r, _) = run(&modern(
             "12345678901234567890",
@@ -609,6 +610,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn legacy_handshake() {
         let init = |v: &str| {
             run(&format!(
@@ -768,13 +770,22 @@ mod tests {
             assert!(r.contains(&block), "{r}");
             assert_eq!(r.matches(r#""_meta":{"#).count(), 2, "one stamp: {r}");
         }
-        let (r, o) =
-            run(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vent"}}"#);
+        // Absent arguments: the required one is reported, in both eras.
+        let (r, o) = run(&modern("1", "tools/call", r#","name":"vent""#));
         assert_eq!((o.rpc_error, o.http_status), (0, 200), "{r}");
         assert!(
-            r.contains(r#""result":{"content":[{"type":"text","text":"percent: required","_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"required"}}}],"isError":true}"#),
+            r.contains(r#""result":{"content":[{"type":"text","text":"percent: required","_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"required"}}}],"isError":true,"resultType":"complete""#),
             "{r}"
         );
+        if cfg!(feature = "legacy") {
+            let (r, o) =
+                run(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vent"}}"#);
+            assert_eq!((o.rpc_error, o.http_status), (0, 200), "{r}");
+            assert!(
+                r.contains(r#""result":{"content":[{"type":"text","text":"percent: required","_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"required"}}}],"isError":true}"#),
+                "{r}"
+            );
+        }
         assert_eq!(
             CALLS.with(|c| c.load(Ordering::SeqCst)),
             before,
@@ -819,7 +830,7 @@ mod tests {
     fn paged(page_size: u32) -> Server<'static> {
         let mut s = server();
         s.tools.page_size = page_size;
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             title: Some("Trace"),
             icons: Some(r#"[ {"src":"data:image/png;base64,AA==","mimeType":"image/png"} ]"#),
             annotations: crate::limits::MCP_TOOL_IDEMPOTENT,
@@ -902,17 +913,42 @@ mod tests {
     fn trace_context_reaches_the_callback() {
         let s = paged(0);
         let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        for (meta, want) in [
-            (format!(r#","_meta":{{"traceparent":"{tp}"}}"#), "4bf92f3577b34da6a3ce929d0e0e4736"),
-            (r#","_meta":{"traceparent":"00-00000000000000000000000000000000-00f067aa0ba902b7-01"}"#.into(), "-"),
-            (r#","_meta":{"traceparent":"junk"}"#.into(), "-"),
+        for (trace, want) in [
+            (
+                format!(r#","traceparent":"{tp}""#),
+                "4bf92f3577b34da6a3ce929d0e0e4736",
+            ),
+            (
+                r#","traceparent":"00-00000000000000000000000000000000-00f067aa0ba902b7-01""#
+                    .into(),
+                "-",
+            ),
+            (r#","traceparent":"junk""#.into(), "-"),
             (String::new(), "-"),
         ] {
-            let req = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"trace"{meta}}}}}"#);
-            let mut out = [0u8; 1024];
-            let o = s.handle(&RequestInfo::default(), req.as_bytes(), &mut out).unwrap();
-            let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
-            assert_eq!(v["result"]["content"][0]["text"], want, "{meta}");
+            // In the envelope's `_meta`, and (with `legacy`) in a 2025-11-25
+            // request's own or none.
+            let keys = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+            let mut reqs = vec![format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"trace","_meta":{{{keys}{trace}}}}}}}"#
+            )];
+            if cfg!(feature = "legacy") {
+                let meta = match trace.strip_prefix(',') {
+                    Some(t) => format!(r#","_meta":{{{t}}}"#),
+                    None => String::new(),
+                };
+                reqs.push(format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"trace"{meta}}}}}"#
+                ));
+            }
+            for req in reqs {
+                let mut out = [0u8; 1024];
+                let o = s
+                    .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+                    .unwrap();
+                let v: serde_json::Value = serde_json::from_slice(&out[..o.len]).unwrap();
+                assert_eq!(v["result"]["content"][0]["text"], want, "{req}");
+            }
         }
     }
 
@@ -947,13 +983,13 @@ mod tests {
     fn mrtr_server() -> Server<'static> {
         let mut s = server();
         s.state_mac = StateMac::Key([7; 64], 32);
-        s.add_tool(Tool::new(
+        s.add_tool_as_built(Tool::new(
             "ask",
             "{\"type\":\"object\"}",
             Handler::Rust(ask),
         ))
         .unwrap();
-        s.add_tool(Tool::new(
+        s.add_tool_as_built(Tool::new(
             "ask2",
             "{\"type\":\"object\"}",
             Handler::Rust(ask),
@@ -974,6 +1010,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "mrtr"), ignore = "needs the mrtr feature")]
     fn input_required_round_trip() {
         let s = mrtr_server();
         let caps = r#"{"elicitation":{}}"#;
@@ -1026,6 +1063,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "mrtr"), ignore = "needs the mrtr feature")]
     fn input_requests_need_the_declared_capability() {
         let s = mrtr_server();
         let v = mrtr_call(&s, "ask", "{}", "");
@@ -1061,6 +1099,10 @@ mod tests {
     /// client's response is matched by id, the call runs again with it and
     /// its final response goes to the call's own id.
     #[test]
+    #[cfg_attr(
+        not(all(feature = "legacy", feature = "mrtr")),
+        ignore = "needs the legacy and mrtr features"
+    )]
     fn legacy_round_trip_in_core() {
         use crate::protocol::envelope::*;
         use crate::roundtrip::RoundTrip;
@@ -1207,6 +1249,10 @@ mod tests {
     /// input_required result to turn into requests, then the re-run with the
     /// answers and the state.
     #[test]
+    #[cfg_attr(
+        not(all(feature = "legacy", feature = "mrtr")),
+        ignore = "needs the legacy and mrtr features"
+    )]
     fn legacy_input_through_transport_flags() {
         use crate::protocol::envelope::*;
         let s = mrtr_server();
@@ -1258,10 +1304,11 @@ mod tests {
     /// mcp_call_client_capability sees what a legacy transport vouches for,
     /// and at 2026-07-28 only the request's own declaration.
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn client_capability_in_both_eras() {
         use crate::protocol::envelope::*;
         let mut s = server();
-        s.add_tool(Tool::new(
+        s.add_tool_as_built(Tool::new(
             "caps",
             "{\"type\":\"object\"}",
             Handler::Rust(caps_seen),
@@ -1293,6 +1340,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn legacy_initialize_advertises_logging_only_when_delivered() {
         use crate::protocol::envelope::MCP_CTX_LEGACY_LOG;
         let s = server();
@@ -1326,9 +1374,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "policy"), ignore = "needs the policy feature")]
     fn idempotency_keys_never_run_a_tool_twice() {
         let mut s = server();
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             idempotency_key: Some("req"),
             ..Tool::new("once", "{\"type\":\"object\"}", Handler::Rust(once))
         })
@@ -1385,12 +1434,13 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
     fn mcp_param_headers_mirror_their_arguments() {
         use crate::call::HeaderParam;
         use crate::protocol::envelope::MCP_CTX_HTTP;
         let mut s = server();
         let schema = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}"#;
-        s.add_tool(Tool::new("regional", schema, Handler::Rust(echo)))
+        s.add_tool_as_built(Tool::new("regional", schema, Handler::Rust(echo)))
             .unwrap();
         let req = modern(
             "1",
@@ -1472,6 +1522,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
     fn headers_are_checked_against_the_body() {
         let req = modern("1", "tools/list", "");
         let info = RequestInfo {
@@ -1543,6 +1594,7 @@ mod tests {
     /// 2025-11-25 clients (the TypeScript SDK) read a JSON-RPC error only when
     /// it travels with HTTP 200; 2026-07-28 keeps its status table.
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn http_status_follows_the_era() {
         let legacy = |m: &str, p: &str| {
             run(&format!(

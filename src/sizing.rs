@@ -195,7 +195,7 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: false,
         });
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             max_result_len: 200,
             ..Tool::new("t", r#"{"type":"object"}"#, Handler::Rust(block200))
         })
@@ -220,12 +220,16 @@ mod tests {
     fn call_needs_envelope_and_declared_bytes_exactly() {
         let s = server();
         let id = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN - 2));
-        for req in [
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#
-            ),
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#.to_string(),
-        ] {
+        let mut reqs = vec![format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#
+        )];
+        if cfg!(feature = "legacy") {
+            reqs.push(
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}"#
+                    .to_string(),
+            );
+        }
+        for req in reqs {
             let (full, e) = call(&s, &req, 4096);
             assert_eq!(e, 0, "{full}");
             let n = full.len();
@@ -272,19 +276,23 @@ mod tests {
             ),
             4096,
         );
-        // Without a listen transport `"listChanged":false` replaces `true`.
-        assert_eq!(sizes.discover, r.len() - 1);
-        let (r, _) = call(
-            &s,
-            &format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
-            ),
-            4096,
-        );
-        assert!(
-            sizes.initialize >= r.len() && sizes.initialize <= r.len() + 32,
-            "{r}"
-        );
+        // Without a listen transport `"listChanged":false` replaces `true`
+        // (a build without `catalog` advertises no list changes at all).
+        let no_listen = usize::from(cfg!(feature = "catalog"));
+        assert_eq!(sizes.discover, r.len() - no_listen);
+        if cfg!(feature = "legacy") {
+            let (r, _) = call(
+                &s,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+                ),
+                4096,
+            );
+            assert!(
+                sizes.initialize >= r.len() && sizes.initialize <= r.len() + 32,
+                "{r}"
+            );
+        }
         assert!(sizes.min_response_cap() >= sizes.tools_list);
         assert_eq!(Server::new(s.info).response_sizes().tools_call, 0);
     }

@@ -88,6 +88,19 @@ impl<'a> Server<'a> {
         self.tools.add(tool, seal)
     }
 
+    /// Tests: registers a tool as a firmware of this build does, with its
+    /// schemas' seal where the build has no schema checker (the unit tests
+    /// run in every profile; `add_tool` alone is tested by the registry's).
+    #[cfg(test)]
+    pub(crate) fn add_tool_as_built(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
+        let seal = if cfg!(feature = "schema-check") {
+            0
+        } else {
+            crate::schema::seal(tool.input_schema, tool.output_schema)
+        };
+        self.tools.add(tool, seal)
+    }
+
     /// Registers a resource, or a template when its URI contains `{`.
     pub fn add_resource(&mut self, r: Resource<'a>) -> Result<(), RegisterError> {
         self.catalog.add_resource(r)

@@ -466,7 +466,7 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: false,
         });
-        s.add_tool(Tool::new(
+        s.add_tool_as_built(Tool::new(
             "rich",
             r#"{"type":"object"}"#,
             Handler::Rust(rich),
@@ -488,6 +488,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(all(feature = "rich", feature = "legacy")),
+        ignore = "needs the rich and legacy features"
+    )]
     fn rich_content_blocks() {
         let (v, _) = call("{}");
         let c = &v["result"]["content"];
@@ -516,6 +520,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(all(feature = "rich", feature = "legacy")),
+        ignore = "needs the rich and legacy features"
+    )]
     fn notifications_only_when_asked() {
         let (_, sent) = call("{}");
         assert!(sent.is_empty(), "{sent:?}");

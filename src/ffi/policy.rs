@@ -214,10 +214,10 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: true,
         });
-        s.add_tool(Tool::new("read", r#"{"type":"object"}"#, Handler::Rust(ok)))
+        s.add_tool_as_built(Tool::new("read", r#"{"type":"object"}"#, Handler::Rust(ok)))
             .unwrap();
         let schema = r#"{"type":"object","properties":{"p":{"type":"integer","maximum":10}}}"#;
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             principals: Some("operator"),
             min_interval_ms: 2000,
             ..Tool::new("set", schema, Handler::Rust(ok))
@@ -251,6 +251,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "policy"), ignore = "needs the policy feature")]
     fn principals_rate_limits_and_audit() {
         let s = gateway();
         LOG.with(|l| l.borrow_mut().clear());
@@ -370,6 +371,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "policy"), ignore = "needs the policy feature")]
     fn only_finished_runs_count_against_the_rate_limit() {
         let mut s = Server::new(ServerInfo {
             name: "g",
@@ -380,7 +382,7 @@ mod tests {
             cache_public: true,
         });
         s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             min_interval_ms: 2000,
             ..Tool::new("move", r#"{"type":"object"}"#, Handler::Rust(confirm))
         })

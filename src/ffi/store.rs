@@ -189,7 +189,7 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: true,
         });
-        s.add_tool(Tool {
+        s.add_tool_as_built(Tool {
             idempotency_key: Some("k"),
             ..Tool::new("act", r#"{"type":"object"}"#, Handler::Rust(act))
         })

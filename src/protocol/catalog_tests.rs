@@ -105,7 +105,7 @@ fn server(page_size: u32) -> Server<'static> {
         cache_public: false,
     });
     s.tools.page_size = page_size;
-    s.add_tool(Tool::new("t1", "{\"type\":\"object\"}", Handler::Rust(nop)))
+    s.add_tool_as_built(Tool::new("t1", "{\"type\":\"object\"}", Handler::Rust(nop)))
         .unwrap();
     let res = |uri, name, body| Resource {
         uri,
@@ -583,7 +583,7 @@ fn prompts_and_reads_can_ask_for_input() {
     s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
     s.add_prompt(Prompt::new("ask", Handler::Rust(asks)))
         .unwrap();
-    s.add_tool(Tool::new(
+    s.add_tool_as_built(Tool::new(
         "ask",
         "{\"type\":\"object\"}",
         Handler::Rust(asks),

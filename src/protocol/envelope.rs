@@ -440,6 +440,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "http"), ignore = "needs the http feature")]
     fn http_requires_the_routing_headers() {
         let list =
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{ENV}}}}}"#);
@@ -483,6 +484,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
     fn legacy_requests_without_a_session_only_handshake() {
         let no_session = RequestInfo {
             flags: MCP_CTX_HTTP | MCP_CTX_LEGACY_NO_SESSION,

@@ -86,7 +86,8 @@ impl Era {
     }
 }
 
-#[cfg(test)]
+// Resources, prompts, completion and listen: the `catalog` feature's.
+#[cfg(all(test, feature = "catalog"))]
 mod catalog_tests;
 
 #[cfg(test)]
