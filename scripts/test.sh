@@ -28,6 +28,12 @@ cargo test --features std
 # does without the schema checker (schema seals) and without the http feature
 # (routing headers refused); the same tests ran with every feature just above.
 cargo test --no-default-features --features minimal,std --lib --test schema_seal --test routing_headers
+# Each feature alone on top of the minimal profile: its code builds and
+# passes by itself, and a test that leans on another feature says so.
+for feature in legacy catalog mrtr policy rich schema-check http; do
+  echo "--- unit tests, minimal + $feature"
+  cargo test --quiet --no-default-features --features "minimal,$feature,std" --lib
+done
 
 step "ABI checks (tests/abi: ctest + bindgen)"
 (cd tests/abi && cargo test)

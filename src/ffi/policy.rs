@@ -371,7 +371,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(not(feature = "policy"), ignore = "needs the policy feature")]
+    #[cfg_attr(
+        not(all(feature = "policy", feature = "mrtr")),
+        ignore = "needs the policy and mrtr features"
+    )]
     fn only_finished_runs_count_against_the_rate_limit() {
         let mut s = Server::new(ServerInfo {
             name: "g",

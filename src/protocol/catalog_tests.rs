@@ -233,6 +233,7 @@ fn reads_text_blob_and_templates() {
 
 /// 2025-11-25 answers an unknown resource with its own code, -32002.
 #[test]
+#[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
 fn unknown_resources_in_the_legacy_era_are_32002() {
     let s = server(0);
     let r = legacy(&s, "resources/read", r#""uri":"nope://x""#);
@@ -386,18 +387,21 @@ fn capabilities_follow_what_is_registered() {
         caps(&server(0), true),
         json!({"completions":{},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"tools":{"listChanged":true}})
     );
-    let init = legacy(
-        &server(0),
-        "initialize",
-        r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}"#,
-    );
-    assert_eq!(
-        init["result"]["capabilities"]["resources"],
-        json!({"subscribe":false,"listChanged":false})
-    );
+    if cfg!(feature = "legacy") {
+        let init = legacy(
+            &server(0),
+            "initialize",
+            r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}"#,
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["resources"],
+            json!({"subscribe":false,"listChanged":false})
+        );
+    }
 }
 
 #[test]
+#[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
 fn legacy_only_methods() {
     let s = server(0);
     for m in [
@@ -578,6 +582,7 @@ fn asks(call: &Call<'_>, r: &mut ToolResult<'_, '_>) -> c_int {
 }
 
 #[test]
+#[cfg_attr(not(feature = "mrtr"), ignore = "needs the mrtr feature")]
 fn prompts_and_reads_can_ask_for_input() {
     let mut s = server(0);
     s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);

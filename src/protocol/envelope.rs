@@ -484,7 +484,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
+    #[cfg_attr(
+        not(all(feature = "legacy", feature = "http")),
+        ignore = "needs the legacy and http features"
+    )]
     fn legacy_requests_without_a_session_only_handshake() {
         let no_session = RequestInfo {
             flags: MCP_CTX_HTTP | MCP_CTX_LEGACY_NO_SESSION,
