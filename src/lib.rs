@@ -17,9 +17,12 @@
 //!     instructions: None, list_ttl_ms: 0, cache_public: false };
 //! let server = Server::new(info);
 //! let mut out = [0u8; 512];
-//! let req = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+//! let req = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+//!     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//!     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 //! let o = server.handle(&RequestInfo::default(), req, &mut out).unwrap();
-//! assert_eq!(&out[..o.len], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+//! let answer = core::str::from_utf8(&out[..o.len]).unwrap();
+//! assert!(answer.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]"#));
 //! ```
 //!
 //! Non-features: nothing allocates, nothing blocks, no state is kept between
