@@ -231,43 +231,42 @@ impl<'a> Server<'a> {
                 rpc::http_status_legacy(code, false)
             }
         };
-        // One error path for every failure after the id is known: the
-        // answer is rewritten from the start of the buffer.
-        let (e, built) = match self.dispatch(&req, id, info, &mut w, &mut scratch, ex, &mut era) {
-            Ok(listen) if w.is_complete() => {
-                return Ok(Outcome {
-                    len: w.len(),
-                    rpc_error: 0,
-                    http_status: 200,
-                    listen,
-                    client: if cfg!(feature = "legacy") && req.is("initialize") {
-                        crate::protocol::mrtr::initialize_caps(&req)
-                    } else {
-                        0
-                    },
-                });
+        match self.dispatch(&req, id, info, &mut w, &mut scratch, ex, &mut era) {
+            Ok(listen) if w.is_complete() => Ok(Outcome {
+                len: w.len(),
+                rpc_error: 0,
+                http_status: 200,
+                listen,
+                client: if cfg!(feature = "legacy") && req.is("initialize") {
+                    crate::protocol::mrtr::initialize_caps(&req)
+                } else {
+                    0
+                },
+            }),
+            Ok(_) | Err(Fail::Write(WriteError::Misuse)) => {
+                w.reset();
+                Ok(error_outcome(
+                    &mut w,
+                    Some(id),
+                    &RpcError::new(MCP_RPC_INTERNAL_ERROR, "Internal error"),
+                    b"",
+                ))
             }
-            Ok(_) | Err(Fail::Write(WriteError::Misuse)) => (
-                RpcError::new(MCP_RPC_INTERNAL_ERROR, "Internal error"),
-                &b""[..],
-            ),
-            Err(Fail::Write(WriteError::Overflow)) => (
-                RpcError::new(
+            Err(Fail::Write(WriteError::Overflow)) => {
+                w.reset();
+                let e = RpcError::new(
                     MCP_RPC_INTERNAL_ERROR,
                     "Response exceeds the response buffer",
-                ),
-                &b""[..],
-            ),
-            Err(Fail::Rpc(e)) => (e, scratch.as_bytes()),
-        };
-        w.reset();
-        let mut o = error_outcome(&mut w, Some(id), &e, built);
-        // (An internal error travels with 200 in both eras; without `legacy`
-        // every answer is judged by 2026-07-28, as `error_outcome` did.)
-        if cfg!(feature = "legacy") {
-            o.http_status = status(era, e.code);
+                );
+                Ok(error_outcome(&mut w, Some(id), &e, b""))
+            }
+            Err(Fail::Rpc(e)) => {
+                w.reset();
+                let mut o = error_outcome(&mut w, Some(id), &e, scratch.as_bytes());
+                o.http_status = status(era, e.code);
+                Ok(o)
+            }
         }
-        Ok(o)
     }
 
     // `era_out` reports the era the answer is judged by (its HTTP status),
