@@ -325,6 +325,9 @@ impl<'a> Dec<'a> {
 
     /// Whether `self / m` is an integer, exactly. `None` when `m` is zero or
     /// has more than 19 significant digits.
+    // Out of line: inlined, its wide temporaries sat in the validator's
+    // `check_rules` frame at every nesting level, `multipleOf` or not.
+    #[inline(never)]
     pub fn is_multiple_of(&self, m: &Dec<'_>) -> Option<bool> {
         if m.nd == 0 || m.nd > 19 {
             return None;
