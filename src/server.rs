@@ -214,9 +214,6 @@ impl<'a> Server<'a> {
                 ..Outcome::default()
             });
         };
-        // Room for a message built while handling (a validation error), kept
-        // here so errors stay small as they travel back up.
-        let mut scratch = MsgBuf::new();
         // The era the answer is judged by (its HTTP status): the request's,
         // until dispatch decides otherwise (server/discover is always modern).
         let mut era = if cfg!(feature = "legacy") {
@@ -231,7 +228,7 @@ impl<'a> Server<'a> {
                 rpc::http_status_legacy(code, false)
             }
         };
-        match self.dispatch(&req, id, info, &mut w, &mut scratch, ex, &mut era) {
+        match self.dispatch(&req, id, info, &mut w, ex, &mut era) {
             Ok(listen) if w.is_complete() => Ok(Outcome {
                 len: w.len(),
                 rpc_error: 0,
@@ -262,10 +259,17 @@ impl<'a> Server<'a> {
             }
             Err(Fail::Rpc(e)) => {
                 w.reset();
-                let mut o = error_outcome(&mut w, Some(id), &e, scratch.as_bytes());
+                let mut o = error_outcome(&mut w, Some(id), &e, b"");
                 o.http_status = status(era, e.code);
                 Ok(o)
             }
+            // Written where it was found, its message built there.
+            Err(Fail::Sent(code)) => Ok(Outcome {
+                len: w.len(),
+                rpc_error: code,
+                http_status: status(era, code),
+                ..Outcome::default()
+            }),
         }
     }
 
@@ -278,7 +282,6 @@ impl<'a> Server<'a> {
         id: &[u8],
         info: &mut RequestInfo<'_>,
         w: &mut Writer<'_>,
-        scratch: &mut MsgBuf,
         ex: Exchange<'_>,
         era_out: &mut Era,
     ) -> Result<bool, Fail<'r>> {
@@ -358,9 +361,9 @@ impl<'a> Server<'a> {
             Method::ToolsList => tools::list(w, self, req, info, era)?,
             // (The store only with `policy`: no extra argument without it.)
             #[cfg(feature = "policy")]
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup, ex.store)?,
+            Method::ToolsCall => tools::call(w, self, req, info, era, ex.dedup, ex.store)?,
             #[cfg(not(feature = "policy"))]
-            Method::ToolsCall => tools::call(w, self, req, info, era, scratch, ex.dedup)?,
+            Method::ToolsCall => tools::call(w, self, req, info, era, ex.dedup)?,
             // `built()` let these through only with their feature; the guards
             // keep their code out of the builds without it.
             Method::ResourcesList if cfg!(feature = "catalog") => {
@@ -374,7 +377,7 @@ impl<'a> Server<'a> {
             }
             Method::PromptsList if cfg!(feature = "catalog") => prompts::list(w, self, req, era)?,
             Method::PromptsGet if cfg!(feature = "catalog") => {
-                prompts::get(w, self, req, info, era, scratch)?
+                prompts::get(w, self, req, info, era)?
             }
             Method::Complete if cfg!(feature = "catalog") => {
                 completion::complete(w, self, req, info)?

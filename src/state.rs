@@ -52,6 +52,11 @@ pub enum Fail<'r> {
     Rpc(RpcError<'r>),
     /// The writer stopped (overflow or misuse).
     Write(WriteError),
+    /// The JSON-RPC error with this code is already written, from the start
+    /// of the buffer ([`crate::protocol::sent`]): a message built where the
+    /// failure was found, so no message buffer waits on the stack under the
+    /// whole request for it.
+    Sent(i32),
 }
 
 impl From<WriteError> for Fail<'_> {

@@ -68,6 +68,29 @@ pub(crate) fn result_complete(
     }
 }
 
+/// Rewrites the answer, from the start of the buffer, as the JSON-RPC error
+/// `code` whose message is `prefix` and then `built`: for a failure whose
+/// message is built where it was found (the caller's buffer is in a frame
+/// that ends here, not under the whole request). The dispatcher sends what
+/// is written ([`crate::state::Fail::Sent`]).
+#[inline(never)]
+pub(crate) fn sent<'r>(
+    w: &mut crate::json::Writer<'_>,
+    id: Option<&[u8]>,
+    code: i32,
+    prefix: &'static str,
+    built: &crate::schema::MsgBuf,
+) -> crate::state::Fail<'r> {
+    w.reset();
+    let e = crate::rpc::RpcError {
+        code,
+        message: crate::rpc::Message::Built(prefix),
+        data: crate::rpc::Data::None,
+    };
+    crate::rpc::write_error_with(w, id, &e, built.as_bytes());
+    crate::state::Fail::Sent(code)
+}
+
 /// Which rules a request is answered under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {

@@ -64,7 +64,6 @@ pub fn get<'r>(
     req: &Request<'r>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -98,12 +97,7 @@ pub fn get<'r>(
         .required_names()
         .find(|n| args.and_then(|a| doc.get_bytes(a, n)).is_none())
     {
-        msg.push_bytes(missing);
-        return Err(Fail::Rpc(RpcError {
-            code: MCP_RPC_INVALID_PARAMS,
-            message: Message::Built("Missing required argument: "),
-            data: Data::None,
-        }));
+        return Err(missing_argument(w, req.id, missing));
     }
     let start = w.mark();
     if let Some(d) = p.description {
@@ -129,4 +123,19 @@ pub fn get<'r>(
         w.kv_str("resultType", "complete")?;
     }
     Ok(())
+}
+
+/// The -32602 answer naming a required prompt argument the request lacks
+/// (its message buffer is on the stack only on this path).
+#[inline(never)]
+fn missing_argument<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, name: &[u8]) -> Fail<'r> {
+    let mut msg = MsgBuf::new();
+    msg.push_bytes(name);
+    super::sent(
+        w,
+        id,
+        MCP_RPC_INVALID_PARAMS,
+        "Missing required argument: ",
+        &msg,
+    )
 }

@@ -14,7 +14,7 @@ use crate::policy::mcp_store_t;
 use crate::registry::Handler;
 use crate::registry::{Tool, hints};
 use crate::rpc::{Message, Request, RpcError};
-use crate::schema::{self, MsgBuf, Schema};
+use crate::schema::{self, MsgBuf, Schema, Violation};
 use crate::state::{Fail, Server};
 
 /// The members of a `tools/list` result: the tools in registration order,
@@ -102,11 +102,10 @@ pub fn call<'r>(
     req: &Request<'r>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
     dedup: Option<&Dedup>,
     #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
 ) -> Result<(), Fail<'r>> {
-    let Some((index, tool, args)) = admit(w, s, req, info, era, msg)? else {
+    let Some((index, tool, args)) = admit(w, s, req, info, era)? else {
         return Ok(()); // answered: a tool error for invalid arguments
     };
     run_validated(
@@ -115,7 +114,6 @@ pub fn call<'r>(
         req,
         info,
         era,
-        msg,
         dedup,
         #[cfg(feature = "policy")]
         store,
@@ -136,7 +134,6 @@ fn admit<'r, 's, 'a>(
     req: &Request<'r>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
 ) -> Result<Option<(usize, &'s Tool<'a>, Option<usize>)>, Fail<'r>> {
     let doc = req.doc;
     let name = req
@@ -195,11 +192,11 @@ fn admit<'r, 's, 'a>(
     }
     // No model output reaches the callback without passing the schema.
     let input = Schema::new(tool.input_schema);
-    if !schema::validate(&input, input.root(), &doc, args, msg) {
+    if let Err(v) = schema::validate(&input, input.root(), &doc, args) {
         // SEP-1303: a tool execution error the model reads and corrects,
         // not a JSON-RPC error hosts keep from it. The callback does not run.
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
-        return invalid_arguments(w, era, msg).map(|()| None);
+        return invalid_arguments(w, era, &input, &doc, v).map(|()| None);
     }
     Ok(Some((index, tool, args)))
 }
@@ -216,7 +213,6 @@ fn run_validated<'r>(
     req: &Request<'r>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
     dedup: Option<&Dedup>,
     #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
     index: usize,
@@ -236,7 +232,7 @@ fn run_validated<'r>(
     let needed = w.len() + tail + tool.max_result_len;
     if needed > w.capacity() {
         audit(MCP_AUDIT_NO_SPACE);
-        return Err(no_space(w.capacity(), needed, msg));
+        return Err(no_space(w, req.id, needed));
     }
     // A repeated idempotency key gets the original answer; the tool never
     // runs twice (checked before the rate limit: a retry is not a new call).
@@ -244,12 +240,12 @@ fn run_validated<'r>(
     let key = match tool
         .idempotency_key
         .filter(|_| cfg!(feature = "policy"))
-        .map(|k| idempotency_key(&doc, args, k, msg))
+        .map(|k| (k, idempotency_key(&doc, args, k)))
     {
-        Some(Ok(k)) => k,
-        Some(Err(())) => {
+        Some((_, Ok(k))) => k,
+        Some((name, Err(()))) => {
             audit(MCP_AUDIT_INVALID_ARGUMENTS);
-            return invalid_arguments(w, era, msg);
+            return key_too_long(w, era, name);
         }
         None => None,
     };
@@ -292,7 +288,7 @@ fn run_validated<'r>(
     let ticket = match ticket {
         Some((d, (t, true))) => {
             audit(MCP_AUDIT_DUPLICATE);
-            return settle(w, s, tool, req, args, info, era, msg, d, t, store);
+            return settle(w, s, tool, req, args, info, era, d, t, store);
         }
         t => t.map(|(d, (t, _))| (d, t)),
     };
@@ -345,7 +341,6 @@ fn run_validated<'r>(
         args,
         info,
         era,
-        msg,
         &mut outcome,
         &mut counts,
         tail,
@@ -368,7 +363,10 @@ fn run_validated<'r>(
     }
     audit(match &result {
         Ok(()) => outcome,
-        Err(Fail::Rpc(e)) if e.code == MCP_RPC_INVALID_PARAMS => MCP_AUDIT_INVALID_ARGUMENTS,
+        Err(Fail::Rpc(RpcError {
+            code: MCP_RPC_INVALID_PARAMS,
+            ..
+        })) => MCP_AUDIT_INVALID_ARGUMENTS,
         Err(_) => MCP_AUDIT_FAILED,
     });
     result
@@ -389,29 +387,24 @@ pub(crate) fn call_tail(s: &Server<'_>, era: Era) -> usize {
 
 /// The -32603 answer to a call whose result cannot fit the response buffer.
 #[inline(never)]
-fn no_space<'r>(cap: usize, needed: usize, msg: &mut MsgBuf) -> Fail<'r> {
-    *msg = MsgBuf::new();
-    msg.push_uint(cap as u64);
+fn no_space<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, needed: usize) -> Fail<'r> {
+    let mut msg = MsgBuf::new();
+    msg.push_uint(w.capacity() as u64);
     msg.push(" bytes cannot hold this tool's result (needs ");
     msg.push_uint(needed as u64);
     msg.push("): the tool did not run");
-    Fail::Rpc(RpcError {
-        code: MCP_RPC_INTERNAL_ERROR,
-        message: Message::Built("Response buffer of "),
-        data: crate::rpc::Data::None,
-    })
+    super::sent(w, id, MCP_RPC_INTERNAL_ERROR, "Response buffer of ", &msg)
 }
 
 /// The key bytes of the idempotency-key argument `name` (string or number),
 /// or `None` when the call does not carry one.
 /// A key too long to keep is an argument the model can fix, so it is
-/// refused like a schema violation (`msg` says why, keyword `maxLength`).
+/// refused like a schema violation ([`key_too_long`]).
 #[inline(never)]
 fn idempotency_key<'r>(
     doc: &Doc<'r>,
     args: Option<usize>,
     name: &str,
-    msg: &mut MsgBuf,
 ) -> Result<Option<&'r [u8]>, ()> {
     let Some(v) = args.and_then(|a| doc.get(a, name)) else {
         return Ok(None);
@@ -421,13 +414,21 @@ fn idempotency_key<'r>(
         _ => doc.raw(v),
     };
     if key.len() > MCP_DEDUP_KEY_MAX {
-        msg.push(name);
-        msg.mark_path("maxLength");
-        msg.push(": idempotency key is longer than MCP_DEDUP_KEY_MAX ");
-        msg.push_uint(MCP_DEDUP_KEY_MAX as u64);
         return Err(());
     }
     Ok(Some(key))
+}
+
+/// The isError result for an idempotency key longer than the table keeps:
+/// the argument `name`, keyword `maxLength`.
+#[inline(never)]
+fn key_too_long<'r>(w: &mut Writer<'_>, era: Era, name: &str) -> Result<(), Fail<'r>> {
+    let mut msg = MsgBuf::new();
+    msg.push(name);
+    msg.mark_path("maxLength");
+    msg.push(": idempotency key is longer than MCP_DEDUP_KEY_MAX ");
+    msg.push_uint(MCP_DEDUP_KEY_MAX as u64);
+    refusal_with(w, era, msg.as_bytes(), msg.path_keyword())
 }
 
 /// Claims idempotency key `key` in the duplicate table: `Some(ticket)` when
@@ -504,7 +505,6 @@ fn settle<'r>(
     args: Option<usize>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
     d: &Dedup,
     t: Ticket,
     store: Option<Attached<'_, mcp_store_t>>,
@@ -535,7 +535,6 @@ fn settle<'r>(
         args,
         info,
         era,
-        msg,
         &mut outcome,
         &mut counts,
         call_tail(s, era),
@@ -569,8 +568,18 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// `{"type":"text","text":"percent: 120 is above maximum 100",
 /// "_meta":{"emcp/invalidArgument":{"path":"percent","keyword":"maximum"}}}`.
 /// (Not structuredContent: clients check that against the outputSchema.)
+/// The message is built here, once the walk is over: its buffer is not on
+/// the stack while the arguments are validated.
 #[inline(never)]
-fn invalid_arguments<'r>(w: &mut Writer<'_>, era: Era, msg: &MsgBuf) -> Result<(), Fail<'r>> {
+fn invalid_arguments<'r>(
+    w: &mut Writer<'_>,
+    era: Era,
+    t: &Schema<'_>,
+    doc: &Doc<'_>,
+    v: Violation,
+) -> Result<(), Fail<'r>> {
+    let mut msg = MsgBuf::new();
+    v.describe(t, doc, &mut msg);
     refusal_with(w, era, msg.as_bytes(), msg.path_keyword())
 }
 
@@ -669,7 +678,6 @@ fn execute<'r>(
     args: Option<usize>,
     info: &RequestInfo<'_>,
     era: Era,
-    msg: &mut MsgBuf,
     outcome: &mut u32,
     counts: &mut bool,
     tail: usize,
@@ -758,8 +766,7 @@ fn execute<'r>(
             )));
         }
         (Some(text), Some((start, end))) => {
-            let bytes = w.as_bytes().get(start..end).unwrap_or(&[]);
-            check_output(bytes, text, msg)?;
+            check_output(w, req.id, start, end, text)?;
         }
         (None, _) => {}
     }
@@ -769,27 +776,57 @@ fn execute<'r>(
     Ok(())
 }
 
-/// A server fault, never sent silently: structuredContent that does not match
-/// the tool's own outputSchema.
+/// A server fault, never sent silently: structuredContent (bytes
+/// `start..end` of the answer) that does not match the tool's own
+/// outputSchema.
 #[inline(never)]
-fn check_output<'r>(structured: &[u8], text: &str, msg: &mut MsgBuf) -> Result<(), Fail<'r>> {
-    let ok = match check(structured, MCP_MAX_DEPTH) {
+fn check_output<'r>(
+    w: &mut Writer<'_>,
+    id: Option<&[u8]>,
+    start: usize,
+    end: usize,
+    text: &str,
+) -> Result<(), Fail<'r>> {
+    let structured = w.as_bytes().get(start..end).unwrap_or(&[]);
+    let found = match check(structured, MCP_MAX_DEPTH) {
         Ok(n) if n <= MCP_MAX_OUTPUT_TOKENS => {
             let doc = Doc::new(structured);
             let output = Schema::new(text);
-            schema::validate(&output, output.root(), &doc, Some(doc.root()), msg)
+            match schema::validate(&output, output.root(), &doc, Some(doc.root())) {
+                Ok(()) => return Ok(()),
+                Err(v) => Some(v),
+            }
         }
-        _ => {
-            msg.push("larger than MCP_MAX_OUTPUT_TOKENS");
-            false
-        }
+        _ => None,
     };
-    if ok {
-        return Ok(());
+    Err(output_mismatch(w, id, start, end, text, found))
+}
+
+/// The -32603 answer for [`check_output`] (`None`: too many tokens to
+/// check). Its message buffer is on the stack only on this path, after the
+/// walk.
+#[inline(never)]
+fn output_mismatch<'r>(
+    w: &mut Writer<'_>,
+    id: Option<&[u8]>,
+    start: usize,
+    end: usize,
+    text: &str,
+    found: Option<Violation>,
+) -> Fail<'r> {
+    let mut msg = MsgBuf::new();
+    match found {
+        Some(v) => {
+            let doc = Doc::new(w.as_bytes().get(start..end).unwrap_or(&[]));
+            v.describe(&Schema::new(text), &doc, &mut msg);
+        }
+        None => msg.push("larger than MCP_MAX_OUTPUT_TOKENS"),
     }
-    Err(Fail::Rpc(RpcError {
-        code: MCP_RPC_INTERNAL_ERROR,
-        message: Message::Built("structuredContent does not match outputSchema: "),
-        data: crate::rpc::Data::None,
-    }))
+    super::sent(
+        w,
+        id,
+        MCP_RPC_INTERNAL_ERROR,
+        "structuredContent does not match outputSchema: ",
+        &msg,
+    )
 }

@@ -17,7 +17,7 @@ mod validate;
 pub use compile::{SchemaError, SchemaErrorKind, compile};
 pub use message::MsgBuf;
 pub use seal::seal;
-pub use validate::{default_for, validate};
+pub use validate::{Violation, default_for, validate};
 
 use crate::json::{Doc, Kind};
 

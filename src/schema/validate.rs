@@ -134,25 +134,49 @@ impl<'a, 'r> V<'a, 'r> {
     }
 }
 
+/// The first violation [`validate`] found, to be described once the walk is
+/// over ([`Violation::describe`]): no message buffer is on the stack while
+/// the arguments are walked, the deepest part of a request. Plain data (no
+/// borrow), so the answer's writer is free again while it is kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation {
+    fail: Fail,
+    args: Option<usize>,
+}
+
+impl Violation {
+    /// Writes the message, e.g. `percent: 120 is above maximum 100`, with
+    /// the argument's path and the keyword marked ([`MsgBuf::path_keyword`]);
+    /// `t` and `doc` are the schema and the document [`validate`] was given.
+    pub fn describe(&self, t: &Schema<'_>, doc: &Doc<'_>, msg: &mut MsgBuf) {
+        let v = V {
+            t,
+            text: t.text,
+            doc,
+            fail: self.fail,
+        };
+        v.write(self.args, msg);
+    }
+}
+
 /// Checks the arguments object at token `args` (or absent arguments) of
-/// `doc` against the schema rooted at `root`. On a violation returns false
-/// with `msg` describing it.
+/// `doc` against the schema rooted at `root`: the first violation, if any.
 pub fn validate(
     t: &Schema<'_>,
     root: usize,
     doc: &Doc<'_>,
     args: Option<usize>,
-    msg: &mut MsgBuf,
-) -> bool {
+) -> Result<(), Violation> {
     let mut v = V::new(t, doc);
     let ok = match args {
         Some(a) => v.check(root, a),
         None => v.required_absent(root),
     };
-    if !ok {
-        v.write(args, msg);
+    if ok {
+        Ok(())
+    } else {
+        Err(Violation { fail: v.fail, args })
     }
-    ok
 }
 
 /// Checks the value at token `inst` of `doc` (a schema's own `default`,
@@ -572,15 +596,23 @@ mod tests {
         "big":{"type":"number"},
         "level":{"type":"integer","default":3}}}"#;
 
+    /// [`validate`], and the message of its violation (empty when none).
+    fn verdict(t: &Schema<'_>, root: usize, doc: &Doc<'_>, args: Option<usize>) -> (bool, MsgBuf) {
+        let mut m = MsgBuf::new();
+        let r = validate(t, root, doc, args);
+        if let Err(v) = &r {
+            v.describe(t, doc, &mut m);
+        }
+        (r.is_ok(), m)
+    }
+
     /// Validates `args` against SCHEMA: whether they pass, and the message.
     fn run(args: &str) -> (bool, MsgBuf) {
         let root = compile(SCHEMA).unwrap();
         let t = Schema::new(SCHEMA);
         crate::json::check(args.as_bytes(), 16).unwrap();
         let doc = Doc::new(args.as_bytes());
-        let mut m = MsgBuf::new();
-        let ok = validate(&t, root, &doc, Some(0), &mut m);
-        (ok, m)
+        verdict(&t, root, &doc, Some(0))
     }
 
     fn check(args: &str) -> Result<(), String> {
@@ -743,11 +775,9 @@ mod tests {
             let t = Schema::new(S);
             crate::json::check(args.as_bytes(), 16).unwrap();
             let doc = Doc::new(args.as_bytes());
-            let mut m = MsgBuf::new();
-            if validate(&t, root, &doc, Some(0), &mut m) {
-                Ok(())
-            } else {
-                Err(m.as_str().to_string())
+            match verdict(&t, root, &doc, Some(0)) {
+                (true, _) => Ok(()),
+                (false, m) => Err(m.as_str().to_string()),
             }
         };
         // 0.07 / 0.01 and 0.3 / 0.1 are not integers in f64.
@@ -844,8 +874,7 @@ mod tests {
         let mut msgs = Vec::new();
         for &(args, ok) in cases {
             crate::json::check(args.as_bytes(), 16).unwrap();
-            let mut m = MsgBuf::new();
-            let got = validate(&t, root, &Doc::new(args.as_bytes()), Some(0), &mut m);
+            let (got, m) = verdict(&t, root, &Doc::new(args.as_bytes()), Some(0));
             assert_eq!(got, ok, "{args}: {}", m.as_str());
             msgs.push(m.as_str().to_string());
         }
@@ -856,8 +885,8 @@ mod tests {
     fn absent_arguments_and_defaults() {
         let root = compile(SCHEMA).unwrap();
         let t = Schema::new(SCHEMA);
-        let mut m = MsgBuf::new();
-        assert!(!validate(&t, root, &Doc::new(b""), None, &mut m));
+        let (ok, m) = verdict(&t, root, &Doc::new(b""), None);
+        assert!(!ok);
         assert_eq!(m.as_str(), "percent: required");
         let d = default_for(&t, root, [Seg::Key("level")].into_iter()).unwrap();
         assert_eq!(d.of(SCHEMA), b"3");
