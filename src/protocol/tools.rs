@@ -363,10 +363,7 @@ fn run_validated<'r>(
     }
     audit(match &result {
         Ok(()) => outcome,
-        Err(Fail::Rpc(RpcError {
-            code: MCP_RPC_INVALID_PARAMS,
-            ..
-        })) => MCP_AUDIT_INVALID_ARGUMENTS,
+        Err(Fail::Rpc(e)) if e.code == MCP_RPC_INVALID_PARAMS => MCP_AUDIT_INVALID_ARGUMENTS,
         Err(_) => MCP_AUDIT_FAILED,
     });
     result
