@@ -5,7 +5,9 @@
 //! one table that maps error codes to HTTP statuses for every binding.
 //! Must not: know MCP methods.
 
-use crate::json::{Doc, Kind, WriteError, Writer, check, scan};
+use crate::json::{
+    Doc, Kind, TokenizeError, WriteError, Writer, check, check_finding, name_is, scan,
+};
 use crate::limits::*;
 
 /// A well-formed JSON-RPC request or notification.
@@ -24,7 +26,7 @@ pub struct Request<'r> {
     located: Located,
 }
 
-/// Params members (and `_meta` members) found by [`parse_request`], as byte
+/// Params members (and `_meta` members) found by [`read_request`], as byte
 /// offsets into the request; 0 (never where a member's value starts) when
 /// absent. Four bytes each, not a `usize`: a `Request` is copied into several
 /// frames of a request.
@@ -216,15 +218,67 @@ pub fn http_status_legacy(rpc_error: i32, no_response: bool) -> u16 {
     }
 }
 
-/// Reads the envelope of a tokenized message. `Err` carries the error to send
-/// and the id to send it with (`None` = null).
-// Not inlined: its lookup tables would otherwise sit in the frame of
+/// The members every request is read by, located while the request is
+/// checked ([`check_finding`]): the slot of each in the offsets
+/// [`read_request`] keeps, by level (the top level, `params`,
+/// `params._meta`); `params` and `_meta` lead to the next level.
+fn envelope_slot(level: usize, name: &[u8], escaped: bool) -> Option<(usize, bool)> {
+    let (from, to) = match level {
+        1 => (0, PARAMS + 1),
+        2 => (PARAMS + 1, META + 1),
+        3 => (META + 1, ENVELOPE.len()),
+        _ => return None,
+    };
+    let slot = from
+        + ENVELOPE
+            .get(from..to)?
+            .iter()
+            .position(|n| name_is(name, escaped, n))?;
+    Some((slot, slot == PARAMS || slot == META))
+}
+
+/// [`envelope_slot`]'s names, level after level (a table: smaller code than
+/// a match); each level's last leads to the next.
+const ENVELOPE: [&[u8]; 11] = [
+    b"id",
+    b"jsonrpc",
+    b"method",
+    b"params",
+    b"name",
+    b"arguments",
+    b"inputResponses",
+    b"requestState",
+    b"_meta",
+    META_PROTOCOL_VERSION.as_bytes(),
+    META_CLIENT_CAPABILITIES.as_bytes(),
+];
+const PARAMS: usize = 3;
+const META: usize = 8;
+
+/// Why a message is not a request to dispatch.
+pub enum ReadError<'r> {
+    /// Not one JSON text within the limits (answered from a scan of the text).
+    Json(TokenizeError),
+    /// Not a JSON-RPC request: the error to send and the id to send it with
+    /// (`None` = null).
+    Rpc(RpcError<'r>, Option<&'r [u8]>),
+}
+
+/// Checks `src` and reads its envelope, in one pass over the text.
+// Not inlined: the located offsets would otherwise sit in the frame of
 // `mcp_server_handle` for the whole request.
 #[inline(never)]
-pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Option<&'r [u8]>)> {
+pub fn read_request(src: &[u8]) -> Result<Request<'_>, ReadError<'_>> {
+    let mut at = [0u32; 11];
+    match check_finding(src, MCP_MAX_DEPTH, envelope_slot, &mut at) {
+        Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
+        Ok(_) => return Err(ReadError::Json(TokenizeError::TooManyTokens)),
+        Err(e) => return Err(ReadError::Json(e)),
+    }
+    let doc = Doc::new(src);
     let root = doc.root();
     if doc.kind(root) != Some(Kind::Object) {
-        return Err((
+        return Err(ReadError::Rpc(
             RpcError::new(
                 MCP_RPC_INVALID_REQUEST,
                 "Body must be a single JSON-RPC request or notification object",
@@ -232,74 +286,68 @@ pub fn parse_request<'r>(doc: Doc<'r>) -> Result<Request<'r>, (RpcError<'r>, Opt
             None,
         ));
     }
-    // One pass over the members instead of one lookup each.
-    let mut top = [None; 4];
-    doc.get_many(root, &[b"id", b"jsonrpc", b"method", b"params"], &mut top);
-    let [id_tok, jsonrpc, method, params] = top.map(|t| t.map(|t| t as usize));
-    let id = match id_tok {
+    let [
+        id_at,
+        jsonrpc,
+        method,
+        params,
+        name,
+        arguments,
+        input_responses,
+        request_state,
+        meta,
+        version,
+        caps,
+    ] = at;
+    let id = match present(id_at) {
         None => None,
         Some(i) => match doc.kind(i) {
             Some(Kind::String | Kind::Number) if doc.raw(i).len() <= MCP_MAX_ID_LEN => {
                 Some(doc.raw(i))
             }
             Some(Kind::String | Kind::Number) => {
-                return Err((
+                return Err(ReadError::Rpc(
                     RpcError::new(MCP_RPC_INVALID_REQUEST, "id is longer than MCP_MAX_ID_LEN"),
                     None,
                 ));
             }
             _ => {
-                return Err((
+                return Err(ReadError::Rpc(
                     RpcError::new(MCP_RPC_INVALID_REQUEST, "id must be a string or a number"),
                     None,
                 ));
             }
         },
     };
-    let invalid = |msg| Err((RpcError::new(MCP_RPC_INVALID_REQUEST, msg), id));
-    if !jsonrpc.is_some_and(|v| doc.str_eq(v, "2.0")) {
+    let invalid = |msg| {
+        Err(ReadError::Rpc(
+            RpcError::new(MCP_RPC_INVALID_REQUEST, msg),
+            id,
+        ))
+    };
+    if !present(jsonrpc).is_some_and(|v| doc.str_eq(v, "2.0")) {
         return invalid("jsonrpc must be \"2.0\"");
     }
-    let Some(method) = method.filter(|&m| doc.kind(m) == Some(Kind::String)) else {
+    let Some(method) = present(method).filter(|&m| doc.kind(m) == Some(Kind::String)) else {
         return invalid("method must be a string");
     };
     // A params value that is not an object is refused by the dispatcher, so
-    // that a malformed notification still gets no response.
-    let mut located = Located::default();
-    if let Some(p) = params {
-        let mut found = [None; 5];
-        // Constant tables (a local array would be built on the stack).
-        const KEYS: [&[u8]; 5] = [
-            b"_meta",
-            b"name",
-            b"arguments",
-            b"inputResponses",
-            b"requestState",
-        ];
-        doc.get_many(p, &KEYS, &mut found);
-        [
-            located.meta,
-            located.name,
-            located.arguments,
-            located.input_responses,
-            located.request_state,
-        ] = found.map(|t| t.unwrap_or(0));
-    }
-    if let Some(m) = present(located.meta) {
-        let mut found = [None; 2];
-        const KEYS: [&[u8]; 2] = [
-            META_PROTOCOL_VERSION.as_bytes(),
-            META_CLIENT_CAPABILITIES.as_bytes(),
-        ];
-        doc.get_many(m, &KEYS, &mut found);
-        [located.version, located.caps] = found.map(|t| t.unwrap_or(0));
-    }
+    // that a malformed notification still gets no response. (Its members and
+    // `_meta`'s were located only when they are objects.)
     Ok(Request {
         doc,
         id,
         method,
-        params,
-        located,
+        params: present(params),
+        located: Located {
+            meta,
+            name,
+            arguments,
+            input_responses,
+            request_state,
+            version,
+            caps,
+        },
     })
 }
 
@@ -467,6 +515,62 @@ mod tests {
             assert!(w.is_complete(), "code {code}");
             let mut t = [Token::EMPTY; 16];
             assert!(tokenize(w.as_bytes(), &mut t, 4).is_ok());
+        }
+    }
+
+    /// The envelope located in the checking pass is what member lookups on
+    /// the checked text find (first member of a name, escaped names decoded,
+    /// only inside an object `params` and an object `_meta`), member by member.
+    #[test]
+    fn envelope_located_while_checking_matches_lookups() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":1}}"#;
+        let cases = [
+            format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{{meta},"name":"set_vent","arguments":{{"percent":40}}}}}}"#
+            ),
+            // Escaped names, whitespace, members in any order.
+            format!(
+                r#" {{ "p\u0061rams" : {{ "n\u0061me":"a" , {meta} }} , "\u0069d":"x", "method" :"m","jsonrpc":"2.0" }} "#
+            ),
+            // The first member of a name wins; a later object params is not read.
+            r#"{"id":1,"id":2,"jsonrpc":"2.0","method":"a","method":"b","params":{"name":"x","name":"y"},"params":{"arguments":{}}}"#.to_string(),
+            // A params that is not an object, then one that is: neither is entered.
+            r#"{"id":1,"jsonrpc":"2.0","method":"a","params":[{"name":"x"}],"params":{"name":"y"}}"#.to_string(),
+            // Envelope names deeper down are not envelope members.
+            r#"{"id":1,"jsonrpc":"2.0","method":"a","params":{"arguments":{"name":"n","_meta":{},"params":{"name":"q"}},"x":{"name":"z"},"_meta":[{"io.modelcontextprotocol/protocolVersion":"v"}],"name":"t"}}"#.to_string(),
+            r#"{"x":{"id":1,"params":{"name":"n"}},"jsonrpc":"2.0","method":"a","id":"i","inputResponses":{},"params":{"inputResponses":{"a":1},"requestState":"s","_meta":{"_meta":{},"io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_string(),
+            r#"{"method":"a","jsonrpc":"2.0"}"#.to_string(),
+            r#"{"params":{},"id":null,"method":"a","jsonrpc":"2.0"}"#.to_string(),
+        ];
+        // Members found per case (so the comparison is never of two empties).
+        let counts = [9, 8, 5, 4, 7, 8, 2, 4];
+        for (src, count) in cases.iter().zip(counts) {
+            let src = src.as_bytes();
+            let mut at = [0u32; ENVELOPE.len()];
+            check_finding(src, MCP_MAX_DEPTH, envelope_slot, &mut at).unwrap();
+            // The same members by lookups after the check.
+            let doc = Doc::new(src);
+            let mut want = [None; ENVELOPE.len()];
+            let obj = |o: Option<u32>| {
+                o.map(|v| v as usize)
+                    .filter(|&v| doc.kind(v) == Some(Kind::Object))
+            };
+            let (one, rest) = want.split_at_mut(PARAMS + 1);
+            let (two, three) = rest.split_at_mut(META - PARAMS);
+            doc.get_many(doc.root(), &ENVELOPE[..=PARAMS], one);
+            if let Some(p) = obj(one[PARAMS]) {
+                doc.get_many(p, &ENVELOPE[PARAMS + 1..=META], two);
+            }
+            if let Some(m) = obj(two[META - PARAMS - 1]) {
+                doc.get_many(m, &ENVELOPE[META + 1..], three);
+            }
+            assert_eq!(
+                at,
+                want.map(|w| w.unwrap_or(0)),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+            assert_eq!(at.iter().filter(|&&v| v != 0).count(), count);
         }
     }
 

@@ -9,11 +9,11 @@
 
 use crate::call::RequestInfo;
 use crate::dedup::Dedup;
-use crate::json::{Doc, Kind, TokenizeError, WriteError, Writer, check};
+use crate::json::{Kind, TokenizeError, WriteError, Writer};
 use crate::limits::*;
 use crate::protocol::listen::{self, Listener};
 use crate::protocol::{Era, completion, envelope, legacy, modern, prompts, resources, tools};
-use crate::rpc::{self, Data, RpcError};
+use crate::rpc::{self, Data, ReadError, RpcError};
 use crate::schema::MsgBuf;
 pub use crate::state::{Fail, Server, ServerInfo};
 
@@ -195,15 +195,10 @@ impl<'a> Server<'a> {
             return Err(HandleError::BufferTooSmall);
         }
         let mut w = Writer::new(out);
-        match check(request, MCP_MAX_DEPTH) {
-            Ok(n) if n <= MCP_MAX_JSON_TOKENS => {}
-            Ok(_) => return Ok(refuse_early(&mut w, request, TokenizeError::TooManyTokens)),
-            Err(e) => return Ok(refuse_early(&mut w, request, e)),
-        }
-        let doc = Doc::new(request);
-        let req = match rpc::parse_request(doc) {
+        let req = match rpc::read_request(request) {
             Ok(r) => r,
-            Err((e, id)) => return Ok(error_outcome(&mut w, id, &e, b"")),
+            Err(ReadError::Json(e)) => return Ok(refuse_early(&mut w, request, e)),
+            Err(ReadError::Rpc(e, id)) => return Ok(error_outcome(&mut w, id, &e, b"")),
         };
         // A notification is never executed and never answered, whatever its method.
         let Some(id) = req.id else {

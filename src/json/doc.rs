@@ -366,13 +366,20 @@ impl Entry<'_> {
     /// True when the (decoded) name is `lit`.
     #[inline]
     pub fn is(&self, lit: &[u8]) -> bool {
-        if self.escaped || cfg!(target_os = "none") {
-            // Only a name with a backslash is decoded (on hosted targets:
-            // bare-metal ones decode every name, one compare for both).
-            Unescape::new(self.name).eq(lit.iter().copied())
-        } else {
-            self.name == lit
-        }
+        name_is(self.name, self.escaped, lit)
+    }
+}
+
+/// True when a member name (a key's inside, `escaped` when it holds a
+/// backslash) decodes to `lit`.
+#[inline]
+pub fn name_is(name: &[u8], escaped: bool, lit: &[u8]) -> bool {
+    if escaped || cfg!(target_os = "none") {
+        // Only a name with a backslash is decoded (on hosted targets:
+        // bare-metal ones decode every name, one compare for both).
+        Unescape::new(name).eq(lit.iter().copied())
+    } else {
+        name == lit
     }
 }
 

@@ -6,8 +6,8 @@ pub mod scan;
 pub mod tokenizer;
 pub mod writer;
 
-pub use doc::{ConvError, Doc, Unescape};
-pub use tokenizer::{Error as TokenizeError, Kind, Token, check, tokenize};
+pub use doc::{ConvError, Doc, Unescape, name_is};
+pub use tokenizer::{Error as TokenizeError, Finder, Kind, Token, check, check_finding, tokenize};
 pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)

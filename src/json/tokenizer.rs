@@ -3,6 +3,8 @@
 //! Owns: turning request bytes into a flat array of [`Token`]s in document
 //! order (jsmn's shape). Each container token records where its subtree ends
 //! (`next`), so skipping a value is O(1) and lookups need no DOM.
+//! [`check`] is the same pass storing nothing, and [`check_finding`] that
+//! pass noting where named members' values start on the way.
 //! Must not: own any storage, copy or unescape text (see [`super::doc`]).
 
 /// The JSON type of a token.
@@ -228,7 +230,7 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
     if tokens.is_empty() {
         return check(src, max_depth);
     }
-    run::<true>(src, tokens, max_depth)
+    run::<true>(src, tokens, max_depth, find_nothing, &mut [])
 }
 
 /// Checks that `src` is one JSON text nested at most `max_depth` deep and
@@ -236,7 +238,35 @@ pub fn tokenize(src: &[u8], tokens: &mut [Token], max_depth: usize) -> Result<us
 /// the one pass every request, schema and result text goes through before
 /// [`super::Doc`] navigates it.
 pub fn check(src: &[u8], max_depth: usize) -> Result<usize, Error> {
-    run::<false>(src, &mut [], max_depth)
+    run::<false>(src, &mut [], max_depth, find_nothing, &mut [])
+}
+
+/// Names the members [`check_finding`] locates: for a member called `name`
+/// (a key's inside as written, `escaped` when it holds a backslash: compare
+/// it with [`super::name_is`]) of the object at path level `level` (the root
+/// object is level 1), the `found` slot its value's offset goes to, and
+/// whether its value, when an object, is the path's next level.
+pub type Finder = fn(level: usize, name: &[u8], escaped: bool) -> Option<(usize, bool)>;
+
+/// [`check`], locating members on the way. A member is located only in an
+/// object on the path (the root object, and each object a located member
+/// leading on holds) and only the first time its slot is filled: `found`
+/// gets the byte offset of its value (left as it was, 0 = absent, for a
+/// member not there).
+///
+/// The request's envelope is located in the pass that checks it, instead of
+/// by scanning its members again afterwards.
+pub fn check_finding(
+    src: &[u8],
+    max_depth: usize,
+    find: Finder,
+    found: &mut [u32],
+) -> Result<usize, Error> {
+    run::<false>(src, &mut [], max_depth, find, found)
+}
+
+fn find_nothing(_: usize, _: &[u8], _: bool) -> Option<(usize, bool)> {
+    None
 }
 
 /// The tokenizer: `STORE` false is the counting pass (no token writes are
@@ -245,6 +275,8 @@ fn run<const STORE: bool>(
     src: &[u8],
     tokens: &mut [Token],
     max_depth: usize,
+    find: Finder,
+    found: &mut [u32],
 ) -> Result<usize, Error> {
     if src.len() > u32::MAX as usize {
         return Err(Error::TooLong);
@@ -265,6 +297,10 @@ fn run<const STORE: bool>(
     let mut n = 0usize;
     let mut cur = Cursor { src, pos: 0 };
     let mut state = State::Value;
+    // `check_finding`: how many open containers are on the path. The root is
+    // its first level (when the root is not an object, no member is ever at
+    // depth 1: an array's objects are at depth 2).
+    let mut path = usize::from(!found.is_empty());
 
     loop {
         cur.skip_ws();
@@ -274,6 +310,7 @@ fn run<const STORE: bool>(
                 let b = cur.peek().ok_or(Error::Invalid)?;
                 if b == b']' && state == State::ValueOrEnd {
                     close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
+                    path = path.min(depth);
                     state = State::AfterValue;
                     continue;
                 }
@@ -330,6 +367,7 @@ fn run<const STORE: bool>(
                 let b = cur.peek().ok_or(Error::Invalid)?;
                 if b == b'}' && state == State::KeyOrEnd {
                     close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
+                    path = path.min(depth);
                     state = State::AfterValue;
                     continue;
                 }
@@ -338,6 +376,7 @@ fn run<const STORE: bool>(
                 }
                 let start = cur.pos;
                 let escaped = cur.string()?;
+                let name = src.get(start + 1..cur.pos - 1).unwrap_or(&[]);
                 push(
                     tokens,
                     &mut n,
@@ -352,6 +391,18 @@ fn run<const STORE: bool>(
                     return Err(Error::Invalid);
                 }
                 cur.pos += 1;
+                if path == depth {
+                    // A member of an object on the path: its value's offset,
+                    // and the path goes on into it when it leads there.
+                    let (slot, leads) = find(depth, name, escaped).unwrap_or((usize::MAX, false));
+                    if let Some(f) = found.get_mut(slot).filter(|f| **f == 0) {
+                        cur.skip_ws();
+                        *f = cur.pos as u32;
+                        if leads && cur.peek() == Some(b'{') {
+                            path += 1;
+                        }
+                    }
+                }
                 state = State::Value;
             }
             State::AfterValue => {
@@ -370,9 +421,11 @@ fn run<const STORE: bool>(
                     }
                     Some(b'}') if is_obj => {
                         close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
+                        path = path.min(depth);
                     }
                     Some(b']') if !is_obj => {
                         close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
+                        path = path.min(depth);
                     }
                     _ => return Err(Error::Invalid),
                 }

@@ -8,7 +8,7 @@
 //! `arbitrary_precision`) refuses them while parsing. Such inputs count as
 //! agreement when serde_json's error is "number out of range".
 use crate::tree;
-use emcp::json::{tokenize, Doc, Kind, Token, TokenizeError};
+use emcp::json::{check_finding, name_is, tokenize, Doc, Kind, Token, TokenizeError};
 
 /// Token array size and depth passed to tokenize: generous, so that the
 /// limits rarely decide (inputs beyond them are skipped, not compared).
@@ -60,6 +60,7 @@ pub fn run(data: &[u8]) {
             assert!(depth <= DEPTH);
             check_tokens(data, &toks[..n]);
             check_doc(data, &toks[..n]);
+            check_finding_agrees(data);
         }
         Err(TokenizeError::Invalid) => {
             assert!(
@@ -181,4 +182,45 @@ fn walk(doc: &Doc<'_>, i: usize, toks: &[Token], at: &mut usize) {
             t.start
         );
     }
+}
+
+/// Names located by [`check_finding`] in the fuzz target, level after level
+/// (the request envelope's shape; each level's last name leads on).
+const PATH: [&[&[u8]]; 3] = [
+    &[b"id", b"method", b"params"],
+    &[b"name", b"a", b"_meta"],
+    &[b"v", b"name"],
+];
+
+fn finder(level: usize, name: &[u8], escaped: bool) -> Option<(usize, bool)> {
+    let names = PATH.get(level.checked_sub(1)?)?;
+    let base: usize = PATH[..level - 1].iter().map(|l| l.len()).sum();
+    let j = names.iter().position(|n| name_is(name, escaped, n))?;
+    Some((base + j, j + 1 == names.len() && level < PATH.len()))
+}
+
+/// Members located in the checking pass are those that lookups on the
+/// checked text find: the first member of each name, only inside objects
+/// the path leads into, with escaped names decoded.
+fn check_finding_agrees(data: &[u8]) {
+    let mut found = [0u32; 8];
+    let n = check_finding(data, DEPTH, finder, &mut found);
+    assert!(n.is_ok(), "check_finding refuses what tokenize accepts");
+    let doc = Doc::new(data);
+    let mut want = [0u32; 8];
+    let mut obj = Some(doc.root()).filter(|&r| doc.kind(r) == Some(Kind::Object));
+    let mut base = 0;
+    for names in PATH {
+        let Some(o) = obj else { break };
+        let mut out = vec![None; names.len()];
+        doc.get_many(o, names, &mut out);
+        for (j, v) in out.iter().enumerate() {
+            want[base + j] = v.unwrap_or(0);
+        }
+        obj = out[names.len() - 1]
+            .map(|v| v as usize)
+            .filter(|&v| doc.kind(v) == Some(Kind::Object));
+        base += names.len();
+    }
+    assert_eq!(found, want, "located members differ: {:?}", String::from_utf8_lossy(data));
 }
