@@ -289,12 +289,28 @@ impl<'a> Server<'a> {
                 "params must be an object",
             )));
         }
+        // The method's text is read once for all the names it is compared
+        // with (on hosted targets; bare-metal ones compare in place, with
+        // the one string compare they keep: flash first).
+        let (text, escaped) = if cfg!(target_os = "none") {
+            (&[][..], false)
+        } else {
+            let t = req.doc.str_inner(req.method).unwrap_or(&[]);
+            (t, crate::json::has_byte(t, b'\\'))
+        };
+        let is = |name: &str| {
+            if cfg!(target_os = "none") {
+                req.is(name)
+            } else {
+                crate::json::name_is(text, escaped, name.as_bytes())
+            }
+        };
         let method = BUILT
             .iter()
-            .find(|(name, _)| req.is(name))
+            .find(|(name, _)| is(name))
             .map(|&(_, m)| m)
             .or_else(|| {
-                (Method::Subscribe.built() && req.is("resources/unsubscribe"))
+                (Method::Subscribe.built() && is("resources/unsubscribe"))
                     .then_some(Method::Subscribe)
             })
             .ok_or_else(|| not_found(req))?;

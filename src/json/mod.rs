@@ -8,6 +8,7 @@ pub mod writer;
 
 pub use doc::{ConvError, Doc, Unescape, name_is};
 pub use tokenizer::{Error as TokenizeError, Finder, Kind, Token, check, check_finding, tokenize};
+pub(crate) use writer::escaped_len;
 pub use writer::{Mark, Piece, WriteError, Writer};
 
 /// True when `text` is one valid JSON value (nested at most `max_depth`)

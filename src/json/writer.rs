@@ -652,9 +652,44 @@ pub(crate) fn plain_prefix(s: &[u8], from: usize) -> usize {
     super::string_run(s, from).0
 }
 
+/// Length of `s` as the inside of a JSON string ([`Writer::string`]'s
+/// escapes: two bytes for `"`, `\\` and the named controls, six for the
+/// other controls).
+pub(crate) fn escaped_len(s: &[u8]) -> usize {
+    let mut n = s.len();
+    let mut i = plain_prefix(s, 0);
+    while let Some(&b) = s.get(i) {
+        n += match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0C => 1,
+            0..0x20 => 5,
+            _ => 0,
+        };
+        i = plain_prefix(s, i + 1);
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `escaped_len` is the length [`Writer::string`] writes, quotes aside.
+    #[test]
+    fn escaped_len_is_the_written_length() {
+        for s in [
+            "",
+            "plain",
+            "q\"\\",
+            "\n\r\t\u{8}\u{c}",
+            "\u{1}\u{1f}x",
+            "é \"é\"",
+            "\u{7f}",
+        ] {
+            let mut m = Writer::measure();
+            m.string(s).unwrap();
+            assert_eq!(escaped_len(s.as_bytes()), m.len() - 2, "{s:?}");
+        }
+    }
 
     fn out(
         f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,

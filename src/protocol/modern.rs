@@ -2,7 +2,7 @@
 //! modern result carries (`resultType`, cache hints, the serverInfo stamp).
 
 use super::MODERN_VERSION;
-use crate::json::{Piece, WriteError, Writer};
+use crate::json::{Piece, WriteError, Writer, escaped_len};
 use crate::state::ServerInfo;
 
 /// Which server capabilities a response advertises.
@@ -110,6 +110,19 @@ pub fn implementation(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), Writ
 
 /// The length of what [`result_meta`] writes.
 pub fn result_meta_len(s: &ServerInfo<'_>) -> usize {
+    if !cfg!(target_os = "none") {
+        // Counted from the pieces (bare-metal targets measure a write
+        // instead: no second form to keep in flash).
+        let title = s
+            .title
+            .map_or(0, |t| TITLE_KEY.len() + escaped_len(t.as_bytes()));
+        return META_HEAD.len()
+            + escaped_len(s.name.as_bytes())
+            + META_VERSION.len()
+            + escaped_len(s.version.as_bytes())
+            + title
+            + META_TAIL.len();
+    }
     let mut m = Writer::measure();
     let _ = m.begin_object().and_then(|()| result_meta(&mut m, s));
     m.len().saturating_sub(1)
@@ -118,6 +131,7 @@ pub fn result_meta_len(s: &ServerInfo<'_>) -> usize {
 const META_HEAD: &[u8] = br#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":""#;
 const META_VERSION: &[u8] = br#"","version":""#;
 const META_TAIL: &[u8] = br#""}}"#;
+const TITLE_KEY: &[u8] = br#"","title":""#;
 
 /// The result `_meta` stamp that identifies the server.
 /// It is on every 2026-07-28 result, so it is written from constant pieces
@@ -127,7 +141,7 @@ pub fn result_meta(w: &mut Writer<'_>, s: &ServerInfo<'_>) -> Result<(), WriteEr
         return result_meta_keys(w, s);
     }
     let (title_key, title): (&[u8], &str) = match s.title {
-        Some(t) => (br#"","title":""#, t),
+        Some(t) => (TITLE_KEY, t),
         None => (b"", ""),
     };
     w.members_from(&[

@@ -25,17 +25,19 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
     else {
         return 0;
     };
-    // One pass over the members for the three names.
-    let mut found = [None; 3];
-    doc.get_many(c, &[b"elicitation", b"sampling", b"roots"], &mut found);
+    let has = |k| {
+        doc.get(c, k)
+            .is_some_and(|v| doc.kind(v) == Some(Kind::Object))
+    };
     let mut bits = 0;
-    for (at, bit) in found
-        .into_iter()
-        .zip([caps::ELICITATION, caps::SAMPLING, caps::ROOTS])
-    {
-        if at.is_some_and(|v| doc.kind(v as usize) == Some(Kind::Object)) {
-            bits |= bit;
-        }
+    if has("elicitation") {
+        bits |= caps::ELICITATION;
+    }
+    if has("sampling") {
+        bits |= caps::SAMPLING;
+    }
+    if has("roots") {
+        bits |= caps::ROOTS;
     }
     bits
 }

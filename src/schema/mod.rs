@@ -154,10 +154,32 @@ pub(crate) fn kw_kind(doc: &Doc<'_>, key: usize) -> Option<KwKind> {
 
 /// The [`ty`] bit of the type-name string at `v`.
 pub(crate) fn type_bit(doc: &Doc<'_>, v: usize) -> Option<u8> {
-    let name = doc.str_inner(v)?;
     if cfg!(target_os = "none") {
-        return type_decoding(name);
+        return type_decoding(doc.str_inner(v)?);
     }
+    // A plain type name, read where it stands: its first letter picks the
+    // one name it can be (`n`: number or null), and the closing quote must
+    // follow it.
+    let text = doc.src().get(v..)?;
+    let at = match text.get(1..3)? {
+        [b'o', _] => Some(0),
+        [b'a', _] => Some(1),
+        [b's', _] => Some(2),
+        [b'i', _] => Some(3),
+        [b'n', b'u'] => text.get(3).map(|&c| if c == b'm' { 4 } else { 6 }),
+        [b'b', _] => Some(5),
+        _ => None,
+    };
+    if let Some(i) = at {
+        let name = TYPES.get(i)?;
+        if text.first() == Some(&b'"')
+            && text.get(1..=name.len()) == Some(name)
+            && text.get(name.len() + 1) == Some(&b'"')
+        {
+            return Some(1 << i);
+        }
+    }
+    let name = doc.str_inner(v)?;
     if !crate::json::has_byte(name, b'\\') {
         return type_named(name);
     }
@@ -189,6 +211,17 @@ fn type_named(lit: &[u8]) -> Option<u8> {
     TYPES.iter().position(|n| *n == lit).map(|i| 1u8 << i)
 }
 
+/// The members that shape a node rather than constrain a value, in the
+/// order [`Schema::node_with`] numbers them.
+const STRUCTURE: [&[u8]; 6] = [
+    b"type",
+    b"additionalProperties",
+    b"items",
+    b"properties",
+    b"required",
+    b"x-mcp-header",
+];
+
 /// One keyword and its value in the schema text.
 #[derive(Clone, Copy, Debug)]
 pub struct Kw {
@@ -216,8 +249,7 @@ pub struct Node {
     pub types: u8,
     /// `additionalProperties: false`.
     pub closed: bool,
-    /// It may have a constraint keyword (false: [`Schema::kws`] yields
-    /// nothing, and validation need not look).
+    /// It has a constraint keyword (false: [`Schema::kws`] yields nothing).
     pub kws: bool,
     /// The `items` schema, or [`NONE`].
     pub items: usize,
@@ -266,40 +298,60 @@ impl<'t> Schema<'t> {
 
     /// The schema object at `i`; `None` for [`NONE`] (no constraints).
     pub fn node(&self, i: usize) -> Option<Node> {
+        self.node_with(i, &mut |_, _| {})
+    }
+
+    /// [`Schema::node`], handing each constraint keyword and its value to
+    /// `kw` in text order as the one pass over the members meets it (what
+    /// [`Schema::kws`] would yield, without a second pass).
+    pub fn node_with(&self, i: usize, kw: &mut dyn FnMut(KwKind, Span)) -> Option<Node> {
         let d = &self.doc;
         if d.kind(i) != Some(Kind::Object) {
             return None;
         }
-        let mut found = [None; 6];
-        let others = d.get_many(
-            i,
-            &[
-                b"type",
-                b"additionalProperties",
-                b"items",
-                b"properties",
-                b"required",
-                b"x-mcp-header",
-            ],
-            &mut found,
-        );
-        let [ty, extra, items, props, required, header] = found.map(|f| f.map(|f| f as usize));
-        Some(Node {
+        let mut n = Node {
             at: i,
-            types: ty.map_or(0, |v| match d.kind(v) {
-                Some(Kind::Array) => d
-                    .elements(v)
-                    .fold(0, |m, e| m | type_bit(d, e).unwrap_or(0)),
-                _ => type_bit(d, v).unwrap_or(0),
-            }),
-            closed: extra.is_some_and(|v| d.kind(v) == Some(Kind::False)),
-            // Only the members get_many did not take can be constraints.
-            kws: others,
-            items: items.unwrap_or(NONE),
-            props: props.unwrap_or(NONE),
-            required: required.unwrap_or(NONE),
-            header: header.unwrap_or(NONE),
-        })
+            types: 0,
+            closed: false,
+            kws: false,
+            items: NONE,
+            props: NONE,
+            required: NONE,
+            header: NONE,
+        };
+        // The first member of each structural name counts (as a lookup
+        // would find it); a later one is neither structure nor a keyword.
+        let mut seen = 0u8;
+        for e in d.entries(i) {
+            let v = e.val;
+            let Some(j) = STRUCTURE.iter().position(|k| e.is(k)) else {
+                if let Some(kind) = kw_named(e.name, e.escaped) {
+                    n.kws = true;
+                    kw(kind, span(d, v));
+                }
+                continue;
+            };
+            if seen & (1 << j) != 0 {
+                continue;
+            }
+            seen |= 1 << j;
+            match j {
+                0 => {
+                    n.types = match d.kind(v) {
+                        Some(Kind::Array) => d
+                            .elements(v)
+                            .fold(0, |m, e| m | type_bit(d, e).unwrap_or(0)),
+                        _ => type_bit(d, v).unwrap_or(0),
+                    }
+                }
+                1 => n.closed = d.kind(v) == Some(Kind::False),
+                2 => n.items = v,
+                3 => n.props = v,
+                4 => n.required = v,
+                _ => n.header = v,
+            }
+        }
+        Some(n)
     }
 
     /// The declared properties of `n`, in text order.
@@ -341,7 +393,24 @@ mod tests {
     /// type and equality as the hosted forms, for plain and escaped names.
     #[test]
     fn decoding_lookups_agree() {
-        let mut names: Vec<Vec<u8>> = vec![b"".to_vec(), b"min".to_vec(), b"minimumx".to_vec()];
+        let mut names: Vec<Vec<u8>> = [
+            &b""[..],
+            b"min",
+            b"minimumx",
+            b"n",
+            b"nu",
+            b"num",
+            b"nul",
+            b"numbers",
+            b"nulll",
+            b"nuLl",
+            b"objects",
+            b"i",
+            b"integ",
+        ]
+        .iter()
+        .map(|n| n.to_vec())
+        .collect();
         for (n, _) in KWS.iter() {
             names.push(n.to_vec());
             // The first letter as a \u escape, and a lone escaped quote.

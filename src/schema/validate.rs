@@ -385,12 +385,12 @@ impl<'a, 'r> V<'a, 'r> {
     }
 
     fn check(&mut self, node: usize, inst: usize) -> bool {
-        let Some(n) = self.t.node(node) else {
+        let Some(n) = self.node_rules(node, inst) else {
+            return false;
+        };
+        let Some(n) = n else {
             return true; // no constraints
         };
-        if !self.check_rules(&n, inst) {
-            return false;
-        }
         match self.doc.kind(inst) {
             Some(Kind::Object) => self.check_object(&n, inst),
             Some(Kind::Array) if n.items != NONE => {
@@ -401,12 +401,22 @@ impl<'a, 'r> V<'a, 'r> {
         }
     }
 
-    /// The type and the constraint keywords of `n` on `inst` itself (its
-    /// members and elements are checked by the caller).
+    /// The node at `node` (`Some(None)`: no constraints), once its type and
+    /// constraint keywords hold for `inst` itself (its members and elements
+    /// are checked by the caller); `None` when one does not.
+    ///
+    /// One pass over the node's members: each keyword is checked as the pass
+    /// meets it, and the first that fails is kept; the type, known only at
+    /// the end of the pass, is checked then and wins over it. That is the
+    /// order of a type check followed by the keywords in text order.
     // Out of line: its number and keyword state would otherwise sit in the
     // frame of every nesting level of the recursion in `check`.
     #[inline(never)]
-    fn check_rules(&mut self, n: &Node, inst: usize) -> bool {
+    fn node_rules(&mut self, node: usize, inst: usize) -> Option<Option<Node>> {
+        let t = self.t;
+        if t.doc().kind(node) != Some(Kind::Object) {
+            return Some(None);
+        }
         let doc = self.doc;
         let kind = doc.kind(inst);
         let mut bits = match kind {
@@ -419,6 +429,7 @@ impl<'a, 'r> V<'a, 'r> {
             None => 0,
         };
         let mut number = None;
+        let mut beyond_i64 = false;
         if kind == Some(Kind::Number) {
             let raw = doc.raw(inst);
             let int = exact_int(raw);
@@ -426,26 +437,29 @@ impl<'a, 'r> V<'a, 'r> {
             if matches!(int, Ok(_) | Err(ConvError::Range)) {
                 bits |= ty::INTEGER;
             }
+            beyond_i64 = int == Err(ConvError::Range);
             number = num(raw);
             if number.is_none() {
-                return self.fail(inst, Rule::Value(&OUT_OF_RANGE), Span::default());
+                self.fail(inst, Rule::Value(&OUT_OF_RANGE), Span::default());
+                return None;
             }
-            let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
-            if integer_only && int == Err(ConvError::Range) {
-                return self.fail(inst, Rule::Value(&BEYOND_I64), Span::default());
+        }
+        let mut kw_ok = true;
+        let n = t.node_with(node, &mut |k, value| {
+            if kw_ok {
+                kw_ok = self.check_kw(k, value, inst, number);
             }
+        })?;
+        let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
+        if integer_only && beyond_i64 {
+            self.fail(inst, Rule::Value(&BEYOND_I64), Span::default());
+            return None;
         }
         if n.types != 0 && bits & n.types == 0 {
-            return self.fail(inst, Rule::Type(n.types), Span::default());
+            self.fail(inst, Rule::Type(n.types), Span::default());
+            return None;
         }
-        if n.kws {
-            for kw in self.t.kws(n) {
-                if !self.check_kw(kw.kind, kw.value, inst, number) {
-                    return false;
-                }
-            }
-        }
-        true
+        kw_ok.then_some(Some(n))
     }
 
     fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<Dec<'_>>) -> bool {
@@ -516,15 +530,21 @@ impl<'a, 'r> V<'a, 'r> {
 
     fn check_object(&mut self, n: &Node, inst: usize) -> bool {
         let doc = self.doc;
-        // Missing required names, reported in `properties` order.
-        if n.required != super::NONE {
+        // Missing required names, reported in `properties` order (looked
+        // for in that order only when one is missing).
+        let has = |name: &[u8]| doc.entries(inst).any(|e| same_text(e.name, name));
+        let sd = self.t.doc();
+        if n.required != super::NONE
+            && !sd
+                .elements(n.required)
+                .all(|r| has(sd.str_inner(r).unwrap_or(&[])))
+        {
             for p in self.t.props(n) {
                 let name = p.name.of(self.text);
                 if !self.t.is_required(n, name) {
                     continue;
                 }
-                let present = doc.entries(inst).any(|e| same_text(e.name, name));
-                if present {
+                if has(name) {
                     continue;
                 }
                 let name = p.name;
@@ -879,6 +899,62 @@ mod tests {
             msgs.push(m.as_str().to_string());
         }
         msgs
+    }
+
+    /// The type is checked before any keyword, wherever `type` stands in
+    /// the node, and the keywords in text order: the first to fail is the
+    /// one reported (the keywords are checked in the same pass that reads
+    /// the node, the type at its end).
+    #[test]
+    fn type_first_then_keywords_in_text_order() {
+        let schema = r#"{"type":"object","properties":{
+            "a":{"maxLength":1,"enum":["x","y"],"type":"string"},
+            "b":{"maximum":10,"minimum":5,"type":"integer"},
+            "c":{"minimum":5,"type":["integer","null"],"maximum":10},
+            "d":{"type":"integer","multipleOf":2,"maximum":3},
+            "e":{"minItems":2,"items":{"type":"string"},"type":"array"}}}"#;
+        let msgs = verdicts(
+            schema,
+            &[
+                (r#"{"a":5}"#, false),
+                (r#"{"a":"z"}"#, false),
+                (r#"{"a":"zz"}"#, false),
+                (r#"{"b":3}"#, false),
+                (r#"{"b":11}"#, false),
+                (r#"{"b":"3"}"#, false),
+                (r#"{"b":1e400}"#, false),
+                (r#"{"b":123456789012345678901234567890}"#, false),
+                (r#"{"c":3}"#, false),
+                (r#"{"c":"3"}"#, false),
+                (r#"{"c":null}"#, true),
+                (r#"{"d":5}"#, false),
+                (r#"{"d":4}"#, false),
+                (r#"{"e":[1]}"#, false),
+                (r#"{"e":[1,2]}"#, false),
+                (r#"{"e":"x"}"#, false),
+            ],
+        );
+        assert_eq!(
+            msgs,
+            [
+                "a: expected string, got integer",
+                r#"a: "z" is not one of x, y"#,
+                r#"a: "zz" is longer than maxLength 1"#,
+                "b: 3 is below minimum 5",
+                "b: 11 is above maximum 10",
+                "b: expected integer, got string",
+                "b: 1e400 is out of range",
+                "b: 123456789012345678901234567890 is beyond the 64-bit integer range",
+                "c: 3 is below minimum 5",
+                "c: expected integer or null, got string",
+                "",
+                "d: 5 is not a multiple of 2",
+                "d: 4 is above maximum 3",
+                "e: has fewer items than minItems 2",
+                "e[0]: expected string, got integer",
+                "e: expected array, got string",
+            ]
+        );
     }
 
     #[test]
