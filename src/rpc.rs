@@ -223,6 +223,33 @@ pub fn http_status_legacy(rpc_error: i32, no_response: bool) -> u16 {
 /// [`read_request`] keeps, by level (the top level, `params`,
 /// `params._meta`); `params` and `_meta` lead to the next level.
 fn envelope_slot(level: usize, name: &[u8], escaped: bool) -> Option<(usize, bool)> {
+    if cfg!(target_os = "none") || escaped {
+        return envelope_slot_by_table(level, name, escaped);
+    }
+    // Hosted targets: a match (a length switch, then one compare) instead of
+    // comparing with each name of the level in turn; it is over 1 KB of
+    // Thumb code, so bare-metal targets keep the table.
+    const VERSION: &[u8] = META_PROTOCOL_VERSION.as_bytes();
+    const CAPS: &[u8] = META_CLIENT_CAPABILITIES.as_bytes();
+    let slot = match (level, name) {
+        (1, b"id") => 0,
+        (1, b"jsonrpc") => 1,
+        (1, b"method") => 2,
+        (1, b"params") => PARAMS,
+        (2, b"name") => 4,
+        (2, b"arguments") => 5,
+        (2, b"inputResponses") => 6,
+        (2, b"requestState") => 7,
+        (2, b"_meta") => META,
+        (3, VERSION) => 9,
+        (3, CAPS) => 10,
+        _ => return None,
+    };
+    Some((slot, slot == PARAMS || slot == META))
+}
+
+/// [`envelope_slot`] by its table (every target; the one form on bare metal).
+fn envelope_slot_by_table(level: usize, name: &[u8], escaped: bool) -> Option<(usize, bool)> {
     let (from, to) = match level {
         1 => (0, PARAMS + 1),
         2 => (PARAMS + 1, META + 1),
@@ -516,6 +543,34 @@ mod tests {
             let mut t = [Token::EMPTY; 16];
             assert!(tokenize(w.as_bytes(), &mut t, 4).is_ok());
         }
+    }
+
+    /// The hosted match names the same slots as the table, for every name
+    /// of the table and some that are not there.
+    #[test]
+    fn envelope_match_agrees_with_table() {
+        let mut names: Vec<&[u8]> = ENVELOPE.to_vec();
+        names.extend([
+            &b""[..],
+            b"i",
+            b"ids",
+            b"param",
+            b"paramsx",
+            b"_met",
+            b"io.model",
+        ]);
+        for level in 0..5 {
+            for &n in &names {
+                assert_eq!(
+                    envelope_slot(level, n, false),
+                    envelope_slot_by_table(level, n, false),
+                    "{level} {}",
+                    String::from_utf8_lossy(n)
+                );
+            }
+        }
+        assert_eq!(envelope_slot(1, br"\u0069d", true), Some((0, false)));
+        assert_eq!(envelope_slot(2, br"\u005fmeta", true), Some((META, true)));
     }
 
     /// The envelope located in the checking pass is what member lookups on

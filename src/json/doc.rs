@@ -83,8 +83,11 @@ impl<'a> Doc<'a> {
     /// the scan: a word at a time (as [`super::string_run`] does, with two
     /// tests instead of three), then byte by byte for the last few bytes.
     /// Bare-metal targets go byte by byte throughout (flash first).
-    /// One copy, called from every scan (inlined it would be repeated in each).
-    #[inline(never)]
+    /// One copy on bare-metal targets, called from every scan (inlined it
+    /// would be repeated in each); inlined into each on hosted ones, where
+    /// the call cost more than the scan of a short key.
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn string_end_escaped(&self, i: usize) -> (usize, bool) {
         string_end_in::<{ !cfg!(target_os = "none") }>(self.src, i)
     }

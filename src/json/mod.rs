@@ -33,8 +33,9 @@ pub fn is_container(text: &str, open: u8, max_depth: usize) -> bool {
 /// flags in lanes above a true one, so the lowest flag is always exact.
 ///
 /// That is the hosted form. Bare-metal targets scan a byte at a time
-/// ([`string_run_bytes`], a quarter of the code): flash first.
-#[inline(never)]
+/// ([`string_run_bytes`], a quarter of the code): flash first, one copy.
+#[cfg_attr(target_os = "none", inline(never))]
+#[cfg_attr(not(target_os = "none"), inline(always))]
 pub(crate) fn string_run(s: &[u8], from: usize) -> (usize, bool) {
     if cfg!(target_os = "none") {
         string_run_bytes(s, from)

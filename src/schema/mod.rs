@@ -222,6 +222,61 @@ const STRUCTURE: [&[u8]; 6] = [
     b"x-mcp-header",
 ];
 
+/// What a member of a schema node is, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// [`STRUCTURE`]'s entry at this index.
+    Structure(usize),
+    /// A constraint keyword.
+    Keyword(KwKind),
+    /// Neither (an annotation such as `description`).
+    Other,
+}
+
+/// The [`Role`] of a member called `name` (a key's inside, `escaped` when it
+/// holds a backslash).
+fn member_role(name: &[u8], escaped: bool) -> Role {
+    if cfg!(target_os = "none") || escaped {
+        return role_by_tables(name, escaped);
+    }
+    // Hosted targets: one match (a length switch, then one compare) instead
+    // of comparing with each name of the two tables in turn; bare-metal
+    // targets keep the tables (less code).
+    match name {
+        b"type" => Role::Structure(0),
+        b"additionalProperties" => Role::Structure(1),
+        b"items" => Role::Structure(2),
+        b"properties" => Role::Structure(3),
+        b"required" => Role::Structure(4),
+        b"x-mcp-header" => Role::Structure(5),
+        b"minimum" => Role::Keyword(KwKind::Minimum),
+        b"maximum" => Role::Keyword(KwKind::Maximum),
+        b"exclusiveMinimum" => Role::Keyword(KwKind::ExclusiveMinimum),
+        b"exclusiveMaximum" => Role::Keyword(KwKind::ExclusiveMaximum),
+        b"multipleOf" => Role::Keyword(KwKind::MultipleOf),
+        b"minLength" => Role::Keyword(KwKind::MinLength),
+        b"maxLength" => Role::Keyword(KwKind::MaxLength),
+        b"minItems" => Role::Keyword(KwKind::MinItems),
+        b"maxItems" => Role::Keyword(KwKind::MaxItems),
+        b"enum" => Role::Keyword(KwKind::Enum),
+        b"const" => Role::Keyword(KwKind::Const),
+        b"default" => Role::Keyword(KwKind::Default),
+        _ => Role::Other,
+    }
+}
+
+/// [`member_role`] by [`STRUCTURE`] and [`KWS`] (every target; the one form
+/// on bare metal).
+fn role_by_tables(name: &[u8], escaped: bool) -> Role {
+    if let Some(j) = STRUCTURE
+        .iter()
+        .position(|k| crate::json::name_is(name, escaped, k))
+    {
+        return Role::Structure(j);
+    }
+    kw_named(name, escaped).map_or(Role::Other, Role::Keyword)
+}
+
 /// One keyword and its value in the schema text.
 #[derive(Clone, Copy, Debug)]
 pub struct Kw {
@@ -324,12 +379,14 @@ impl<'t> Schema<'t> {
         let mut seen = 0u8;
         for e in d.entries(i) {
             let v = e.val;
-            let Some(j) = STRUCTURE.iter().position(|k| e.is(k)) else {
-                if let Some(kind) = kw_named(e.name, e.escaped) {
+            let j = match member_role(e.name, e.escaped) {
+                Role::Structure(j) => j,
+                Role::Keyword(kind) => {
                     n.kws = true;
                     kw(kind, span(d, v));
+                    continue;
                 }
-                continue;
+                Role::Other => continue,
             };
             if seen & (1 << j) != 0 {
                 continue;
@@ -438,6 +495,15 @@ mod tests {
             }
         }
         assert_eq!(kw_decoding(br"\u006dinimum"), Some(KwKind::Minimum));
+        // The hosted match names the same roles as the tables.
+        let mut all = names.clone();
+        all.extend(STRUCTURE.iter().map(|n| n.to_vec()));
+        all.extend([b"typ".to_vec(), b"itemss".to_vec(), b"description".to_vec()]);
+        for n in &all {
+            let escaped = n.contains(&b'\\');
+            assert_eq!(member_role(n, escaped), role_by_tables(n, escaped), "{n:?}");
+        }
+        assert_eq!(member_role(br"\u0074ype", true), Role::Structure(0));
         assert_eq!(type_decoding(br"nul\u006C"), Some(ty::NULL));
     }
 }
