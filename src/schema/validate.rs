@@ -447,7 +447,7 @@ impl<'a, 'r> V<'a, 'r> {
         let mut kw_ok = true;
         let n = t.node_with(node, &mut |k, value| {
             if kw_ok {
-                kw_ok = self.check_kw(k, value, inst, number);
+                kw_ok = self.check_kw(k, value, inst, number.as_ref());
             }
         })?;
         let integer_only = n.types & ty::INTEGER != 0 && n.types & ty::NUMBER == 0;
@@ -462,7 +462,7 @@ impl<'a, 'r> V<'a, 'r> {
         kw_ok.then_some(Some(n))
     }
 
-    fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<Dec<'_>>) -> bool {
+    fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<&Dec<'_>>) -> bool {
         let bound = value.of(self.text);
         let doc = self.doc;
         // Registration checked these bounds: integers in 0..=u32::MAX.
