@@ -292,15 +292,16 @@ fn run<const STORE: bool>(
     // the counting pass keeps no array at all) and, per level,
     // whether it is an object.
     let mut stack = [0u16; DEPTH_CEILING];
-    let mut objects = [false; DEPTH_CEILING];
+    // Per open level: bit 0 set for an object, bit 1 for a container on
+    // `check_finding`'s path.
+    let mut objects = [0u8; DEPTH_CEILING];
     let mut depth = 0usize;
     let mut n = 0usize;
     let mut cur = Cursor { src, pos: 0 };
     let mut state = State::Value;
-    // `check_finding`: how many open containers are on the path. The root is
-    // its first level (when the root is not an object, no member is ever at
-    // depth 1: an array's objects are at depth 2).
-    let mut path = usize::from(!found.is_empty());
+    // `check_finding`: the next container opened is on the path (the root,
+    // then each object a located member leads into).
+    let mut onto_path = !found.is_empty();
 
     loop {
         cur.skip_ws();
@@ -310,7 +311,6 @@ fn run<const STORE: bool>(
                 let b = cur.peek().ok_or(Error::Invalid)?;
                 if b == b']' && state == State::ValueOrEnd {
                     close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
-                    path = path.min(depth);
                     state = State::AfterValue;
                     continue;
                 }
@@ -322,7 +322,8 @@ fn run<const STORE: bool>(
                         let is_obj = b == b'{';
                         let slot = stack.get_mut(depth).ok_or(Error::TooDeep)?;
                         *slot = n as u16;
-                        *objects.get_mut(depth).ok_or(Error::TooDeep)? = is_obj;
+                        *objects.get_mut(depth).ok_or(Error::TooDeep)? =
+                            u8::from(is_obj) | u8::from(core::mem::take(&mut onto_path)) << 1;
                         depth += 1;
                         cur.pos += 1;
                         push(
@@ -367,7 +368,6 @@ fn run<const STORE: bool>(
                 let b = cur.peek().ok_or(Error::Invalid)?;
                 if b == b'}' && state == State::KeyOrEnd {
                     close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
-                    path = path.min(depth);
                     state = State::AfterValue;
                     continue;
                 }
@@ -391,22 +391,25 @@ fn run<const STORE: bool>(
                     return Err(Error::Invalid);
                 }
                 cur.pos += 1;
-                if path == depth {
+                let level = depth.checked_sub(1).and_then(|d| objects.get(d));
+                if level.is_some_and(|&f| f & 2 != 0) {
                     // A member of an object on the path: its value's offset,
                     // and the path goes on into it when it leads there.
                     let (slot, leads) = find(depth, name, escaped).unwrap_or((usize::MAX, false));
                     if let Some(f) = found.get_mut(slot).filter(|f| **f == 0) {
                         cur.skip_ws();
                         *f = cur.pos as u32;
-                        if leads && cur.peek() == Some(b'{') {
-                            path += 1;
-                        }
+                        onto_path = leads && cur.peek() == Some(b'{');
                     }
                 }
                 state = State::Value;
             }
             State::AfterValue => {
-                let Some(&is_obj) = depth.checked_sub(1).and_then(|d| objects.get(d)) else {
+                let Some(is_obj) = depth
+                    .checked_sub(1)
+                    .and_then(|d| objects.get(d))
+                    .map(|&f| f & 1 != 0)
+                else {
                     // The root value is complete: only whitespace may follow.
                     return if cur.pos == src.len() {
                         Ok(n)
@@ -421,11 +424,9 @@ fn run<const STORE: bool>(
                     }
                     Some(b'}') if is_obj => {
                         close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
-                        path = path.min(depth);
                     }
                     Some(b']') if !is_obj => {
                         close(&mut cur, tokens, &mut depth, &stack, n, count_only)?;
-                        path = path.min(depth);
                     }
                     _ => return Err(Error::Invalid),
                 }
