@@ -144,8 +144,13 @@ pub(crate) fn hex4(s: &[u8], at: usize) -> Option<u32> {
 /// True when `b` is UTF-8 (RFC 3629: shortest forms only, no surrogates,
 /// nothing above U+10FFFF): the check `core::str::from_utf8` makes, without
 /// its 256-byte table. Strings are checked only when they hold a byte above
-/// 0x7F, so this is not a hot loop.
+/// 0x7F, so this is not a hot loop; the C API's texts (keys, result text)
+/// are checked whole, so hosted targets first test for ASCII a word at a
+/// time (core's `is_ascii`; bare-metal ones go byte by byte, flash first).
 pub(crate) fn is_utf8(b: &[u8]) -> bool {
+    if !cfg!(target_os = "none") && b.is_ascii() {
+        return true;
+    }
     let mut i = 0;
     while let Some(&c) = b.get(i) {
         i += 1;
