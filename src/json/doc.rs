@@ -158,10 +158,7 @@ impl<'a> Doc<'a> {
 
     /// The value of member `key` (raw bytes, compared with the unescaped key).
     pub fn get_bytes(&self, obj: usize, key: &[u8]) -> Option<usize> {
-        let mut out = [None];
-        self.get_many(obj, &[key], &mut out);
-        let [v] = out;
-        v.map(|v| v as usize)
+        self.entries(obj).find(|e| e.is(key)).map(|e| e.val)
     }
 
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
