@@ -332,21 +332,8 @@ fn string_end_in<const WORDS: bool>(s: &[u8], i: usize) -> (usize, bool) {
 /// The exact integer value of a (validated) JSON number, computed in decimal
 /// so `1e18` and `100e-2` convert and nothing is ever rounded or wrapped.
 pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
-    // Plain digits (the common case) convert directly on hosted targets: at
-    // most 18 of them always fit an i64. (Bare-metal targets take the
-    // decimal path alone: flash first.)
-    let (neg, digits) = match raw.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, raw),
-    };
-    if !cfg!(target_os = "none")
-        && (1..=18).contains(&digits.len())
-        && digits.iter().all(u8::is_ascii_digit)
-    {
-        let v = digits
-            .iter()
-            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
-        return Ok(if neg { -v } else { v });
+    if let Some(v) = plain_int(raw) {
+        return Ok(v);
     }
     match super::num::Dec::parse(raw).map(|d| d.to_i64()) {
         None => Err(ConvError::Type),
@@ -354,6 +341,28 @@ pub(crate) fn exact_int(raw: &[u8]) -> Result<i64, ConvError> {
         Some(Err(true)) => Err(ConvError::NotInteger),
         Some(Err(false)) => Err(ConvError::Range),
     }
+}
+
+/// A number written as plain digits (an optional minus and 1 to 18 digits,
+/// which always fit an i64), converted directly: the common case, on hosted
+/// targets. `None` for any other text, and always on bare-metal targets,
+/// which take the decimal path alone (flash first).
+#[inline(always)]
+pub(crate) fn plain_int(raw: &[u8]) -> Option<i64> {
+    if cfg!(target_os = "none") {
+        return None;
+    }
+    let (neg, digits) = match raw.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, raw),
+    };
+    if !(1..=18).contains(&digits.len()) || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = digits
+        .iter()
+        .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+    Some(if neg { -v } else { v })
 }
 
 fn parse_f64(raw: &[u8]) -> Result<f64, ConvError> {

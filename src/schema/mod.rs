@@ -103,6 +103,16 @@ pub enum KwKind {
     Default,
 }
 
+impl KwKind {
+    /// `minimum`, `maximum` or their exclusive forms.
+    pub fn is_bound(self) -> bool {
+        matches!(
+            self,
+            KwKind::Minimum | KwKind::Maximum | KwKind::ExclusiveMinimum | KwKind::ExclusiveMaximum
+        )
+    }
+}
+
 /// The constraint keyword called `name` (a key's inside, as written).
 pub(crate) fn kw_named(name: &[u8], escaped: bool) -> Option<KwKind> {
     if cfg!(target_os = "none") {

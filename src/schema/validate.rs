@@ -7,7 +7,7 @@ use core::cmp::Ordering;
 use super::Seg;
 use super::compile::same_text;
 use super::{KwKind, MsgBuf, NONE, Node, Schema, Span, ty};
-use crate::json::doc::exact_int;
+use crate::json::doc::{exact_int, plain_int};
 use crate::json::num::Dec;
 use crate::json::{ConvError, Doc, Kind, Unescape};
 
@@ -432,16 +432,21 @@ impl<'a, 'r> V<'a, 'r> {
         let mut beyond_i64 = false;
         if kind == Some(Kind::Number) {
             let raw = doc.raw(inst);
-            let int = exact_int(raw);
+            // A plain integer (hosted targets) is an i64 within f64's range:
+            // its decimal is read only if a keyword needs it (`check_kw`).
+            let plain = plain_int(raw);
+            let int = plain.map_or_else(|| exact_int(raw), Ok);
             // Integral, or too large for i64 (and then beyond any integer bound).
             if matches!(int, Ok(_) | Err(ConvError::Range)) {
                 bits |= ty::INTEGER;
             }
             beyond_i64 = int == Err(ConvError::Range);
-            number = num(raw);
-            if number.is_none() {
-                self.fail(inst, Rule::Value(&OUT_OF_RANGE), Span::default());
-                return None;
+            if plain.is_none() {
+                number = num(raw);
+                if number.is_none() {
+                    self.fail(inst, Rule::Value(&OUT_OF_RANGE), Span::default());
+                    return None;
+                }
             }
         }
         let mut kw_ok = true;
@@ -462,9 +467,32 @@ impl<'a, 'r> V<'a, 'r> {
         kw_ok.then_some(Some(n))
     }
 
+    /// Whether `inst` meets keyword `kind` with its value at `value`; `v` is
+    /// the instance's decimal, read by the caller unless the instance is a
+    /// plain integer (hosted targets: the decimal is then read here, and only
+    /// when a keyword needs it).
     fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<&Dec<'_>>) -> bool {
         let bound = value.of(self.text);
         let doc = self.doc;
+        let plain = match v {
+            None if !cfg!(target_os = "none") => plain_int(doc.raw(inst)),
+            _ => None,
+        };
+        let read;
+        let v = match (v, plain) {
+            (Some(v), _) => Some(v),
+            // Only the bounds and multipleOf read the decimal (enum and
+            // const compare the instance's own text).
+            (None, Some(a)) if kind.is_bound() || kind == KwKind::MultipleOf => {
+                // A plain integer bound compares as an integer.
+                if let (true, Some(b)) = (kind.is_bound(), plain_int(bound)) {
+                    return self.bound_holds(kind, a.cmp(&b), inst, value);
+                }
+                read = num(doc.raw(inst));
+                read.as_ref()
+            }
+            (None, _) => None,
+        };
         // Registration checked these bounds: integers in 0..=u32::MAX.
         let count = |b: &[u8]| exact_int(b).map_or(0, |n| n.unsigned_abs());
         match kind {
@@ -475,14 +503,7 @@ impl<'a, 'r> V<'a, 'r> {
                 let (Some(v), Some(b)) = (v, num(bound)) else {
                     return true;
                 };
-                let ord = v.cmp_value(&b);
-                let (bad, rule) = match kind {
-                    KwKind::Minimum => (ord.is_lt(), &BELOW_MIN),
-                    KwKind::Maximum => (ord.is_gt(), &ABOVE_MAX),
-                    KwKind::ExclusiveMinimum => (ord.is_le(), &NOT_ABOVE_XMIN),
-                    _ => (ord.is_ge(), &NOT_BELOW_XMAX),
-                };
-                !bad || self.fail(inst, Rule::Value(rule), value)
+                self.bound_holds(kind, v.cmp_value(&b), inst, value)
             }
             // Registration refused a zero, negative or too precise divisor;
             // anything else unexpected fails closed.
@@ -526,6 +547,18 @@ impl<'a, 'r> V<'a, 'r> {
             }
             KwKind::Default => true,
         }
+    }
+
+    /// Whether a value ordered `ord` against the bound at `value` meets
+    /// bound keyword `kind`.
+    fn bound_holds(&mut self, kind: KwKind, ord: Ordering, inst: usize, value: Span) -> bool {
+        let (bad, rule) = match kind {
+            KwKind::Minimum => (ord.is_lt(), &BELOW_MIN),
+            KwKind::Maximum => (ord.is_gt(), &ABOVE_MAX),
+            KwKind::ExclusiveMinimum => (ord.is_le(), &NOT_ABOVE_XMIN),
+            _ => (ord.is_ge(), &NOT_BELOW_XMAX),
+        };
+        !bad || self.fail(inst, Rule::Value(rule), value)
     }
 
     fn check_object(&mut self, n: &Node, inst: usize) -> bool {
@@ -953,6 +986,47 @@ mod tests {
                 "e: has fewer items than minItems 2",
                 "e[0]: expected string, got integer",
                 "e: expected array, got string",
+            ]
+        );
+    }
+
+    /// Plain integers (compared as integers on hosted targets) meet decimal
+    /// and exponent bounds and divisors as their decimals would.
+    #[test]
+    fn plain_integers_against_decimal_bounds() {
+        let schema = r#"{"type":"object","properties":{
+            "x":{"minimum":0.5,"maximum":1e2,"multipleOf":0.25},
+            "y":{"exclusiveMinimum":-3,"exclusiveMaximum":100000000000000000}}}"#;
+        let msgs = verdicts(
+            schema,
+            &[
+                (r#"{"x":0}"#, false),
+                (r#"{"x":-0}"#, false),
+                (r#"{"x":101}"#, false),
+                (r#"{"x":3}"#, true),
+                (r#"{"x":100}"#, true),
+                (r#"{"x":1e1}"#, true),
+                (r#"{"y":-3}"#, false),
+                (r#"{"y":-2}"#, true),
+                (r#"{"y":99999999999999999}"#, true),
+                (r#"{"y":100000000000000000}"#, false),
+                (r#"{"y":1000000000000000000}"#, false),
+            ],
+        );
+        assert_eq!(
+            msgs,
+            [
+                "x: 0 is below minimum 0.5",
+                "x: -0 is below minimum 0.5",
+                "x: 101 is above maximum 1e2",
+                "",
+                "",
+                "",
+                "y: -3 is not above exclusiveMinimum -3",
+                "",
+                "",
+                "y: 100000000000000000 is not below exclusiveMaximum 100000000000000000",
+                "y: 1000000000000000000 is not below exclusiveMaximum 100000000000000000",
             ]
         );
     }
