@@ -474,16 +474,17 @@ impl<'a, 'r> V<'a, 'r> {
     fn check_kw(&mut self, kind: KwKind, value: Span, inst: usize, v: Option<&Dec<'_>>) -> bool {
         let bound = value.of(self.text);
         let doc = self.doc;
+        // Only the bounds and multipleOf read the decimal (enum and const
+        // compare the instance's own text).
+        let numeric = kind.is_bound() || kind == KwKind::MultipleOf;
         let plain = match v {
-            None if !cfg!(target_os = "none") => plain_int(doc.raw(inst)),
+            None if numeric && !cfg!(target_os = "none") => plain_int(doc.raw(inst)),
             _ => None,
         };
         let read;
         let v = match (v, plain) {
             (Some(v), _) => Some(v),
-            // Only the bounds and multipleOf read the decimal (enum and
-            // const compare the instance's own text).
-            (None, Some(a)) if kind.is_bound() || kind == KwKind::MultipleOf => {
+            (None, Some(a)) => {
                 // A plain integer bound compares as an integer.
                 if let (true, Some(b)) = (kind.is_bound(), plain_int(bound)) {
                     return self.bound_holds(kind, a.cmp(&b), inst, value);
