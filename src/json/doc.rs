@@ -553,6 +553,39 @@ mod tests {
         f(Doc::new(src.as_bytes()))
     }
 
+    /// The hosted shortcut for plain digits converts as the decimal path
+    /// does, and takes nothing else (the decimal path keeps those).
+    #[test]
+    fn plain_integers_convert_as_decimals() {
+        let eighteen = "9".repeat(18);
+        let plain = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "100",
+            "-123456",
+            &eighteen,
+            &format!("-{eighteen}"),
+        ];
+        for raw in plain {
+            let by_decimal = super::super::num::Dec::parse(raw.as_bytes())
+                .unwrap()
+                .to_i64()
+                .unwrap();
+            assert_eq!(plain_int(raw.as_bytes()), Some(by_decimal), "{raw}");
+            assert_eq!(exact_int(raw.as_bytes()), Ok(by_decimal), "{raw}");
+        }
+        let nineteen = "9".repeat(19);
+        for raw in [
+            "", "-", "1.0", "1e2", "-1E2", "0.5", "\"1\"", "true", &nineteen,
+        ] {
+            assert_eq!(plain_int(raw.as_bytes()), None, "{raw}");
+        }
+        assert_eq!(exact_int(b"1e2"), Ok(100));
+        assert_eq!(exact_int(nineteen.as_bytes()), Err(ConvError::Range));
+    }
+
     /// The offset of the value right after the `n`th occurrence of `pat`.
     fn after(src: &str, pat: &str, n: usize) -> usize {
         src.match_indices(pat).nth(n).unwrap().0 + pat.len()
