@@ -164,27 +164,21 @@ impl<'a> Doc<'a> {
     /// Several lookups in one pass over the object at `obj`: `out[j]` becomes
     /// the value of the first member named `keys[j]` (what `get_bytes` would
     /// return), and stays as it was when there is none.
-    /// Returns whether a member other than the first of each key was seen
-    /// (or the scan stopped early, when all were found, and may have missed one).
-    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u32>]) -> bool {
-        let mut other = false;
+    pub fn get_many(&self, obj: usize, keys: &[&[u8]], out: &mut [Option<u32>]) {
         for e in self.entries(obj) {
-            let mut matched = false;
-            for (key, slot) in keys.iter().zip(out.iter_mut()) {
-                if slot.is_none() && e.is(key) {
-                    *slot = u32::try_from(e.val).ok();
-                    matched = true;
-                    break;
-                }
+            if let Some((_, slot)) = keys
+                .iter()
+                .zip(out.iter_mut())
+                .find(|(key, slot)| slot.is_none() && e.is(key))
+            {
+                *slot = u32::try_from(e.val).ok();
             }
-            other |= !matched;
             // Later members cannot change a found slot: stop before their
-            // values (often the largest, `params`) are scanned at all.
+            // values are scanned at all.
             if out.iter().all(Option::is_some) {
-                return true;
+                return;
             }
         }
-        other
     }
 
     /// Iterates the members of the object at `obj` with each name read once

@@ -314,8 +314,6 @@ pub struct Node {
     pub types: u8,
     /// `additionalProperties: false`.
     pub closed: bool,
-    /// It has a constraint keyword (false: [`Schema::kws`] yields nothing).
-    pub kws: bool,
     /// The `items` schema, or [`NONE`].
     pub items: usize,
     /// The `properties` object, or [`NONE`].
@@ -378,7 +376,6 @@ impl<'t> Schema<'t> {
             at: i,
             types: 0,
             closed: false,
-            kws: false,
             items: NONE,
             props: NONE,
             required: NONE,
@@ -392,7 +389,6 @@ impl<'t> Schema<'t> {
             let j = match member_role(e.name, e.escaped) {
                 Role::Structure(j) => j,
                 Role::Keyword(kind) => {
-                    n.kws = true;
                     kw(kind, span(d, v));
                     continue;
                 }
