@@ -401,9 +401,7 @@ pub fn is_id(raw: &[u8]) -> bool {
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,` and the opening of `"result":{`.
 pub fn begin_result(w: &mut Writer<'_>, id: &[u8]) -> Result<(), WriteError> {
-    frame_start(w, Some(id))?;
-    w.key("result")?;
-    w.begin_object()
+    frame_open(w, Some(id), br#","result":{"#)
 }
 
 /// Closes what [`begin_result`] opened.
@@ -413,20 +411,13 @@ pub fn end_result(w: &mut Writer<'_>) -> Result<(), WriteError> {
     w.status()
 }
 
-fn frame_start(w: &mut Writer<'_>, id: Option<&[u8]>) -> Result<(), WriteError> {
-    w.begin_object()?;
-    // A constant member: copied, not built key by key and scanned for
-    // escapes (on hosted targets; bare-metal ones build it, flash first).
-    if cfg!(target_os = "none") {
-        w.kv_str("jsonrpc", "2.0")?;
-    } else {
-        w.raw_members(br#""jsonrpc":"2.0""#)?;
-    }
-    w.key("id")?;
-    match id {
-        Some(raw) => w.raw_value(raw),
-        None => w.null(),
-    }
+/// The response's frame up to its `result` or `error` object, opened by
+/// `member` (`,"result":{`): constant text around the id in one write.
+fn frame_open(w: &mut Writer<'_>, id: Option<&[u8]>, member: &[u8]) -> Result<(), WriteError> {
+    w.open_raw(
+        &[br#"{"jsonrpc":"2.0","id":"#, id.unwrap_or(b"null"), member],
+        2,
+    )
 }
 
 /// Writes a whole error response; when it does not fit, writes the short form
@@ -454,9 +445,7 @@ fn write_error_full(
     e: &RpcError<'_>,
     built: &[u8],
 ) -> Result<(), WriteError> {
-    frame_start(w, id)?;
-    let _ = w.key("error");
-    let _ = w.begin_object();
+    frame_open(w, id, br#","error":{"#)?;
     let _ = w.key("code");
     let _ = w.int(i64::from(e.code));
     let _ = w.key("message");

@@ -334,6 +334,26 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    /// Starts the document with `parts`, copied one after the other: text
+    /// that opens `levels` nested objects, each but the innermost holding
+    /// members before the next, the innermost none yet (`{"a":1,"b":{`).
+    /// The caller guarantees that shape. One state update for what would
+    /// take a call per member and per level: a response's frame.
+    pub fn open_raw(&mut self, parts: &[&[u8]], levels: u8) -> Result<(), WriteError> {
+        self.status()?;
+        if self.depth != 0 || self.done || usize::from(levels) >= WRITER_MAX_DEPTH {
+            return self.fail(WriteError::Misuse);
+        }
+        for p in parts {
+            self.put(p)?;
+        }
+        self.stack = (1u32 << levels) - 1;
+        self.depth = levels;
+        self.need_comma = false;
+        self.after_key = false;
+        Ok(())
+    }
+
     /// A value copied verbatim; the caller guarantees it is one valid JSON value.
     pub fn raw_value(&mut self, json: &[u8]) -> Result<(), WriteError> {
         self.before_value()?;
@@ -822,6 +842,51 @@ mod tests {
         assert_eq!(
             w.members_from(&[Piece::Json(b"1")]),
             Err(WriteError::Misuse)
+        );
+    }
+
+    /// `open_raw` leaves the writer in the state the member-by-member
+    /// calls would: the next member needs no comma, each close closes an
+    /// object, and the document is then complete. Only a fresh document
+    /// may be opened so.
+    #[test]
+    fn open_raw_matches_member_by_member() {
+        let rest = |w: &mut Writer<'_>| -> Result<(), WriteError> {
+            w.kv_str("k", "v")?;
+            w.key("n")?;
+            w.begin_array()?;
+            w.end_array()?;
+            w.end_object()?;
+            w.end_object()
+        };
+        let raw = out(|w| {
+            w.open_raw(&[br#"{"jsonrpc":"2.0","id":"#, b"7", br#","result":{"#], 2)?;
+            rest(w)
+        })
+        .unwrap();
+        let keyed = out(|w| {
+            w.begin_object()?;
+            w.kv_str("jsonrpc", "2.0")?;
+            w.key("id")?;
+            w.raw_value(b"7")?;
+            w.key("result")?;
+            w.begin_object()?;
+            rest(w)
+        })
+        .unwrap();
+        assert_eq!(raw, keyed);
+        assert_eq!(raw, r#"{"jsonrpc":"2.0","id":7,"result":{"k":"v","n":[]}}"#);
+        let mut buf = [0u8; 64];
+        let mut w = Writer::new(&mut buf);
+        w.begin_object().unwrap();
+        assert_eq!(w.open_raw(&[b"{"], 1), Err(WriteError::Misuse));
+        let mut w = Writer::new(&mut buf);
+        assert_eq!(w.open_raw(&[b"{"], 32), Err(WriteError::Misuse));
+        let mut buf = [0u8; 4];
+        let mut w = Writer::new(&mut buf);
+        assert_eq!(
+            w.open_raw(&[b"{\"id\":", b"1"], 1),
+            Err(WriteError::Overflow)
         );
     }
 
