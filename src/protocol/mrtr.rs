@@ -25,19 +25,22 @@ pub fn declared_caps(req: &Request<'_>) -> u8 {
     else {
         return 0;
     };
-    let has = |k| {
-        doc.get(c, k)
-            .is_some_and(|v| doc.kind(v) == Some(Kind::Object))
-    };
-    let mut bits = 0;
-    if has("elicitation") {
-        bits |= caps::ELICITATION;
-    }
-    if has("sampling") {
-        bits |= caps::SAMPLING;
-    }
-    if has("roots") {
-        bits |= caps::ROOTS;
+    // One pass over the members; the first member of a name decides.
+    let (mut seen, mut bits) = (0u8, 0u8);
+    for e in doc.entries(c) {
+        let bit = if e.is(b"elicitation") {
+            caps::ELICITATION
+        } else if e.is(b"sampling") {
+            caps::SAMPLING
+        } else if e.is(b"roots") {
+            caps::ROOTS
+        } else {
+            continue;
+        };
+        if seen & bit == 0 && doc.kind(e.val) == Some(Kind::Object) {
+            bits |= bit;
+        }
+        seen |= bit;
     }
     bits
 }
@@ -193,6 +196,37 @@ mod tests {
         let doc = Doc::new(&text);
         let mut out = [0u8; MCP_MAX_REQUEST_STATE];
         verify_state(m, verify_as.as_bytes(), &doc, 0, &mut out).map(|n| out[..n].to_vec())
+    }
+
+    /// The capabilities a request declares: objects only, the first member
+    /// of a name decides (as a lookup would), escaped names decoded.
+    #[test]
+    fn declared_caps_reads_the_first_member_of_each_name() {
+        let caps_of = |c: &str| {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/clientCapabilities":{c}}}}}}}"#
+            );
+            let Ok(req) = crate::rpc::read_request(text.as_bytes()) else {
+                panic!("{text}")
+            };
+            declared_caps(&req)
+        };
+        use caps::{ELICITATION as E, ROOTS as R, SAMPLING as S};
+        for (c, want) in [
+            ("{}", 0),
+            ("[]", 0),
+            (r#"{"elicitation":{}}"#, E),
+            (
+                r#"{"sampling":{},"roots":{"listChanged":true},"x":{}}"#,
+                S | R,
+            ),
+            (r#"{"elicitation":true,"sampling":null,"roots":[]}"#, 0),
+            (r#"{"elicitation":1,"elicitation":{}}"#, 0),
+            (r#"{"roots":{},"roots":1}"#, R),
+            (r#"{"s\u0061mpling":{},"el":{}}"#, S),
+        ] {
+            assert_eq!(caps_of(c), want, "{c}");
+        }
     }
 
     #[test]
