@@ -236,16 +236,19 @@ impl<'a> Doc<'a> {
 
     /// True when `i` is a string whose decoded bytes equal `lit`.
     pub fn str_eq_bytes(&self, i: usize, lit: &[u8]) -> bool {
-        let Some(inner) = self.str_inner(i) else {
-            return false;
-        };
-        if !cfg!(target_os = "none") && !super::has_byte(inner, b'\\') {
-            // Raw bytes are the text: compare lengths before any byte
-            // (a hosted speed path; the decoding compare is the same).
-            return inner == lit;
+        if cfg!(target_os = "none") {
+            // Bare-metal targets decode every string (50 B less flash).
+            let inner = self.str_inner(i);
+            return inner.is_some_and(|s| Unescape::new(s).eq(lit.iter().copied()));
         }
-        // Only a key that contains a backslash is decoded.
-        Unescape::new(inner).eq(lit.iter().copied())
+        if self.src.get(i) != Some(&b'"') {
+            return false;
+        }
+        // The scan for the end notes whether the text holds an escape: an
+        // unescaped text is compared as it is, lengths first.
+        let (end, escaped) = self.string_end_escaped(i);
+        let inner = self.src.get(i + 1..end.saturating_sub(1)).unwrap_or(&[]);
+        name_is(inner, escaped, lit)
     }
 
     /// Decodes the string at `i` into `out`; returns its length in bytes.
@@ -687,6 +690,45 @@ mod tests {
             assert_eq!(d.skip(root), src.len() - 1);
             assert!(d.escaped(d.elements(c).next().unwrap()));
         });
+    }
+
+    /// `str_eq_bytes` (the hosted form compares unescaped text as it is)
+    /// agrees with decoding each string and comparing (the bare-metal form),
+    /// for plain and escaped strings of every length around a word, against
+    /// equal, shorter, longer and different texts; non-strings never equal.
+    #[test]
+    fn str_eq_agrees_with_decoding() {
+        for len in 0..20usize {
+            let plain: String = (0..len).map(|k| (b'a' + (k % 26) as u8) as char).collect();
+            for form in [
+                plain.clone(),
+                format!("\\u0041{plain}"),
+                format!("{plain}\\n"),
+            ] {
+                let text = format!(r#"["{form}",12,null,{{"k":"{form}"}}]"#);
+                let d = Doc::new(text.as_bytes());
+                let els: Vec<usize> = d.elements(0).collect();
+                let mut decoded = vec![0u8; 64];
+                let n = d.unescape_into(els[0], &mut decoded).unwrap();
+                decoded.truncate(n);
+                let mut longer = decoded.clone();
+                longer.push(b'z');
+                let mut other = decoded.clone();
+                if let Some(b) = other.last_mut() {
+                    *b ^= 1;
+                }
+                for lit in [
+                    &decoded[..],
+                    &decoded[..n.saturating_sub(1)],
+                    &longer,
+                    &other,
+                ] {
+                    let want = lit == &decoded[..];
+                    assert_eq!(d.str_eq_bytes(els[0], lit), want, "{form} vs {lit:?}");
+                    assert!(!d.str_eq_bytes(els[1], lit) && !d.str_eq_bytes(els[3], lit));
+                }
+            }
+        }
     }
 
     #[test]
