@@ -58,6 +58,7 @@ impl<'a> Doc<'a> {
     }
 
     /// The JSON type at `i`.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     pub fn kind(&self, i: usize) -> Option<Kind> {
         Some(match *self.src.get(i)? {
             b'{' => Kind::Object,
@@ -139,6 +140,7 @@ impl<'a> Doc<'a> {
     }
 
     /// The bytes between a string's quotes, still escaped.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     pub fn str_inner(&self, i: usize) -> Option<&'a [u8]> {
         if self.src.get(i) != Some(&b'"') {
             return None;
@@ -207,6 +209,7 @@ impl<'a> Doc<'a> {
 
     /// The first member or element of the container at `i` opened by
     /// `open`; `usize::MAX` when it is empty or not such a container.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn first_inside(&self, i: usize, open: u8) -> usize {
         if self.src.get(i) != Some(&open) {
             return usize::MAX;
@@ -220,6 +223,7 @@ impl<'a> Doc<'a> {
 
     /// After the value ending at `end`: the next member or element, or
     /// `usize::MAX` at the container's close.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn after(&self, end: usize) -> usize {
         let p = self.ws(end);
         if self.src.get(p) == Some(&b',') {

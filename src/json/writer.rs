@@ -179,6 +179,7 @@ impl<'b> Writer<'b> {
         self.fail(WriteError::Overflow)
     }
 
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         self.status()?;
         let end = self.len + bytes.len();
@@ -197,6 +198,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Separator and checks before any value.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn before_value(&mut self) -> Result<(), WriteError> {
         self.status()?;
         if self.depth == 0 {
@@ -221,6 +223,7 @@ impl<'b> Writer<'b> {
         }
     }
 
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn open(&mut self, object: bool, byte: u8) -> Result<(), WriteError> {
         self.before_value()?;
         if usize::from(self.depth) >= WRITER_MAX_DEPTH {
@@ -238,6 +241,7 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn close(&mut self, object: bool, byte: u8) -> Result<(), WriteError> {
         self.status()?;
         if self.depth == 0 || self.in_object() != object || self.after_key {
@@ -593,6 +597,7 @@ impl<'b> Writer<'b> {
         }
     }
 
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn escaped(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         let mut run_start = 0;
         loop {
