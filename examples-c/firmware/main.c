@@ -9,7 +9,8 @@
  * than the receive buffer) into mcp_framer_feed() in chunks of 1, 7 and 64
  * bytes and through the zero-copy calls (mcp_framer_space/commit/poll), and
  * checks every response line. It paints the stack to measure the high-water
- * mark of mcp_server_handle() and of the whole receive path, prints a
+ * mark of mcp_server_handle() and of the whole receive path, counts the
+ * instructions per request under QEMU -icount (fw_count.h), prints a
  * `key=value` summary and a final `N passed, M failed` line, and returns the
  * number of failures, which QEMU's semihosting turns into its exit status.
  */
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "emcp.h"
+#include "fw_count.h"
 #include "fw_stack.h"
 #include "emcp_clock.h"
 #include "greenhouse.h"
@@ -457,6 +459,60 @@ __attribute__((noinline)) static size_t measure_handle(bool *ok)
     return peak;
 }
 
+/* Instructions per request (QEMU -icount: see fw_count.h). First a loop of
+ * a known length, two instructions a turn: the count must match it, or the
+ * clock does not count instructions and no figure is printed. Then each
+ * request kind of the stack probe, FW_SPEED_REPEAT times in a row; false
+ * when a call did not answer. */
+#define FW_SPEED_REPEAT 32u
+
+__attribute__((noinline)) static uint32_t counted_loop(uint32_t turns)
+{
+    uint32_t t0 = fw_count_now();
+#if defined(__riscv)
+    __asm__ volatile("1: addi %0, %0, -1\n bnez %0, 1b" : "+r"(turns));
+#elif defined(__ARM_ARCH_6M__)
+    /* GCC assembles Thumb-1 inline assembly in divided syntax: there `sub`
+     * sets the flags. */
+    __asm__ volatile("1: sub %0, #1\n bne 1b" : "+l"(turns) : : "cc");
+#else
+    __asm__ volatile("1: subs %0, #1\n bne 1b" : "+l"(turns) : : "cc");
+#endif
+    return fw_count_since(t0, fw_count_now()) * FW_COUNT_UNIT;
+}
+
+static bool measure_speed(void)
+{
+    static const struct {
+        size_t req;
+        const char *name;
+    } kinds[] = {{0, "discover"}, {1, "tools_list"}, {2, "call_probe"},
+                 {3, "call_probe_refused"}, {5, "malformed"}};
+    fw_count_start();
+    uint32_t loop = counted_loop(100000u);
+    printf("instr.calibration=%u\n", (unsigned)loop);
+    /* 200,000 and the few around the loop; a count is 40 on Cortex-M. */
+    if (loop < 200000u || loop > 200000u + 2u * FW_COUNT_UNIT + 16u) {
+        printf("instr: the clock does not count instructions (not QEMU -icount shift=0?)\n");
+        return true;
+    }
+    bool answered = true;
+    mcp_request_ctx_t ctx = uart_ctx();
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *q = probe_reqs[kinds[k].req];
+        size_t len = strlen(q);
+        uint32_t t0 = fw_count_now();
+        for (unsigned i = 0; i < FW_SPEED_REPEAT; i++) {
+            answered &= mcp_server_handle(&probe_server, &ctx, (const uint8_t *)q, len, tx_buf,
+                                          sizeof tx_buf, NULL) > 0;
+        }
+        uint32_t n = fw_count_since(t0, fw_count_now()) * FW_COUNT_UNIT;
+        unsigned per = (unsigned)((n + FW_SPEED_REPEAT / 2u) / FW_SPEED_REPEAT);
+        printf("instr.handle.%s=%u\n", kinds[k].name, per);
+    }
+    return answered;
+}
+
 /* Schema seals: a library with the schema checker (full) vouches for the
  * probe's schema with mcp_schema_seal and takes an unsealed tool; one
  * without it (minimal) vouches for nothing and registers a tool only with
@@ -561,6 +617,7 @@ int main(void)
     bool probe_ok = false;
     size_t stack_handle = measure_handle(&probe_ok);
     check(probe_ok, "mcp_server_handle on every request kind (stack probe)");
+    check(measure_speed(), "every request of the instruction count answered");
     size_t stack_tools = measure_greenhouse();
     check(stack_handle < FW_PAINT_BYTES && stack_tools < FW_PAINT_BYTES && peak_feed < FW_PAINT_BYTES,
           "stack high-water marks inside the painted area");

@@ -88,17 +88,19 @@ for b in "${boards[@]}"; do
   done
 done
 
-# QEMU runs.
+# QEMU runs. `-icount shift=0`: each guest instruction takes 1 ns of virtual
+# time, so the firmware's clock counts instructions (fw_count.h: the
+# instructions per request that size-report's speed block gives).
 for b in "${boards[@]}"; do
   read -r core toolchain cpu target machine <<<"$b"
   if [ "$core" = rv32imac ]; then
     # No OpenSBI: the firmware starts at 0x80000000 in machine mode. RISC-V
     # semihosting (picolibc) writes to the semihosting console, which is
     # QEMU's stderr unless a chardev is named: name one on stdout.
-    qemu=(qemu-system-riscv32 -M "$machine" -bios none -nographic -monitor none -serial none
+    qemu=(qemu-system-riscv32 -M "$machine" -icount shift=0 -bios none -nographic -monitor none -serial none
           -chardev stdio,id=semihost -semihosting-config enable=on,target=native,chardev=semihost)
   else
-    qemu=(qemu-system-arm -M "$machine" -nographic -monitor none -serial none
+    qemu=(qemu-system-arm -M "$machine" -icount shift=0 -nographic -monitor none -serial none
           -semihosting-config enable=on,target=native)
   fi
   for p in full minimal; do
@@ -108,7 +110,7 @@ for b in "${boards[@]}"; do
     timeout 120 "${qemu[@]}" -kernel "$OUT/$name/fw-$name.elf" \
       >"$OUT/qemu-$name.log" 2>"$OUT/qemu-$name.stderr" || rc=$?
     grep -E '^(PASS|FAIL|  )' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
-    grep -E '^stack\.' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
+    grep -E '^(stack|instr)\.' "$OUT/qemu-$name.log" | sed 's/^/    /' || true
     errlog="$OUT/qemu-$name.stderr"
     status="exit status $rc"
     if [ "$core" = rv32imac ]; then
@@ -126,12 +128,13 @@ done
 
 # The footprint the documents quote is this build's: README.md and
 # docs/firmware.md carry scripts/size-report's footprint block, docs/freertos.md
-# and docs/zephyr.md its task stack block, and a stale one fails here
+# and docs/zephyr.md its task stack block, docs/firmware.md its block of
+# instructions per request, and a stale one fails here
 # (regenerate with scripts/size-report --no-build --write-docs).
 rc=0
 EMCP_FIRMWARE_DIR="$OUT" python3 scripts/size-report --no-build --check-docs >"$OUT/size-report.txt" 2>"$OUT/size-report.err" || rc=$?
 grep -E '^(flash\.(full|minimal)\.|ram\.server(_8_tools)?\.|stack\.(handle|add_tool)\.)[a-z0-9]+=' "$OUT/size-report.txt" | sed 's/^/    /' || true
-result "$rc" "the documents' footprint and stack blocks are this build's (scripts/size-report --check-docs)" "$OUT/size-report.err"
+result "$rc" "the documents' footprint, stack and speed blocks are this build's (scripts/size-report --check-docs)" "$OUT/size-report.err"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
