@@ -121,14 +121,13 @@ mod constant_member_tests {
     /// bytes the key-and-value calls of bare-metal targets write.
     #[test]
     fn constant_members_match_key_and_value() {
-        let pairs: [(&[u8], &str, Option<&str>, bool); 4] = [
+        let pairs: [(&[u8], &str, Option<&str>, bool); 3] = [
             (
                 super::RESULT_COMPLETE,
                 "resultType",
                 Some("complete"),
                 false,
             ),
-            (br#""jsonrpc":"2.0""#, "jsonrpc", Some("2.0"), false),
             (br#""isError":true"#, "isError", None, true),
             (br#""isError":false"#, "isError", None, false),
         ];
