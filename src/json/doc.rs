@@ -242,8 +242,7 @@ impl<'a> Doc<'a> {
     pub fn str_eq_bytes(&self, i: usize, lit: &[u8]) -> bool {
         if cfg!(target_os = "none") {
             // Bare-metal targets decode every string (50 B less flash).
-            let inner = self.str_inner(i);
-            return inner.is_some_and(|s| Unescape::new(s).eq(lit.iter().copied()));
+            return self.str_inner(i).is_some_and(|s| name_is(s, true, lit));
         }
         if self.src.get(i) != Some(&b'"') {
             return false;
