@@ -720,7 +720,115 @@ unsafe fn with_json(
     f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,
 ) -> c_int {
     // SAFETY: forwarded caller promises.
-    unsafe { with_result(r, |res| Ok(f(res.json()?)?)) }
+    unsafe { with_json_form::<{ cfg!(target_os = "none") }>(r, f) }
+}
+
+/// [`with_json`] in one of two forms with the same results
+/// (`json_forms_agree`): `SHARED` (bare metal) finds the writer through one
+/// out-of-line lookup that every `mcp_json_*` function calls, keeping only
+/// its own writer call; otherwise (hosted) all of it is inlined.
+#[inline(always)]
+unsafe fn with_json_form<const SHARED: bool>(
+    r: *mut mcp_result_t,
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), WriteError>,
+) -> c_int {
+    if SHARED {
+        // SAFETY: forwarded caller promises.
+        match unsafe { json_of(r) } {
+            Ok(w) => f(w).map_or_else(write_errno, |()| 0),
+            Err(e) => e,
+        }
+    } else {
+        // SAFETY: forwarded caller promises.
+        unsafe { with_result(r, |res| Ok(f(res.json()?)?)) }
+    }
+}
+
+/// The structuredContent writer behind `r`, or the error code.
+#[inline(never)]
+unsafe fn json_of<'a>(r: *mut mcp_result_t) -> Result<&'a mut Writer<'a>, c_int> {
+    // SAFETY: see result_mut.
+    match unsafe { result_mut(r) } {
+        Some(res) => res.json().map_err(result_errno),
+        None => Err(-MCP_EINVAL),
+    }
+}
+
+#[cfg(test)]
+mod json_form_tests {
+    use super::*;
+    use crate::call::{Mode, ResultOpts};
+    use crate::limits::MCP_MAX_REQUEST_STATE;
+
+    /// Both forms of `with_json` return the same code and write the same
+    /// bytes: NULL, outside structuredContent, a good write, a misused
+    /// writer, and a full buffer.
+    #[test]
+    fn json_forms_agree() {
+        type Step = fn(&mut Writer<'_>) -> Result<(), WriteError>;
+        let key: Step = |w| w.key("n");
+        let int: Step = |w| w.int(7);
+        let close: Step = |w| w.end_array();
+        let cases: [(bool, usize, &[Step]); 5] = [
+            (false, 256, &[key, int]),
+            (true, 256, &[key, int]),
+            (true, 256, &[key, key]),
+            (true, 256, &[close]),
+            (true, 48, &[key, int, key, int, key, int, key, int]),
+        ];
+        let run = |shared: bool, open: bool, cap: usize, steps: &[Step]| {
+            let mut buf = vec![0u8; cap];
+            let mut w = Writer::new(&mut buf);
+            w.begin_object().unwrap();
+            w.key("content").unwrap();
+            w.begin_array().unwrap();
+            let opts = ResultOpts {
+                start: w.mark(),
+                modern: true,
+                caps: 0,
+                state_enabled: false,
+                mode: Mode::Tool,
+                reserve: 0,
+            };
+            let mut state = [0u8; MCP_MAX_REQUEST_STATE];
+            let mut codes = vec![];
+            let mut res = ToolResult::new(&mut w, opts, &mut state);
+            if open {
+                res.structured_begin().unwrap();
+            }
+            let r = (&mut res as *mut ToolResult<'_, '_>).cast::<mcp_result_t>();
+            for &step in steps {
+                // SAFETY: `r` points to the live result above.
+                codes.push(unsafe {
+                    if shared {
+                        with_json_form::<true>(r, step)
+                    } else {
+                        with_json_form::<false>(r, step)
+                    }
+                });
+            }
+            // SAFETY: NULL is refused before it is read.
+            codes.push(unsafe {
+                if shared {
+                    with_json_form::<true>(core::ptr::null_mut(), key)
+                } else {
+                    with_json_form::<false>(core::ptr::null_mut(), key)
+                }
+            });
+            // `res` (and `r`) end here: the writer is read again.
+            (codes, w.as_bytes().to_vec())
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (open, cap, steps) in cases {
+            let a = run(true, open, cap, steps);
+            assert_eq!(a, run(false, open, cap, steps));
+            seen.extend(a.0);
+        }
+        // The cases reach every outcome: success and each error code.
+        for code in [0, -MCP_EINVAL, -MCP_EPERM, -MCP_ENOBUFS] {
+            assert!(seen.contains(&code), "{code} not reached: {seen:?}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -185,6 +185,7 @@ impl<'a> Doc<'a> {
 
     /// Iterates the members of the object at `obj` with each name read once
     /// (the hot loops of lookups and validation compare names many times).
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn entries(&self, obj: usize) -> Entries<'a> {
         Entries {
             doc: *self,
@@ -199,6 +200,7 @@ impl<'a> Doc<'a> {
     }
 
     /// Iterates the element indices of the array at `arr`.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn elements(&self, arr: usize) -> Elements<'a> {
         Elements {
             doc: *self,

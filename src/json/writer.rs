@@ -112,6 +112,7 @@ impl<'b> Writer<'b> {
     }
 
     /// `Ok` when every call so far succeeded.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn status(&self) -> Result<(), WriteError> {
         self.error.map_or(Ok(()), Err)
     }
@@ -127,6 +128,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Current position and state.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn mark(&self) -> Mark {
         Mark {
             len: self.len,
@@ -215,6 +217,7 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    #[cfg_attr(target_os = "none", inline(never))]
     fn after_value(&mut self) {
         self.after_key = false;
         self.need_comma = true;

@@ -29,6 +29,7 @@ impl Default for MsgBuf {
 
 impl MsgBuf {
     /// An empty message.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub const fn new() -> Self {
         MsgBuf {
             buf: [0; MCP_MAX_ERROR_MESSAGE],

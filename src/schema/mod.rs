@@ -44,6 +44,7 @@ pub struct Span {
 
 impl Span {
     /// The bytes of `text` this span covers.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn of<'t>(&self, text: &'t str) -> &'t [u8] {
         text.as_bytes()
             .get(self.start as usize..self.end as usize)
