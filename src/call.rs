@@ -728,6 +728,7 @@ pub mod caps {
     /// `roots`.
     pub const ROOTS: u8 = 4;
     /// The capability's name in `clientCapabilities`.
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn name(bit: u8) -> &'static str {
         match bit {
             ELICITATION => "elicitation",

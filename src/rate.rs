@@ -60,6 +60,7 @@ impl Drop for RateClaim<'_> {
 /// interval is at most `u32::MAX` ms). A clock reading up to one interval
 /// *before* the last run is inside the interval too: a thread that read the
 /// clock before another thread's call but claims after it must not run.
+#[cfg_attr(target_os = "none", inline(never))]
 fn wait_ms(last: u32, interval: u32, now: u64) -> Option<u32> {
     if interval == 0 || last == NEVER {
         return None;

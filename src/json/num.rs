@@ -423,6 +423,7 @@ pub fn is_above_one(v: f64) -> bool {
 }
 
 /// `(a + b) mod m` for `a, b < m`.
+#[cfg_attr(target_os = "none", inline(never))]
 fn add_mod(a: u64, b: u64, m: u64) -> u64 {
     let (s, carry) = a.overflowing_add(b);
     if carry || s >= m {
