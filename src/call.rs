@@ -712,6 +712,23 @@ pub struct ResultOpts {
     pub reserve: usize,
 }
 
+/// For tests: writes the `{"content":[` a tool result starts inside and
+/// returns the options of a plain modern tool result there.
+#[cfg(test)]
+pub(crate) fn test_result_opts(w: &mut Writer<'_>) -> ResultOpts {
+    w.begin_object().unwrap();
+    w.key("content").unwrap();
+    w.begin_array().unwrap();
+    ResultOpts {
+        start: w.mark(),
+        modern: true,
+        caps: 0,
+        state_enabled: false,
+        mode: Mode::Tool,
+        reserve: 0,
+    }
+}
+
 /// Client capabilities an input request can need.
 ///
 /// Bits internal to the Rust core, not part of the C ABI: C code names these
@@ -1216,17 +1233,7 @@ mod tests {
             let run = |fast: bool| {
                 let mut buf = [0u8; 256];
                 let mut w = Writer::new(&mut buf);
-                w.begin_object().unwrap();
-                w.key("content").unwrap();
-                w.begin_array().unwrap();
-                let opts = ResultOpts {
-                    start: w.mark(),
-                    modern: true,
-                    caps: 0,
-                    state_enabled: false,
-                    mode: Mode::Tool,
-                    reserve: 0,
-                };
+                let opts = test_result_opts(&mut w);
                 let mut state = [0u8; MCP_MAX_REQUEST_STATE];
                 let mut r = ToolResult::new(&mut w, opts, &mut state);
                 if fast {

@@ -757,7 +757,6 @@ unsafe fn json_of<'a>(r: *mut mcp_result_t) -> Result<&'a mut Writer<'a>, c_int>
 #[cfg(test)]
 mod json_form_tests {
     use super::*;
-    use crate::call::{Mode, ResultOpts};
     use crate::limits::MCP_MAX_REQUEST_STATE;
 
     /// Both forms of `with_json` return the same code and write the same
@@ -779,17 +778,7 @@ mod json_form_tests {
         let run = |shared: bool, open: bool, cap: usize, steps: &[Step]| {
             let mut buf = vec![0u8; cap];
             let mut w = Writer::new(&mut buf);
-            w.begin_object().unwrap();
-            w.key("content").unwrap();
-            w.begin_array().unwrap();
-            let opts = ResultOpts {
-                start: w.mark(),
-                modern: true,
-                caps: 0,
-                state_enabled: false,
-                mode: Mode::Tool,
-                reserve: 0,
-            };
+            let opts = crate::call::test_result_opts(&mut w);
             let mut state = [0u8; MCP_MAX_REQUEST_STATE];
             let mut codes = vec![];
             let mut res = ToolResult::new(&mut w, opts, &mut state);
