@@ -489,6 +489,7 @@ static bool measure_speed(void)
     } kinds[] = {{0, "discover"}, {1, "tools_list"}, {2, "call_probe"},
                  {3, "call_probe_refused"}, {5, "malformed"}};
     fw_count_start();
+    printf("instr.repeat=%u\n", FW_SPEED_REPEAT);
     uint32_t loop = counted_loop(100000u);
     printf("instr.calibration=%u\n", (unsigned)loop);
     /* 200,000 and the few around the loop; a count is 40 on Cortex-M. */
