@@ -50,8 +50,9 @@
  * `\n`-terminated (`\r\n` accepted; empty lines skipped). A line longer than
  * the receive buffer is dropped up to its newline and reported once, when the
  * newline arrives (`MCP_FRAME_OVERSIZE`; `mcp_framer_feed` and
- * `mcp_framer_poll` answer it with -32600 and id null), and framing resumes
- * after it. With a buffer of `cap` bytes the longest accepted message is
+ * `mcp_framer_poll` answer it with -32600 and the request's id when the
+ * bytes that filled the buffer held it, else id null), and framing resumes
+ * after it. The id is kept inside the receive buffer, not beside it. With a buffer of `cap` bytes the longest accepted message is
  * `cap - 1` bytes plus `\n`.
  *
  * Two ways to receive:
@@ -155,7 +156,10 @@ int mcp_framer_commit(struct mcp_framer_t *f, size_t n);
  * @param len  Receives its length, without the line ending (never 0).
  * @retval MCP_FRAME_LINE A message was taken.
  * @retval MCP_FRAME_OVERSIZE A line longer than the buffer was dropped;
- *         answer with `mcp_framer_oversize_response`. `*line` is NULL, `*len` 0.
+ *         answer with `mcp_framer_oversize_response(*line, *len, ...)`.
+ *         `*line` is the dropped line's id (raw JSON: a string with its
+ *         quotes, or a number; valid like a line) when the first bytes of
+ *         the line held it, else NULL with `*len` 0.
  * @retval 0 No complete message is buffered yet.
  * @retval -MCP_EINVAL A NULL pointer, or `f` is not initialised.
  *
@@ -166,18 +170,23 @@ int mcp_framer_next(struct mcp_framer_t *f, const uint8_t **line, size_t *len);
 
 /**
  * Writes the answer to a dropped oversize line (`MCP_FRAME_OVERSIZE`): a
- * JSON-RPC error -32600 "Request exceeds the receive buffer" with id null,
- * without a line ending.
+ * JSON-RPC error -32600 "Request exceeds the receive buffer" with the
+ * line's id, without a line ending.
  *
- * @param out Where to write it.
- * @param cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+ * @param id     The id `mcp_framer_next` gave for the line, or NULL (and
+ *               `id_len` 0) for id null. An id that is not a JSON string or
+ *               number of at most `MCP_MAX_ID_LEN` bytes is answered as null.
+ * @param id_len Its length in bytes.
+ * @param out    Where to write it; must not overlap `id`.
+ * @param cap    At least `MCP_MIN_RESPONSE_CAP` bytes.
  * @return Its length in bytes.
  * @retval -MCP_ENOBUFS `cap` is below `MCP_MIN_RESPONSE_CAP`.
  * @retval -MCP_EINVAL `out` is NULL.
  *
- * @pre `out` must be writable for `cap` bytes.
+ * @pre `out` must be writable for `cap` bytes; `id` NULL or readable for
+ * `id_len` bytes.
  */
-int mcp_framer_oversize_response(uint8_t *out, size_t cap);
+int mcp_framer_oversize_response(const uint8_t *id, size_t id_len, uint8_t *out, size_t cap);
 
 /**
  * Handles the next complete message in the receive buffer and writes its

@@ -5,8 +5,13 @@
 //! `\n` (a `\r` before it is dropped, so CRLF works), skipping empty lines, and
 //! dropping a line that does not fit the buffer: it is reported once, as
 //! [`Frame::Oversize`] at its newline, and framing resumes after that newline.
-//! Must not: allocate, block, or know about JSON; [`respond`] is the only
-//! place that meets the server.
+//! The dropped line's request id is kept when the bytes that filled the
+//! buffer hold it (found by the core's bounded top-level scan,
+//! [`rpc::scan_id_in_prefix`]), so the refusal reaches the request that sent
+//! it: the id stays in the buffer itself, in front of the bytes being
+//! dropped, and costs no RAM of its own.
+//! Must not: allocate, block, or parse JSON beyond that one scan; [`respond`]
+//! is the only place that meets the server.
 //!
 //! Two ways to fill the buffer:
 //! - copying: [`Framer::feed`] takes chunks of any size (1 byte from a UART
@@ -35,7 +40,7 @@
 
 use crate::call::RequestInfo;
 use crate::json::Writer;
-use crate::limits::{MCP_MIN_RESPONSE_CAP, MCP_RPC_INVALID_REQUEST};
+use crate::limits::{MCP_MAX_ID_LEN, MCP_MIN_RESPONSE_CAP, MCP_RPC_INVALID_REQUEST};
 use crate::rpc::{self, RpcError};
 use crate::server::{HandleError, Outcome, Server};
 
@@ -49,7 +54,10 @@ pub enum Frame<'b> {
     /// A line longer than the buffer was dropped up to and including its
     /// newline. Reported once per dropped line, when its newline arrives;
     /// answer it with [`oversize_response`] so the client is not left waiting.
-    Oversize,
+    /// Carries the line's id (raw JSON, a string or number of at most
+    /// `MCP_MAX_ID_LEN` bytes) when the first bytes of the line held it and
+    /// it takes at most half the buffer; it borrows the buffer like a line.
+    Oversize(Option<&'b [u8]>),
 }
 
 impl core::fmt::Debug for Frame<'_> {
@@ -59,7 +67,11 @@ impl core::fmt::Debug for Frame<'_> {
                 Ok(s) => f.debug_tuple("Line").field(&s).finish(),
                 Err(_) => f.debug_tuple("Line").field(l).finish(),
             },
-            Frame::Oversize => f.write_str("Oversize"),
+            Frame::Oversize(None) => f.write_str("Oversize"),
+            Frame::Oversize(Some(id)) => match core::str::from_utf8(id) {
+                Ok(s) => f.debug_tuple("Oversize").field(&s).finish(),
+                Err(_) => f.debug_tuple("Oversize").field(id).finish(),
+            },
         }
     }
 }
@@ -83,7 +95,14 @@ pub struct Framer {
     scan: usize,
     /// Inside a line that did not fit: dropping bytes up to its newline.
     discarding: bool,
+    /// While discarding: the length of the dropped line's id, kept in the
+    /// buffer at `start - id_len..start` (0: no id was found). A byte beside
+    /// the flag, in what would be padding.
+    id_len: u8,
 }
+
+// A kept id's length fits `Framer::id_len`.
+const _: () = assert!(MCP_MAX_ID_LEN <= u8::MAX as usize);
 
 impl Framer {
     /// The empty state: no bytes buffered, not discarding.
@@ -93,6 +112,7 @@ impl Framer {
             end: 0,
             scan: 0,
             discarding: false,
+            id_len: 0,
         }
     }
 
@@ -111,11 +131,32 @@ impl Framer {
         *self = Framer::new();
     }
 
-    /// Drops the buffered bytes (they belong to a line being discarded).
-    fn drop_all(&mut self) {
-        self.start = 0;
-        self.end = 0;
-        self.scan = 0;
+    /// Drops the bytes of the line being discarded that follow its kept id.
+    fn drop_after_id(&mut self) {
+        self.end = self.start;
+        self.scan = self.start;
+    }
+
+    /// The line at `buf[0..]` filled the whole buffer without a line end:
+    /// start discarding it, keeping its id (when the bytes hold one and it
+    /// takes at most half the buffer) at the front, or at least where it lies
+    /// when `buf` cannot be written.
+    fn overflow(&mut self, buf: &[u8]) -> core::ops::Range<usize> {
+        self.discarding = true;
+        let found = rpc::scan_id_in_prefix(buf)
+            .filter(|r| r.len() <= MCP_MAX_ID_LEN && r.len() * 2 <= buf.len());
+        let at = found.unwrap_or(0..0);
+        self.id_len = at.len() as u8;
+        self.start = at.end;
+        self.drop_after_id();
+        at
+    }
+
+    /// The id kept for the line being discarded, if any.
+    fn kept_id<'b>(&self, buf: &'b [u8]) -> Option<&'b [u8]> {
+        let n = usize::from(self.id_len);
+        let from = self.start.checked_sub(n)?;
+        (n > 0).then(|| buf.get(from..self.start)).flatten()
     }
 
     /// Moves the unframed bytes to the front of `buf`, and starts discarding
@@ -127,7 +168,13 @@ impl Framer {
             return;
         }
         if self.discarding {
-            self.drop_all();
+            // Drop what arrived of the line, and bring its id to the front
+            // so the whole rest of the buffer is free.
+            let n = usize::from(self.id_len);
+            let from = self.start.saturating_sub(n);
+            buf.copy_within(from..from + n, 0);
+            self.start = n;
+            self.drop_after_id();
             return;
         }
         if self.start > 0 {
@@ -139,8 +186,10 @@ impl Framer {
         let unscanned = buf.get(self.scan..self.end).unwrap_or_default();
         if self.end == buf.len() && !crate::json::has_byte(unscanned, b'\n') {
             // Full, and no line end anywhere: the line is too long.
-            self.discarding = true;
-            self.drop_all();
+            let id = self.overflow(buf);
+            buf.copy_within(id.clone(), 0);
+            self.start = id.len();
+            self.drop_after_id();
         }
     }
 
@@ -177,22 +226,25 @@ impl Framer {
             let Some(p) = pending.iter().position(|&b| b == b'\n') else {
                 self.scan = self.end;
                 if self.discarding {
-                    self.drop_all();
+                    self.drop_after_id();
                 } else if self.start == 0 && self.end == buf.len() {
                     // The buffer is full and holds no line end: the line is too long.
-                    self.discarding = true;
-                    self.drop_all();
+                    self.overflow(buf);
                 }
                 return None;
             };
             let nl = self.scan + p;
             let line = buf.get(self.start..nl)?;
+            if self.discarding {
+                let id = self.kept_id(buf);
+                self.start = nl + 1;
+                self.scan = self.start;
+                self.discarding = false;
+                self.id_len = 0;
+                return Some(Frame::Oversize(id));
+            }
             self.start = nl + 1;
             self.scan = self.start;
-            if self.discarding {
-                self.discarding = false;
-                return Some(Frame::Oversize);
-            }
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if !line.is_empty() {
                 return Some(Frame::Line(line));
@@ -228,10 +280,11 @@ impl Framer {
 }
 
 /// Writes the answer to a dropped oversize line into `out`: a JSON-RPC error
-/// -32600 with id null (the id was in the dropped bytes), without a line
-/// ending. Returns its length, or 0 when `out` is below
-/// `MCP_MIN_RESPONSE_CAP` bytes.
-pub fn oversize_response(out: &mut [u8]) -> usize {
+/// -32600 with the line's `id` ([`Frame::Oversize`]'s, or null when it was
+/// not found), without a line ending. Returns its length, or 0 when `out` is
+/// below `MCP_MIN_RESPONSE_CAP` bytes. An `id` that is not one the core
+/// echoes ([`rpc::is_id`]) is answered as null.
+pub fn oversize_response(id: Option<&[u8]>, out: &mut [u8]) -> usize {
     if out.len() < MCP_MIN_RESPONSE_CAP {
         return 0;
     }
@@ -240,7 +293,7 @@ pub fn oversize_response(out: &mut [u8]) -> usize {
         MCP_RPC_INVALID_REQUEST,
         "Request exceeds the receive buffer",
     );
-    rpc::write_error(&mut w, None, &e);
+    rpc::write_error(&mut w, id.filter(|i| rpc::is_id(i)), &e);
     w.len()
 }
 
@@ -264,8 +317,8 @@ pub fn respond(
     let body = out.get_mut(..body_cap).unwrap_or_default();
     let mut o = match frame {
         Frame::Line(line) => server.handle(info, line, body)?,
-        Frame::Oversize => Outcome {
-            len: oversize_response(body),
+        Frame::Oversize(id) => Outcome {
+            len: oversize_response(id, body),
             rpc_error: MCP_RPC_INVALID_REQUEST,
             http_status: rpc::http_status(MCP_RPC_INVALID_REQUEST, false),
             ..Outcome::default()
@@ -329,6 +382,13 @@ mod tests {
         got
     }
 
+    /// The id the framer keeps for a line whose first bytes are `prefix`:
+    /// the rule stated on its own, without the buffer.
+    fn kept_id(prefix: &[u8]) -> Option<&[u8]> {
+        let at = rpc::scan_id_in_prefix(prefix)?;
+        (at.len() <= MCP_MAX_ID_LEN && at.len() * 2 <= prefix.len()).then(|| &prefix[at])
+    }
+
     /// The expected frames, computed line by line without any buffer.
     fn reference(stream: &[u8], cap: usize) -> Vec<String> {
         let mut got = Vec::new();
@@ -336,7 +396,7 @@ mod tests {
         parts.pop(); // the unterminated tail is not a frame yet
         for p in parts {
             if p.len() + 1 > cap {
-                got.push("Oversize".to_string());
+                got.push(format!("{:?}", Frame::Oversize(kept_id(&p[..cap]))));
                 continue;
             }
             let l = p.strip_suffix(b"\r").unwrap_or(p);
@@ -454,6 +514,100 @@ mod tests {
         assert_eq!(f.buffered(), 0);
     }
 
+    /// A request line of `len` bytes whose id is `id` (raw JSON) and whose
+    /// arguments fill the rest: a long call, as a model writes one.
+    fn long_call(id: &str, len: usize) -> Vec<u8> {
+        let head = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{"s":""#
+        );
+        let mut l = head.into_bytes();
+        l.resize(len - 4, b'x');
+        l.extend_from_slice(b"\"}}}");
+        l
+    }
+
+    #[test]
+    fn an_oversize_line_keeps_its_id() {
+        // A 17 KB line into a 1 KiB buffer, in every chunking, through both
+        // APIs: the refusal carries the request's id.
+        for (id, want) in [
+            ("\"req-7\"", "Oversize(\"\\\"req-7\\\"\")"),
+            ("42", "Oversize(\"42\")"),
+            ("null", "Oversize"),
+            ("{\"a\":1}", "Oversize"),
+        ] {
+            let mut stream = long_call(id, 17 * 1024);
+            stream.extend_from_slice(b"\n{\"b\":2}\n");
+            for chunk in [1, 63, 1024, 4096] {
+                let got = frames(&stream, 1024, &mut core::iter::repeat(chunk));
+                assert_eq!(got, [want, "Line(\"{\\\"b\\\":2}\")"], "chunk {chunk}");
+                let got = frames_zero_copy(&stream, 1024, &mut core::iter::repeat(chunk));
+                assert_eq!(got, [want, "Line(\"{\\\"b\\\":2}\")"], "zero-copy {chunk}");
+            }
+        }
+        // An id found only past the first buffer-full of bytes, an id cut by
+        // the end of the buffer, and an id longer than half the buffer are
+        // not kept: the refusal then says null.
+        let late = format!(r#"{{"params":{{"s":"{}"}},"id":9}}"#, "x".repeat(100));
+        assert_eq!(
+            frames(
+                format!("{late}\n").as_bytes(),
+                64,
+                &mut core::iter::repeat(5)
+            ),
+            ["Oversize"]
+        );
+        assert_eq!(
+            frames(b"{\"id\":123456789\n", 13, &mut core::iter::repeat(3)),
+            ["Oversize"]
+        );
+        let wide = long_call(&format!("\"{}\"", "w".repeat(40)), 200);
+        let mut wide_line = wide.clone();
+        wide_line.push(b'\n');
+        assert_eq!(
+            frames(&wide_line, 64, &mut core::iter::repeat(7)),
+            ["Oversize"]
+        );
+        assert_eq!(frames(&wide_line, 128, &mut core::iter::repeat(7)).len(), 1);
+        assert_ne!(
+            frames(&wide_line, 128, &mut core::iter::repeat(7)),
+            ["Oversize"]
+        );
+    }
+
+    #[test]
+    fn oversize_calls_in_a_stream_match_the_reference() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for round in 0..300 {
+            let cap = 8 + rng.below(120);
+            let mut stream = Vec::new();
+            for i in 0..1 + rng.below(12) {
+                let id = match rng.below(5) {
+                    0 => format!("{i}"),
+                    1 => format!("\"{}\"", "k".repeat(rng.below(70))),
+                    2 => "-1.5e3".to_string(),
+                    3 => "\"a\\\"b\"".to_string(),
+                    _ => "true".to_string(),
+                };
+                let len = 40 + id.len() + rng.below(3 * cap as u64);
+                stream.extend_from_slice(&long_call(&id, len));
+                stream.extend_from_slice(if rng.below(2) == 0 { b"\n" } else { b"\r\n" });
+            }
+            let want = reference(&stream, cap);
+            let c = 1 + rng.below(2 * cap as u64);
+            assert_eq!(
+                frames(&stream, cap, &mut core::iter::repeat(c)),
+                want,
+                "round {round}"
+            );
+            assert_eq!(
+                frames_zero_copy(&stream, cap, &mut core::iter::repeat(c)),
+                want,
+                "zero-copy round {round}"
+            );
+        }
+    }
+
     #[test]
     fn space_never_wedges_and_commit_is_bounded() {
         let mut buf = [0u8; 4];
@@ -513,7 +667,7 @@ mod tests {
         .len;
         // (An answer every profile and era gives alike.)
         assert_eq!(&out[..n], NOPE_7);
-        let o = respond(&s, &RequestInfo::default(), Frame::Oversize, &mut out).unwrap();
+        let o = respond(&s, &RequestInfo::default(), Frame::Oversize(None), &mut out).unwrap();
         assert_eq!((o.rpc_error, o.http_status), (-32600, 400));
         let n = o.len;
         assert_eq!(
@@ -527,10 +681,15 @@ mod tests {
         );
         let mut small = [0u8; MCP_MIN_RESPONSE_CAP];
         assert_eq!(
-            respond(&s, &RequestInfo::default(), Frame::Oversize, &mut small),
+            respond(
+                &s,
+                &RequestInfo::default(),
+                Frame::Oversize(None),
+                &mut small
+            ),
             Err(HandleError::BufferTooSmall)
         );
-        assert_eq!(oversize_response(&mut small[..10]), 0);
+        assert_eq!(oversize_response(None, &mut small[..10]), 0);
     }
 
     #[test]
@@ -568,6 +727,25 @@ mod tests {
             };
             assert_eq!(lines[0], nope(0));
             assert!(lines[4].contains("-32600") && lines[4].contains(r#""id":null"#));
+            // A dropped request whose id was in its first bytes is answered with it.
+            let mut buf = [0u8; 128];
+            let mut f = Framer::new();
+            let mut out = [0u8; 256];
+            let mut text = String::new();
+            let mut line = long_call("\"call-1\"", 5000);
+            line.push(b'\n');
+            for c in line.chunks(61) {
+                f.feed(&mut buf, c, |fr| {
+                    let n = respond(&s, &RequestInfo::default(), fr, &mut out)
+                        .unwrap()
+                        .len;
+                    text.push_str(core::str::from_utf8(&out[..n]).unwrap());
+                });
+            }
+            assert_eq!(
+                text,
+                "{\"jsonrpc\":\"2.0\",\"id\":\"call-1\",\"error\":{\"code\":-32600,\"message\":\"Request exceeds the receive buffer\"}}\n"
+            );
             assert_eq!(lines[54], nope(49));
         }
     }

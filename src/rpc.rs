@@ -388,6 +388,16 @@ pub fn scan_id(request: &[u8]) -> Option<&[u8]> {
     is_id(raw).then_some(raw)
 }
 
+/// Where the id lies in the first bytes of a message too long to hold
+/// whole (a line longer than a stream's receive buffer): as [`scan_id`], and
+/// only when at least one byte follows the id within `prefix`, since a
+/// number cut at the end of the bytes might go on.
+pub fn scan_id_in_prefix(prefix: &[u8]) -> Option<core::ops::Range<usize>> {
+    let at = scan::top_level_member_at(prefix, b"id")?;
+    let raw = prefix.get(at.clone())?;
+    (at.end < prefix.len() && is_id(raw)).then_some(at)
+}
+
 /// True when `raw` is an id the core writes back as it is: one JSON string or
 /// number of at most `MCP_MAX_ID_LEN` bytes, valid JSON on its own.
 pub fn is_id(raw: &[u8]) -> bool {

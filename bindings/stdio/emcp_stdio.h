@@ -17,7 +17,9 @@
  * - A line longer than EMCP_STDIO_LINE_MAX bytes (its "\n" not counted;
  *   EMCP_STDIO_LINE_MAX - 1 with "\r\n") is discarded up to its newline and
  *   answered with the framer's JSON-RPC -32600 error "Request exceeds the
- *   receive buffer" with id null, so the client is not left waiting.
+ *   receive buffer" with the request's id, found in the line's first bytes
+ *   (id null only when they do not hold it), so the client is not left
+ *   waiting.
  * - @p out carries only MCP messages; every diagnostic goes to @p log.
  * - subscriptions/listen (2026-07-28) is served: the acknowledgement and the
  *   stream's notifications are lines on @p out, tagged with the listen id;

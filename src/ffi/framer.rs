@@ -21,8 +21,9 @@ use super::types::{mcp_emit_fn, mcp_request_ctx_t, mcp_response_info_t, mcp_serv
 /// `\n`-terminated (`\r\n` accepted; empty lines skipped). A line longer than
 /// the receive buffer is dropped up to its newline and reported once, when the
 /// newline arrives (`MCP_FRAME_OVERSIZE`; `mcp_framer_feed` and
-/// `mcp_framer_poll` answer it with -32600 and id null), and framing resumes
-/// after it. With a buffer of `cap` bytes the longest accepted message is
+/// `mcp_framer_poll` answer it with -32600 and the request's id when the
+/// bytes that filled the buffer held it, else id null), and framing resumes
+/// after it. The id is kept inside the receive buffer, not beside it. With a buffer of `cap` bytes the longest accepted message is
 /// `cap - 1` bytes plus `\n`.
 ///
 /// Two ways to receive:
@@ -200,7 +201,10 @@ pub unsafe extern "C" fn mcp_framer_commit(f: *mut mcp_framer_t, n: usize) -> c_
 /// @param len  Receives its length, without the line ending (never 0).
 /// @retval MCP_FRAME_LINE A message was taken.
 /// @retval MCP_FRAME_OVERSIZE A line longer than the buffer was dropped;
-///         answer with `mcp_framer_oversize_response`. `*line` is NULL, `*len` 0.
+///         answer with `mcp_framer_oversize_response(*line, *len, ...)`.
+///         `*line` is the dropped line's id (raw JSON: a string with its
+///         quotes, or a number; valid like a line) when the first bytes of
+///         the line held it, else NULL with `*len` 0.
 /// @retval 0 No complete message is buffered yet.
 /// @retval -MCP_EINVAL A NULL pointer, or `f` is not initialised.
 ///
@@ -222,7 +226,8 @@ pub unsafe extern "C" fn mcp_framer_next(
     }
     let (p, n, rc) = match st.next_frame(buf) {
         Some(Frame::Line(l)) => (l.as_ptr(), l.len(), MCP_FRAME_LINE),
-        Some(Frame::Oversize) => (core::ptr::null(), 0, MCP_FRAME_OVERSIZE),
+        Some(Frame::Oversize(Some(id))) => (id.as_ptr(), id.len(), MCP_FRAME_OVERSIZE),
+        Some(Frame::Oversize(None)) => (core::ptr::null(), 0, MCP_FRAME_OVERSIZE),
         None => (core::ptr::null(), 0, 0),
     };
     // SAFETY: checked non-NULL; the caller promises they are writable.
@@ -234,18 +239,28 @@ pub unsafe extern "C" fn mcp_framer_next(
 }
 
 /// Writes the answer to a dropped oversize line (`MCP_FRAME_OVERSIZE`): a
-/// JSON-RPC error -32600 "Request exceeds the receive buffer" with id null,
-/// without a line ending.
+/// JSON-RPC error -32600 "Request exceeds the receive buffer" with the
+/// line's id, without a line ending.
 ///
-/// @param out Where to write it.
-/// @param cap At least `MCP_MIN_RESPONSE_CAP` bytes.
+/// @param id     The id `mcp_framer_next` gave for the line, or NULL (and
+///               `id_len` 0) for id null. An id that is not a JSON string or
+///               number of at most `MCP_MAX_ID_LEN` bytes is answered as null.
+/// @param id_len Its length in bytes.
+/// @param out    Where to write it; must not overlap `id`.
+/// @param cap    At least `MCP_MIN_RESPONSE_CAP` bytes.
 /// @return Its length in bytes.
 /// @retval -MCP_ENOBUFS `cap` is below `MCP_MIN_RESPONSE_CAP`.
 /// @retval -MCP_EINVAL `out` is NULL.
 ///
-/// @pre `out` must be writable for `cap` bytes.
+/// @pre `out` must be writable for `cap` bytes; `id` NULL or readable for
+/// `id_len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mcp_framer_oversize_response(out: *mut u8, cap: usize) -> c_int {
+pub unsafe extern "C" fn mcp_framer_oversize_response(
+    id: *const u8,
+    id_len: usize,
+    out: *mut u8,
+    cap: usize,
+) -> c_int {
     require_feature!("framer");
     if out.is_null() {
         return -MCP_EINVAL;
@@ -253,9 +268,12 @@ pub unsafe extern "C" fn mcp_framer_oversize_response(out: *mut u8, cap: usize) 
     if cap < MCP_MIN_RESPONSE_CAP {
         return -MCP_ENOBUFS;
     }
+    // SAFETY: the caller promises `id_len` readable bytes at a non-NULL `id`.
+    let id = (!id.is_null() && id_len > 0)
+        .then(|| unsafe { core::slice::from_raw_parts(id, id_len.min(MCP_MAX_ID_LEN + 1)) });
     // SAFETY: the caller promises `cap` writable bytes (capped to what an int counts).
     let out = unsafe { core::slice::from_raw_parts_mut(out, cap.min(c_int::MAX as usize)) };
-    oversize_response(out) as c_int
+    oversize_response(id, out) as c_int
 }
 
 /// Answers one frame into `out` (at least `MCP_MIN_RESPONSE_CAP + 1` bytes,
@@ -276,7 +294,7 @@ unsafe fn answer(
         Frame::Line(line) => unsafe {
             mcp_server_handle(server, ctx, line.as_ptr(), line.len(), out, body_cap, info)
         },
-        Frame::Oversize => {
+        Frame::Oversize(id) => {
             // SAFETY: the caller promises `out_cap` writable bytes.
             let body = unsafe { core::slice::from_raw_parts_mut(out, body_cap) };
             // SAFETY: info is NULL or writable (caller's promise).
@@ -287,7 +305,7 @@ unsafe fn answer(
                     flags: 0,
                 };
             }
-            oversize_response(body) as c_int
+            oversize_response(id, body) as c_int
         }
     };
     if n <= 0 {

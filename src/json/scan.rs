@@ -69,6 +69,11 @@ fn value_end(s: &[u8], i: usize) -> Option<usize> {
 /// no such member before the first syntax it cannot follow or the first key
 /// written with an escape (which might be the same key), or ends early.
 pub fn top_level_member<'s>(s: &'s [u8], key: &[u8]) -> Option<&'s [u8]> {
+    s.get(top_level_member_at(s, key)?)
+}
+
+/// Where [`top_level_member`]'s value lies in `s`.
+pub fn top_level_member_at(s: &[u8], key: &[u8]) -> Option<core::ops::Range<usize>> {
     let mut i = skip_ws(s, 0);
     if s.get(i) != Some(&b'{') {
         return None;
@@ -90,7 +95,7 @@ pub fn top_level_member<'s>(s: &'s [u8], key: &[u8]) -> Option<&'s [u8]> {
         i = skip_ws(s, i + 1);
         let v_end = value_end(s, i)?;
         if k == key {
-            return s.get(i..v_end);
+            return Some(i..v_end);
         }
         i = skip_ws(s, v_end);
         if s.get(i) != Some(&b',') {

@@ -125,3 +125,30 @@ def test_firmware_reset_mid_session(bridge_bin, firmware, tmp_path, target):
     log = check_bridge_log(errpath)
     assert "device link lost" in log and "1 request(s) in flight answered with error -32000" in log, log
     assert log.count("connected to tcp:127.0.0.1:") == 2, log
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_oversize_call_is_refused_at_once(bridge_bin, firmware, tmp_path, target):
+    """A call longer than the firmware's 4 KiB UART receive buffer (a long
+    argument, as a model writes a 60-step program): the SDK gets the device's
+    -32600 under its own request id at once, not the bridge's -32001 after its
+    timeout, and the next call is served."""
+    fw = firmware(target)
+    command, args = readme_server("mcpservers-bridge-qemu", port=fw.port)
+    errpath = tmp_path / "bridge.stderr"
+
+    async def session(c: Client) -> None:
+        t0 = anyio.current_time()
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("read_sensor", {"sensor_id": ";".join(f"step{i}:open 40" for i in range(400))})
+        elapsed = anyio.current_time() - t0
+        assert err.value.error.code == -32600, err.value.error
+        assert err.value.error.message == "Request exceeds the receive buffer"
+        assert elapsed < 5, f"answered after {elapsed:.1f}s"
+        r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
+        assert r.is_error is False and r.structured_content["value"] == 21.5, r
+
+    with open(errpath, "w") as errlog:
+        run(session, command, args, "auto", errlog)
+    log = check_bridge_log(errpath)
+    assert "did not answer" not in log, log

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mcp import StdioServerParameters
 from mcp.client.client import Client
+from mcp.shared.exceptions import MCPError
 
 from e2e_support import LEGACY, MODERN, READINGS, SERVER_NAME, SERVER_VERSION, TOOL_NAMES
 
@@ -170,3 +171,25 @@ def test_wind_lock(greenhouse_bin, mode, version):
         assert r.structured_content == {"ok": True, "percent": 0}
 
     run(session, greenhouse_bin, mode, "--wind-lock")
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_oversize_request_is_answered_at_once(greenhouse_bin, mode, version):
+    """A call longer than the stdio binding's receive buffer (a 17 KB line
+    into EMCP_STDIO_LINE_MAX = 16384): the SDK gets the -32600 refusal under
+    its own request id at once, instead of waiting for a timeout it may not
+    have, and the session goes on."""
+
+    async def session(c) -> None:
+        assert c.protocol_version == version
+        t0 = anyio.current_time()
+        with pytest.raises(MCPError) as err:
+            await c.call_tool("read_sensor", {"sensor_id": "x" * (17 * 1024)})
+        elapsed = anyio.current_time() - t0
+        assert err.value.error.code == -32600, err.value.error
+        assert err.value.error.message == "Request exceeds the receive buffer"
+        assert elapsed < 5, f"answered after {elapsed:.1f}s"
+        r = await c.call_tool("read_sensor", {"sensor_id": "t1"})
+        assert r.is_error is False and r.structured_content["value"] == 21.5
+
+    run(session, greenhouse_bin, mode)

@@ -197,16 +197,45 @@ static void try_open(uint64_t now)
     }
 }
 
-/* What a host line is: a request whose answer the bridge must see (id tracked). */
-static bool host_request(const uint8_t *line, size_t len, struct emcp_bridge_msg *m)
+/* What a host line is, for the request table. */
+enum host_line {
+    HOST_REQUEST,   /* answered with its id: tracked */
+    HOST_ANONYMOUS, /* no usable id, yet the device answers it (with id null) */
+    HOST_SILENT,    /* a notification, or a response to the device: no answer */
+};
+
+static enum host_line host_request(const uint8_t *line, size_t len, struct emcp_bridge_msg *m)
 {
     int valid = emcp_bridge_json_scan(line, len, m);
-    if (m->id == NULL || emcp_bridge_id_is_null(m->id, m->id_len)) {
-        return false;
+    bool no_id = m->id == NULL || emcp_bridge_id_is_null(m->id, m->id_len);
+    if (valid == 0) {
+        /* One JSON object: with "method" a request (or, without an id, a
+         * notification); without, a response to the device, or, with no id
+         * at all, an invalid request the device refuses with id null. */
+        if (m->has_method) {
+            return m->id == NULL ? HOST_SILENT : no_id ? HOST_ANONYMOUS : HOST_REQUEST;
+        }
+        return m->id == NULL ? HOST_ANONYMOUS : HOST_SILENT;
     }
-    /* A valid line without "method" is a response to the device; an invalid
-     * one with an id the device will answer (with that id or null). */
-    return valid != 0 || m->has_method;
+    /* Not one JSON object: the device answers it, with the id it can find
+     * or with null. */
+    return no_id ? HOST_ANONYMOUS : HOST_REQUEST;
+}
+
+/* Writes a device answer that says id null under the request's own id. */
+static void host_write_as(const uint8_t *line, size_t len, const struct emcp_bridge_msg *m,
+                          const struct emcp_bridge_id *to)
+{
+    size_t at = (size_t)(m->id - line);
+    size_t rest = len - at - m->id_len;
+    if (at + to->len + rest > sizeof b.out) {
+        host_write(line, len);
+        return;
+    }
+    memcpy(b.out, line, at);
+    memcpy(b.out + at, to->bytes, to->len);
+    memcpy(b.out + at + to->len, m->id + m->id_len, rest);
+    host_write(b.out, at + to->len + rest);
 }
 
 /* Delivers host lines to the device while it can take them. */
@@ -218,11 +247,13 @@ static void pump_host(uint64_t now)
             size_t len;
             int r = mcp_framer_next(&b.host_rx, &line, &len);
             if (r == MCP_FRAME_OVERSIZE) {
-                int n = mcp_framer_oversize_response(b.out, sizeof b.out);
+                /* `line` is the dropped line's id when its first bytes held one. */
+                int n = mcp_framer_oversize_response(line, len, b.out, sizeof b.out);
                 if (n > 0) {
                     host_write(b.out, (size_t)n);
                 }
-                logf_("host line longer than %d bytes answered with -32600", EMCP_BRIDGE_LINE_MAX);
+                logf_("host line longer than %d bytes answered with -32600 (id %s)", EMCP_BRIDGE_LINE_MAX,
+                      line != NULL ? shown(line, len, 40) : "null");
                 continue;
             }
             if (r != MCP_FRAME_LINE) {
@@ -232,13 +263,19 @@ static void pump_host(uint64_t now)
             b.held_len = len;
         }
         struct emcp_bridge_msg m;
-        bool request = host_request(b.held, b.held_len, &m);
+        enum host_line kind = host_request(b.held, b.held_len, &m);
+        bool request = kind == HOST_REQUEST;
         if (b.state == LINK_UP) {
-            if ((request && emcp_bridge_ids_full(&b.ids)) || b.tx_len + b.held_len + 1 > sizeof b.dev_tx) {
+            if ((kind != HOST_SILENT && emcp_bridge_ids_full(&b.ids)) || b.tx_len + b.held_len + 1 > sizeof b.dev_tx) {
                 return; /* wait for answers or for the device to take the bytes */
             }
             if (request && emcp_bridge_ids_add(&b.ids, m.id, m.id_len, now + b.timeout_ms) != 0) {
+                /* The device refuses an id that long, with id null. */
                 logf_("id %s longer than %d bytes: not tracked", shown(m.id, m.id_len, 40), EMCP_BRIDGE_ID_MAX);
+                kind = HOST_ANONYMOUS;
+            }
+            if (kind == HOST_ANONYMOUS) {
+                (void)emcp_bridge_ids_add_anonymous(&b.ids, now + b.timeout_ms);
             }
             memcpy(b.dev_tx + b.tx_len, b.held, b.held_len);
             b.tx_len += b.held_len;
@@ -286,8 +323,18 @@ static void pump_device(void)
             line += at;
             len -= at;
         }
-        if (!m.has_method && m.id != NULL && !emcp_bridge_id_is_null(m.id, m.id_len) &&
-            !emcp_bridge_ids_take(&b.ids, m.id, m.id_len)) {
+        if (!m.has_method && m.id != NULL && emcp_bridge_id_is_null(m.id, m.id_len)) {
+            /* The device answers in order: an answer it could not give an id
+             * (a request longer than its receive buffer, a line it could not
+             * parse) belongs to the oldest line still waiting. */
+            struct emcp_bridge_id oldest;
+            if (emcp_bridge_ids_take_oldest(&b.ids, &oldest) && oldest.len > 0) {
+                logf_("answer with id null given to id %s, the oldest request in flight",
+                      shown(oldest.bytes, oldest.len, 40));
+                host_write_as(line, len, &m, &oldest);
+                continue;
+            }
+        } else if (!m.has_method && m.id != NULL && !emcp_bridge_ids_take(&b.ids, m.id, m.id_len)) {
             if (emcp_bridge_ids_was_answered(&b.ids, m.id, m.id_len)) {
                 logf_("late answer to id %s dropped (already answered by the bridge)", shown(m.id, m.id_len, 40));
                 continue;

@@ -4,6 +4,13 @@
  * bridge answered itself (device gone, timeout), whose late answers from the
  * device must not reach the host a second time. Fixed capacity, no
  * allocation; ids are compared byte for byte, as the device echoes them.
+ *
+ * The device answers its lines in the order it receives them, so the table
+ * keeps them in that order, and also holds the lines without an id that the
+ * device still answers (with id null: a line it cannot parse): an answer
+ * with id null then belongs to the oldest entry, and a request whose id the
+ * device could not read (a line longer than its receive buffer) still gets
+ * the device's error under its own id instead of a timeout.
  */
 #ifndef EMCP_BRIDGE_IDS_H
 #define EMCP_BRIDGE_IDS_H
@@ -23,7 +30,7 @@
 
 struct emcp_bridge_id {
     uint8_t bytes[EMCP_BRIDGE_ID_MAX];
-    size_t len;
+    size_t len; /* 0: a line without an id that the device answers with id null */
     uint64_t deadline_ms;
 };
 
@@ -37,10 +44,27 @@ struct emcp_bridge_ids {
 /** Adds a sent request. @retval 0 added. @retval -1 the table is full or the id too long. */
 int emcp_bridge_ids_add(struct emcp_bridge_ids *t, const uint8_t *id, size_t len, uint64_t deadline_ms);
 
+/**
+ * Adds a sent line without an id that the device will answer with id null
+ * (it cannot be parsed). @retval 0 added. @retval -1 the table is full.
+ */
+int emcp_bridge_ids_add_anonymous(struct emcp_bridge_ids *t, uint64_t deadline_ms);
+
+/**
+ * Takes the oldest entry, for an answer with id null: the device answers in
+ * order. Copies it to @p out (len 0: a line without an id).
+ * @return true when there was one.
+ */
+bool emcp_bridge_ids_take_oldest(struct emcp_bridge_ids *t, struct emcp_bridge_id *out);
+
 /** True when the table has no room for another request. */
 bool emcp_bridge_ids_full(const struct emcp_bridge_ids *t);
 
-/** Removes the first in-flight request with this id; true if there was one. */
+/**
+ * Removes the first in-flight request with this id, and the lines without
+ * an id sent before it (answered in order, they can no longer be pending);
+ * true if there was one.
+ */
 bool emcp_bridge_ids_take(struct emcp_bridge_ids *t, const uint8_t *id, size_t len);
 
 /** True (and forgets it) when the bridge already answered this id itself. */
@@ -49,7 +73,8 @@ bool emcp_bridge_ids_was_answered(struct emcp_bridge_ids *t, const uint8_t *id, 
 /**
  * Takes the oldest in-flight request whose deadline is at or before @p now_ms
  * (every request when @p all), copies its id to @p out and remembers it as
- * answered by the bridge. @return true when one was taken.
+ * answered by the bridge. Lines without an id that are due are forgotten on
+ * the way (nobody waits for them). @return true when one was taken.
  */
 bool emcp_bridge_ids_pop_due(struct emcp_bridge_ids *t, uint64_t now_ms, bool all, struct emcp_bridge_id *out);
 

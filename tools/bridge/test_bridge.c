@@ -110,10 +110,41 @@ static void test_ids(void)
     CHECK(popped == left && t.count == 0 && emcp_bridge_ids_next_deadline(&t) == UINT64_MAX);
 }
 
+/* Answers with id null go to the oldest line waiting: the device answers in order. */
+static void test_in_order(void)
+{
+    static struct emcp_bridge_ids t;
+    memset(&t, 0, sizeof t);
+    struct emcp_bridge_id e;
+    CHECK(!emcp_bridge_ids_take_oldest(&t, &e));
+    CHECK(emcp_bridge_ids_add(&t, (const uint8_t *)"1", 1, 100) == 0);
+    CHECK(emcp_bridge_ids_add_anonymous(&t, 100) == 0);
+    CHECK(emcp_bridge_ids_add(&t, (const uint8_t *)"\"b\"", 3, 100) == 0);
+    CHECK(emcp_bridge_ids_take_oldest(&t, &e) && e.len == 1 && e.bytes[0] == '1');
+    CHECK(emcp_bridge_ids_take_oldest(&t, &e) && e.len == 0);
+    CHECK(emcp_bridge_ids_take_oldest(&t, &e) && e.len == 3 && t.count == 0);
+    /* An answer by id settles the nameless lines sent before it, not after. */
+    CHECK(emcp_bridge_ids_add_anonymous(&t, 100) == 0);
+    CHECK(emcp_bridge_ids_add(&t, (const uint8_t *)"2", 1, 100) == 0);
+    CHECK(emcp_bridge_ids_add_anonymous(&t, 100) == 0);
+    CHECK(emcp_bridge_ids_take(&t, (const uint8_t *)"2", 1) && t.count == 1 && t.inflight[0].len == 0);
+    /* A nameless line that times out is forgotten, never answered. */
+    CHECK(emcp_bridge_ids_add(&t, (const uint8_t *)"3", 1, 200) == 0);
+    CHECK(emcp_bridge_ids_pop_due(&t, 150, false, &e) == false && t.count == 1);
+    CHECK(emcp_bridge_ids_pop_due(&t, 300, false, &e) && e.len == 1 && e.bytes[0] == '3' && t.count == 0);
+    CHECK(!emcp_bridge_ids_was_answered(&t, (const uint8_t *)"", 0));
+    for (int i = 0; i < EMCP_BRIDGE_MAX_INFLIGHT; i++) {
+        CHECK(emcp_bridge_ids_add_anonymous(&t, 1) == 0);
+    }
+    CHECK(emcp_bridge_ids_add_anonymous(&t, 1) == -1 && emcp_bridge_ids_full(&t));
+    CHECK(!emcp_bridge_ids_pop_due(&t, 5, true, &e) && t.count == 0);
+}
+
 int main(void)
 {
     test_scan();
     test_glued();
     test_ids();
+    test_in_order();
     return check_summary("test_bridge");
 }

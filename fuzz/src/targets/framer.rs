@@ -4,7 +4,7 @@
 use arbitrary::Arbitrary;
 use emcp::call::RequestInfo;
 use emcp::framer::{respond, Frame, Framer};
-use emcp::limits::MCP_MIN_RESPONSE_CAP;
+use emcp::limits::{MCP_MAX_ID_LEN, MCP_MIN_RESPONSE_CAP};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -21,7 +21,31 @@ struct Input {
 #[derive(Debug, PartialEq, Eq, Clone)]
 enum F {
     Line(Vec<u8>),
-    Oversize,
+    /// A dropped line, with the id kept for its refusal.
+    Oversize(Option<Vec<u8>>),
+}
+
+/// The id the framer must keep for a dropped line whose first `cap` bytes
+/// are `prefix`: the core's prefix scan, when the id takes at most half the
+/// buffer. Checked against serde_json: when the whole line is a JSON object,
+/// a kept id must be its top-level "id", so a refusal never reaches another
+/// request than the one that sent it.
+fn kept_id(raw: &[u8], prefix: &[u8]) -> Option<Vec<u8>> {
+    let at = emcp::rpc::scan_id_in_prefix(prefix)?;
+    if at.len() > MCP_MAX_ID_LEN || at.len() * 2 > prefix.len() {
+        return None;
+    }
+    let id = prefix[at].to_vec();
+    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice::<serde_json::Value>(line) {
+        let kept: serde_json::Value = serde_json::from_slice(&id).expect("a kept id is JSON");
+        // (serde_json keeps the last of duplicate keys, the scan the first:
+        // compare only lines that spell the key once.)
+        if line.windows(4).filter(|w| w == b"\"id\"").count() == 1 {
+            assert_eq!(Some(&kept), m.get("id"), "kept another member than the id");
+        }
+    }
+    Some(id)
 }
 
 /// What the framer must produce: every newline-terminated line of the
@@ -35,7 +59,7 @@ fn model(stream: &[u8], cap: usize) -> Vec<F> {
         let raw = &rest[..p];
         rest = &rest[p + 1..];
         if raw.len() + 1 > cap {
-            out.push(F::Oversize);
+            out.push(F::Oversize(kept_id(raw, &raw[..cap])));
             continue;
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -52,7 +76,7 @@ fn own(f: Frame<'_>) -> F {
             assert!(!l.is_empty(), "empty Line frame");
             F::Line(l.to_vec())
         }
-        Frame::Oversize => F::Oversize,
+        Frame::Oversize(id) => F::Oversize(id.map(<[u8]>::to_vec)),
     }
 }
 
@@ -127,7 +151,7 @@ pub fn run(data: &[u8]) {
         for fr in got.iter().take(8) {
             let frame = match fr {
                 F::Line(l) => Frame::Line(l),
-                F::Oversize => Frame::Oversize,
+                F::Oversize(id) => Frame::Oversize(id.as_deref()),
             };
             let mut out = vec![0xA5u8; MCP_MIN_RESPONSE_CAP + 1 + 64];
             let o = respond(server, &info, frame, &mut out[..MCP_MIN_RESPONSE_CAP + 1])
