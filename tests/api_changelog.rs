@@ -370,22 +370,51 @@ fn newest_dated(changelog: &str) -> Option<String> {
         .map(|(name, _)| name.to_string())
 }
 
-/// The names a section mentions in backticks (`name`, `name()`,
-/// `name(args)`, `PREFIX_*`).
+/// The names a section mentions as code spans (`name`, `name()`,
+/// `name(args)`, ``PREFIX_*``), read as Markdown reads them: a span opens
+/// with a run of backticks and closes at the next run of the same length.
 fn mentioned(text: &str) -> BTreeSet<String> {
-    text.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|t| t.split('(').next().unwrap_or("").trim().to_string())
-        .filter(|t| !t.is_empty())
-        .collect()
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let run = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let fence = &rest[open..open + run];
+        let body = &rest[open + run..];
+        // The closing run: the same number of backticks, not part of a longer run.
+        let mut from = 0;
+        let close = loop {
+            let Some(at) = body[from..].find(fence).map(|i| i + from) else {
+                break None;
+            };
+            let after = &body[at + run..];
+            if !after.starts_with('`') {
+                break Some(at);
+            }
+            from = at + run + (after.len() - after.trim_start_matches('`').len());
+        };
+        let Some(close) = close else {
+            break;
+        };
+        let span = body[..close].trim().trim_matches('`');
+        let name = span.split('(').next().unwrap_or("").trim();
+        if !name.is_empty() && !name.contains(char::is_whitespace) {
+            out.insert(name.to_string());
+        }
+        rest = &body[close + run..];
+    }
+    out
 }
 
+/// Whether the mentions name `key`: exactly, or by a family prefix that
+/// ends at a word boundary (`MCP_MAX_SCHEMA_*`, `mcp_tool_t.*`).
 fn names(key: &str, said: &BTreeSet<String>) -> bool {
     said.contains(key)
         || said.iter().any(|m| {
-            m.strip_suffix('*')
-                .is_some_and(|prefix| !prefix.is_empty() && key.starts_with(prefix))
+            m.strip_suffix('*').is_some_and(|prefix| {
+                (prefix.ends_with('_') || prefix.ends_with('.'))
+                    && prefix.len() > 4
+                    && key.starts_with(prefix)
+            })
         })
 }
 
@@ -460,17 +489,28 @@ fn unlogged(
             )),
         }
     }
+    // A starting point to paste and complete.
     msg.push_str(&format!(
-        "Add to CHANGELOG.md under {section_name} an entry naming each in backticks, under ### Added, \
-         ### Changed or ### Removed, with what a user must change (e.g. \"- `{}`: ...\").",
-        missing
-            .first()
-            .map(|c| {
-                let (Change::Added(k) | Change::Removed(k) | Change::Changed(k)) = c;
-                k.as_str()
-            })
-            .unwrap_or("")
+        "Add to CHANGELOG.md under {section_name} an entry that names each in backticks and says what a \
+         user must change, e.g.:\n"
     ));
+    for (title, pick) in [("### Added", 0), ("### Changed", 1), ("### Removed", 2)] {
+        let keys: Vec<&String> = missing
+            .iter()
+            .filter_map(|c| match (c, pick) {
+                (Change::Added(k), 0) | (Change::Changed(k), 1) | (Change::Removed(k), 2) => {
+                    Some(k)
+                }
+                _ => None,
+            })
+            .collect();
+        if !keys.is_empty() {
+            msg.push_str(&format!("\n{title}\n\n"));
+            for k in keys {
+                msg.push_str(&format!("- `{k}`: ...\n"));
+            }
+        }
+    }
     Err(msg)
 }
 
@@ -590,6 +630,23 @@ fn an_unlogged_header_change_fails_and_names_it() {
     let entry = "### Changed\n- `mcp_server_handle()` takes ...\n- `mcp_tool_t.flags`: new.\n\
                  ### Removed\n- `MCP_MAX_DEPTH`\n- `MCP_MAX_SCHEMA_*` added\n";
     assert_eq!(unlogged(&lock, &now, UNRELEASED, entry), Ok(()));
+    let spans = mentioned("a `x` b ``y`` c `` `z()` `` d ```w```");
+    assert_eq!(spans.into_iter().collect::<Vec<_>>(), ["w", "x", "y", "z"]);
+    // Only code spans count, a bare word or a family without a boundary does not.
+    let loose =
+        "mcp_server_handle, `mcp_tool_t`.flags, `MCP_MAX_DEPT*`, `MCP_MAX_SCHEMA_NODES is new`";
+    let err = unlogged(&lock, &now, UNRELEASED, loose).unwrap_err();
+    let asked: Vec<&str> = err.lines().filter(|l| l.starts_with("- `")).collect();
+    assert_eq!(
+        asked,
+        [
+            "- `MCP_MAX_SCHEMA_NODES`: ...",
+            "- `mcp_tool_t.flags`: ...",
+            "- `mcp_server_handle`: ...",
+            "- `MCP_MAX_DEPTH`: ..."
+        ],
+        "{err}"
+    );
     // The unchanged headers need nothing.
     assert_eq!(unlogged(&lock, &lock, UNRELEASED, ""), Ok(()));
 }
