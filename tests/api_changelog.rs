@@ -2,7 +2,7 @@
 //!
 //! How to run: `cargo test --features std --test api_changelog`.
 //!
-//! `include/api.lock` records every public declaration of `include/*.h` as it
+//! `api.lock` records every public declaration of `include/*.h` as it
 //! was at CHANGELOG.md's newest dated section (its `# baseline:` line names
 //! it): each function with its signature, each macro with its value, each type
 //! and each struct member with its type. The test extracts the same set from
@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Where the record lives, and the headers it covers.
-const LOCK: &str = "include/api.lock";
+const LOCK: &str = "api.lock";
 const HEADER_DIR: &str = "include";
 const CHANGELOG: &str = "CHANGELOG.md";
 const UNRELEASED: &str = "## [Unreleased]";
