@@ -131,6 +131,8 @@ impl Server<'_> {
         } else {
             0
         };
+        // None registered: nothing to size (0), as the fields say; the
+        // empty list's answer is shorter than `server/discover`.
         let (resources_list, prompts_list) = if catalog {
             let resources_list = c
                 .resources()
@@ -140,12 +142,12 @@ impl Server<'_> {
                     page(key, &|w| resources::entry(w, r, t))
                 })
                 .max()
-                .unwrap_or_else(|| page("resourceTemplates", &|_| Ok(())));
+                .unwrap_or(0);
             let prompts_list = c
                 .prompts()
                 .map(|(_, p)| page("prompts", &|w| prompts::entry(w, p)))
                 .max()
-                .unwrap_or_else(|| page("prompts", &|_| Ok(())));
+                .unwrap_or(0);
             (resources_list, prompts_list)
         } else {
             (0, 0)
@@ -295,5 +297,32 @@ mod tests {
         }
         assert!(sizes.min_response_cap() >= sizes.tools_list);
         assert_eq!(Server::new(s.info).response_sizes().tools_call, 0);
+    }
+
+    /// With no prompt (or resource) registered there is no entry to size:
+    /// the report says 0, as for every method with nothing to size, and the
+    /// empty list is still answered within `min_response_cap`.
+    #[test]
+    fn nothing_registered_is_sized_zero() {
+        let s = server();
+        let sizes = s.response_sizes();
+        assert_eq!(
+            (sizes.prompts_list, sizes.resources_list),
+            (0, 0),
+            "{sizes:?}"
+        );
+        if cfg!(feature = "catalog") {
+            let id = "1".repeat(MCP_MAX_ID_LEN);
+            for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+                let (r, e) = call(
+                    &s,
+                    &format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{ENV}}}}}"#
+                    ),
+                    sizes.min_response_cap(),
+                );
+                assert_eq!(e, 0, "{method}: {r}");
+            }
+        }
     }
 }

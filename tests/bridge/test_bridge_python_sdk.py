@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 
 import anyio
 import pytest
@@ -17,7 +18,7 @@ from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from bridge_support import GONE, TARGETS, check_bridge_log, readme_server
+from bridge_support import GONE, REPO, TARGETS, check_bridge_log, readme_server
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 TIMEOUT_S = 60  # one whole client session
@@ -81,6 +82,21 @@ def test_session(bridge_bin, firmware, tmp_path, target, mode, version):
     assert outcomes == [("read_sensor", "ok"), ("read_sensor", "invalid_arguments"), ("set_vent", "ok"),
                         ("set_vent", "invalid_arguments"), ("set_vent", "rate_limited")], audit
     assert all(" principal=uart0 " in ln for ln in audit), audit
+    assert not [ln for ln in fw.log().splitlines() if ln.startswith("audit: ")], "audit lines on stdout"
+    # scripts/run-firmware --help names the stream they came on.
+    assert help_stream_of_audit_lines() == "stderr"
+
+
+def help_stream_of_audit_lines() -> str | None:
+    """The stream (stdout or stderr) scripts/run-firmware's help text says the
+    firmware's audit lines go to: the first one it names after "audit lines"."""
+    done = subprocess.run([str(REPO / "scripts" / "run-firmware"), "--help"], capture_output=True, text=True,
+                          timeout=30)
+    text = " ".join((done.stdout + done.stderr).split())
+    at = text.find("audit lines")
+    assert at >= 0, f"run-firmware --help does not say where the audit lines go:\n{text}"
+    named = [(text.find(s, at), s) for s in ("stdout", "stderr") if text.find(s, at) >= 0]
+    return min(named)[1] if named else None
 
 
 @pytest.mark.parametrize("target", list(TARGETS))
