@@ -583,7 +583,9 @@ fn extraction_covers_functions_macros_types_and_members() {
 /// member covers both).
 #[test]
 fn an_unlogged_header_change_fails_and_names_it() {
-    let (_, lock) = parse_lock(&read(LOCK));
+    // The baseline is today's headers, not the lock: changes already named
+    // under [Unreleased] are not this test's business.
+    let lock = extract_all(&headers());
     let mut copy = headers();
     let server = copy.iter_mut().find(|(n, _)| n == "emcp_server.h").unwrap();
     assert!(
