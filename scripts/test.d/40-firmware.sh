@@ -19,6 +19,7 @@
 # build directory, shared by both profiles of a core so `core` is built once),
 # build-<core>.log and qemu-<name>.log (name: m4f, m0, rv32imac, and each with
 # -minimal). scripts/size-report reuses them.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/apt.sh
