@@ -21,8 +21,8 @@
 # (startup.c: .data copy, FPU on, then the C library's start-up, which calls
 # main(); main's return value is QEMU's exit status), fault handlers that
 # end the run with status 90, emcp_monotonic_ms() from the core timer (the
-# clock binding's emcp_clock.h), the board's UART (fw_uart.h: fw_uart_init,
-# fw_uart_read, fw_uart_write, fw_uart_idle; QEMU's -serial), the linker
+# clock binding's emcp_clock.h), the board's UART (emcp_board_uart.h:
+# emcp_board_uart_init, _read, _write, _idle; QEMU's -serial), the linker
 # script (512 KiB flash, 128 KiB RAM, 16 KiB stack on MPS2) and the C
 # library's semihosting system calls (printf and stderr reach QEMU's
 # console: newlib's rdimon on Arm, picolibc's semihost on RISC-V), with

@@ -3,12 +3,14 @@
  * handled as a transport would hand it over, the answer printed on the
  * semihosting console. main()'s return value is QEMU's exit status
  * (emcp::board_mps2_an386's start-up), so scripts/run-firmware --elf is a
- * test: 0 when the answer is the tool's, 1 otherwise.
+ * test: 0 when the answer is the tool's, 1 otherwise. The answer also goes
+ * out on the board's UART (QEMU's -serial; nowhere without --uart).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "emcp.h"
+#include "emcp_board_uart.h"
 #include "emcp_clock.h"
 
 static mcp_server_t server;
@@ -57,6 +59,9 @@ int main(void)
         return 1;
     }
     printf("%.*s\n", n, (const char *)out);
+    emcp_board_uart_init();
+    emcp_board_uart_write(out, (size_t)n);
+    emcp_board_uart_write((const uint8_t *)"\n", 1);
     int ok = strstr((const char *)out, "\"id\":7") != NULL && strstr((const char *)out, "up ") != NULL &&
              strstr((const char *)out, "\"isError\":true") == NULL;
     printf("user-fw: %s\n", ok ? "ok" : "FAILED");
