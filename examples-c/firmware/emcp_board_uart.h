@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** The line speed the UART is programmed for (QEMU ignores it; a board would not). */
 #define EMCP_BOARD_UART_BAUD 115200u
 
@@ -31,5 +35,9 @@ void emcp_board_uart_idle(void);
 
 /** Sends @p len bytes, waiting for room in the transmitter. */
 void emcp_board_uart_write(const uint8_t *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* EMCP_BOARD_UART_H */
