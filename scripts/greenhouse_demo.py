@@ -74,6 +74,9 @@ async def demo(argv: list[str]) -> int:
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--relay":
         return relay(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -2,11 +2,17 @@
 # Installs what the demo or the tests need on a fresh Debian 12 machine with
 # Rust (rustup), Python 3 with pip and Node.js. Idempotent: what is already
 # there is not installed again.
+# Usage: scripts/install-deps.sh [demo|test]
 #   scripts/install-deps.sh demo   build tools and the Python SDK client
 #   scripts/install-deps.sh test   everything the test command uses
+. "$(dirname "$0")/lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-test}
+case "$mode" in
+  demo|test) ;;
+  *) echo "install-deps: unknown mode '$mode' (Usage: scripts/install-deps.sh [demo|test])" >&2; exit 2 ;;
+esac
 
 . scripts/lib/apt.sh
 if [ "$mode" = test ]; then

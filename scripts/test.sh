@@ -4,6 +4,7 @@
 # drift), ABI checks (ctest + bindgen), C tests under ASan/UBSan (CTest), and
 # end-to-end tests against greenhouse-stdio with the real Python SDK client,
 # the MCP Inspector CLI and raw protocol lines.
+. "$(dirname "$0")/lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -69,6 +69,16 @@ if(NOT EMCP_ARM_FLOAT_ABI STREQUAL "soft")
   string(APPEND emcp_arm_flags " -mfpu=${EMCP_ARM_FPU}")
 endif()
 set(CMAKE_C_FLAGS_INIT "${emcp_arm_flags}")
+# newlib's start-up objects (crti.o, crtn.o, Debian's libnewlib-arm-none-eabi)
+# carry no .note.GNU-stack section, and binutils 2.39 and later warn about it
+# on every link ("missing .note.GNU-stack section implies executable
+# stack"). A Cortex-M has no loader that reads that note, so the warning says
+# nothing about the firmware: off, where the linker has the option.
+execute_process(COMMAND "${EMCP_ARM_TOOLCHAIN_PREFIX}ld" --help OUTPUT_VARIABLE emcp_arm_ld_help
+                ERROR_QUIET RESULT_VARIABLE emcp_arm_ld_rc)
+if(emcp_arm_ld_rc EQUAL 0 AND emcp_arm_ld_help MATCHES "--no-warn-execstack")
+  set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--no-warn-execstack")
+endif()
 set(CMAKE_CXX_FLAGS_INIT "${emcp_arm_flags}")
 set(CMAKE_ASM_FLAGS_INIT "${emcp_arm_flags}")
 

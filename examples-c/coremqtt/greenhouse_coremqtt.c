@@ -89,9 +89,9 @@ static void sleep_ms(unsigned ms)
 }
 #endif
 
-static void usage(const char *prog)
+static void usage(FILE *to, const char *prog)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: %s --server-id ID [options]\n"
             "  Serves the greenhouse gateway over MCP through an MQTT 5 broker (coreMQTT v5).\n"
             "  --broker HOST:PORT   broker address (default 127.0.0.1:1883)\n"
@@ -145,7 +145,7 @@ static int run(int argc, char **argv)
             wind_lock = true;
             takes_value = false;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(prog);
+            usage(stdout, prog);
             return 0;
         } else if (strncmp(a, "--tls", 5) == 0 || strcmp(a, "--cafile") == 0 || strcmp(a, "--capath") == 0 ||
                    strcmp(a, "--cert") == 0 || strcmp(a, "--key") == 0) {
@@ -154,7 +154,7 @@ static int run(int argc, char **argv)
             return 2;
         } else if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         } else if (strcmp(a, "--broker") == 0) {
             if (!parse_broker(argv[i + 1], &net_ctx.host, &net_ctx.port)) {
@@ -193,7 +193,7 @@ static int run(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
         if (takes_value) {
@@ -202,7 +202,7 @@ static int run(int argc, char **argv)
     }
     if (server_id == NULL) {
         fprintf(stderr, "%s: --server-id is required\n", prog);
-        usage(prog);
+        usage(stderr, prog);
         return 2;
     }
 

@@ -27,7 +27,7 @@
 #include "emcp.h"
 #include "emcp_clock.h"
 #include "fw_stack.h"
-#include "fw_uart.h"
+#include "emcp_board_uart.h"
 #include "greenhouse.h"
 
 #ifndef FW_RX_MAX
@@ -80,8 +80,8 @@ static int uart_emit(void *transport_context, const uint8_t *msg, size_t len)
 {
     (void)transport_context;
     static const uint8_t nl = '\n';
-    fw_uart_write(msg, len);
-    fw_uart_write(&nl, 1);
+    emcp_board_uart_write(msg, len);
+    emcp_board_uart_write(&nl, 1);
     return 0;
 }
 
@@ -109,9 +109,9 @@ __attribute__((noinline)) static void serve(void)
             /* Only full of complete messages: take them below. */
             room = 0;
         }
-        size_t n = room > 0 ? fw_uart_read(space, (size_t)room) : 0;
+        size_t n = room > 0 ? emcp_board_uart_read(space, (size_t)room) : 0;
         if (n == 0 && room > 0) {
-            fw_uart_idle(); /* nothing received: sleep until the receiver's interrupt or the tick */
+            emcp_board_uart_idle(); /* nothing received: sleep until the receiver's interrupt or the tick */
             continue;
         }
         (void)mcp_framer_commit(&rx, n);
@@ -119,7 +119,7 @@ __attribute__((noinline)) static void serve(void)
         int r;
         while ((r = mcp_framer_poll(&rx, &server, &ctx, tx_buf, sizeof tx_buf, NULL)) != -MCP_EAGAIN) {
             if (r > 0) {
-                fw_uart_write(tx_buf, (size_t)r);
+                emcp_board_uart_write(tx_buf, (size_t)r);
             } else if (r < 0) {
                 printf("firmware: mcp_framer_poll failed (%d)\n", r);
                 break;
@@ -145,10 +145,10 @@ int main(void)
         printf("firmware: cannot set up the server (%d)\n", rc);
         return 1;
     }
-    fw_uart_init();
+    emcp_board_uart_init();
     static const char banner[] = "\r\nemcp greenhouse firmware (" FW_PROFILE " profile) on " FW_TARGET
                                  "\r\nUART0: newline-delimited JSON-RPC (MCP), principal " FW_PRINCIPAL "\r\n";
-    fw_uart_write((const uint8_t *)banner, sizeof banner - 1);
+    emcp_board_uart_write((const uint8_t *)banner, sizeof banner - 1);
     printf("emcp greenhouse firmware (%s profile) on %s: serving MCP on the UART, policy %s\n", FW_PROFILE,
            FW_TARGET,
 #ifndef FW_MINIMAL

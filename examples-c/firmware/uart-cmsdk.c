@@ -4,7 +4,7 @@
  * with the receive interrupt only to wake the core from WFI.
  * The APB clock of both FPGA images is 25 MHz.
  */
-#include "fw_uart.h"
+#include "emcp_board_uart.h"
 
 
 #define UART0_BASE 0x40004000u
@@ -25,9 +25,9 @@
 
 #define APB_CLOCK_HZ 25000000u
 
-void fw_uart_init(void)
+void emcp_board_uart_init(void)
 {
-    UART_BAUDDIV = APB_CLOCK_HZ / FW_UART_BAUD; /* at least 16, as the UART requires */
+    UART_BAUDDIV = APB_CLOCK_HZ / EMCP_BOARD_UART_BAUD; /* at least 16, as the UART requires */
     UART_CTRL = CTRL_TX_EN | CTRL_RX_EN | CTRL_RX_INTEN;
     NVIC_ISER0 = 1u << UART0_RX_IRQ;
 }
@@ -38,7 +38,7 @@ void UART0RX_Handler(void)
     UART_INTSTATUS = INT_RX;
 }
 
-void fw_uart_idle(void)
+void emcp_board_uart_idle(void)
 {
     /* Masked, so a byte arriving between the check and the WFI still wakes
      * it (a pending interrupt ends WFI even under PRIMASK); the handlers run
@@ -50,7 +50,7 @@ void fw_uart_idle(void)
     __asm__ volatile("cpsie i" ::: "memory");
 }
 
-size_t fw_uart_read(uint8_t *buf, size_t cap)
+size_t emcp_board_uart_read(uint8_t *buf, size_t cap)
 {
     size_t n = 0;
     while (n < cap && (UART_STATE & STATE_RX_FULL) != 0) {
@@ -59,7 +59,7 @@ size_t fw_uart_read(uint8_t *buf, size_t cap)
     return n;
 }
 
-void fw_uart_write(const uint8_t *buf, size_t len)
+void emcp_board_uart_write(const uint8_t *buf, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         while ((UART_STATE & STATE_TX_FULL) != 0) {

@@ -3,7 +3,7 @@
  * 3.6864 MHz), FIFOs on; polled, with the receive interrupt (through the
  * PLIC) only to wake the hart from WFI.
  */
-#include "fw_uart.h"
+#include "emcp_board_uart.h"
 
 #define UART_BASE 0x10000000u
 #define REG(off) (*(volatile uint8_t *)(UART_BASE + (off)))
@@ -30,9 +30,9 @@
 #define PLIC_CLAIM0 (*(volatile uint32_t *)(PLIC_BASE + 0x200004u))
 #define MIE_MEIE (1u << 11)
 
-void fw_uart_init(void)
+void emcp_board_uart_init(void)
 {
-    unsigned div = UART_CLOCK_HZ / (16u * FW_UART_BAUD);
+    unsigned div = UART_CLOCK_HZ / (16u * EMCP_BOARD_UART_BAUD);
     IER = 0;
     LCR = 0x80u;        /* DLAB: the divisor latch */
     DLL = (uint8_t)div;
@@ -46,7 +46,7 @@ void fw_uart_init(void)
     __asm__ volatile("csrs mie, %0" ::"r"(MIE_MEIE));
 }
 
-void fw_uart_idle(void)
+void emcp_board_uart_idle(void)
 {
     /* WFI ends when mip & mie is non-zero, whatever mstatus.MIE says. */
     if ((LSR & LSR_DATA_READY) == 0) {
@@ -58,7 +58,7 @@ void fw_uart_idle(void)
     }
 }
 
-size_t fw_uart_read(uint8_t *buf, size_t cap)
+size_t emcp_board_uart_read(uint8_t *buf, size_t cap)
 {
     size_t n = 0;
     while (n < cap && (LSR & LSR_DATA_READY) != 0) {
@@ -67,7 +67,7 @@ size_t fw_uart_read(uint8_t *buf, size_t cap)
     return n;
 }
 
-void fw_uart_write(const uint8_t *buf, size_t len)
+void emcp_board_uart_write(const uint8_t *buf, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         while ((LSR & LSR_THR_EMPTY) == 0) {

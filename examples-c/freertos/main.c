@@ -135,6 +135,15 @@ static void serve_task(void *arg)
     }
 }
 
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: greenhouse-freertos [--http ADDR:PORT [--token TOKEN]]\n"
+                "  Serves the greenhouse gateway from a FreeRTOS task (POSIX simulator port): MCP on\n"
+                "  stdin/stdout through the core's line framer, or with --http over Streamable HTTP\n"
+                "  at http://ADDR:PORT/mcp (builds with http_parser), --token requiring that bearer\n"
+                "  token.\n");
+}
+
 #ifdef GREENHOUSE_FREERTOS_HTTP
 static emcp_http_t http;
 static volatile sig_atomic_t stop;
@@ -202,7 +211,7 @@ static int http_setup(int argc, char **argv)
         }
     }
     if (argc % 2 == 0 || addr[0] == '\0') {
-        fprintf(stderr, "usage: greenhouse-freertos [--http ADDR:PORT [--token TOKEN]]\n");
+        usage(stderr);
         return -1;
     }
     cfg.bind_addr = addr;
@@ -220,6 +229,10 @@ static int http_setup(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
     int rc = greenhouse_register(&server, false);
     if (rc == 0) {
         rc = mcp_framer_init(&rx, rx_buf, sizeof rx_buf);

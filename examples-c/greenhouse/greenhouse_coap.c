@@ -48,9 +48,9 @@ static void log_stderr(void *user, const char *line)
     fflush(stderr);
 }
 
-static void usage(const char *prog)
+static void usage(FILE *to, const char *prog)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: %s [--listen ADDR:PORT] [--psk IDENTITY:KEY] [--cert FILE --key FILE --ca FILE]\n"
             "          [--wind-lock] [--log-requests] [--policy PRINCIPAL=TOOL[,TOOL...]]...\n"
             "  Serves the greenhouse gateway over MCP-over-CoAP: POST coap://ADDR:PORT/mcp.\n"
@@ -183,11 +183,11 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(prog);
+            usage(stdout, prog);
             return 0;
         } else {
             fprintf(stderr, "%s: unknown or incomplete argument '%s'\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
     }

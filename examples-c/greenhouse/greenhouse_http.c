@@ -47,9 +47,9 @@ static void log_line(void *user, const char *line)
     fprintf((FILE *)user, "%s\n", line);
 }
 
-static void usage(const char *prog)
+static void usage(FILE *to, const char *prog)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: %s [--listen ADDR:PORT] [--wind-lock]\n"
             "          [--token TOKEN | --token NAME:TOKEN...] [--policy P=T[,T...]]...\n"
             "          [--allow-origin ORIGIN]... [--max-conns N]\n"
@@ -139,12 +139,12 @@ int main(int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(prog);
+            usage(stdout, prog);
             return 0;
         }
         if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
         i++;
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
             cfg.idle_timeout_ms = n;
         } else {
             fprintf(stderr, "%s: bad argument '%s %s'\n", prog, a, v);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
     }

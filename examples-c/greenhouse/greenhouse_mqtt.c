@@ -45,9 +45,9 @@ static void log_line(void *user, const char *msg)
     fflush(f);
 }
 
-static void usage(const char *prog)
+static void usage(FILE *to, const char *prog)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: %s --server-id ID [options]\n"
             "  Serves the greenhouse gateway over MCP through an MQTT 5 broker.\n"
             "  --broker HOST:PORT   broker address (default 127.0.0.1:1883)\n"
@@ -112,11 +112,11 @@ int main(int argc, char **argv)
             opt.tls_insecure = true;
             takes_value = false;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(prog);
+            usage(stdout, prog);
             return 0;
         } else if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         } else if (strcmp(a, "--broker") == 0) {
             if (!parse_broker(argv[i + 1], &opt.host, &opt.port)) {
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
             opt.tls_version = v;
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
         if (takes_value) {
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     }
     if (server_id == NULL) {
         fprintf(stderr, "%s: --server-id is required\n", prog);
-        usage(prog);
+        usage(stderr, prog);
         return 2;
     }
 

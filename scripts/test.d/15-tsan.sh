@@ -8,6 +8,7 @@
 # non-zero); nothing is suppressed. The Rust core is not instrumented: its
 # atomics are real atomics, and TSan still sees the libc calls it makes
 # (memcpy, memset, memcmp on shared memory are checked).
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

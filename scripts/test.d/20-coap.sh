@@ -4,6 +4,7 @@
 # greenhouse-coap and the emcp-coap-fixture servers exist (build/ was configured before
 # this step, possibly without libcoap), then runs tests/coap against them
 # under ASan/UBSan.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

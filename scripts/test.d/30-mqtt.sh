@@ -4,6 +4,7 @@
 # tests start on free loopback ports: request/response properties, the replay
 # cache, broker restart, the Will, shared subscriptions, bad input, TLS and
 # passwords, and a round-trip benchmark (printed).
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

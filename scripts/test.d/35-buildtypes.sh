@@ -7,6 +7,7 @@
 # and as MinSizeRel with clang, checks that every conditionally built example
 # was compiled (the optional libraries are installed here, as 10-http, 20-coap
 # and 30-mqtt do), and runs the C tests (CTest) on the Release build.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -19,6 +19,7 @@
 # build directory, shared by both profiles of a core so `core` is built once),
 # build-<core>.log and qemu-<name>.log (name: m4f, m0, rv32imac, and each with
 # -minimal). scripts/size-report reuses them.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/apt.sh
@@ -125,6 +126,39 @@ for b in "${boards[@]}"; do
     result "$rc" "QEMU $machine firmware test, $p profile ($status)" "$errlog"
   done
 done
+
+# Your own firmware (docs/firmware.md, "Your own firmware under QEMU"):
+# tests/firmware_user links emcp::emcp and the board target
+# emcp::board_mps2_an386 and nothing else of examples-c/firmware. Its link
+# prints no warning (the toolchain file silences newlib's missing
+# .note.GNU-stack), scripts/run-firmware --elf runs it on the board it reads
+# from the ELF (main's 0 is the exit status), and scripts/size-report --map
+# gives emcp's share of it, which check_size_map.py counts again from
+# libemcp.a's section tables and the linker's --print-gc-sections list.
+user="$OUT/user-m4f"
+rc=0
+rm -rf "$user"
+{ run cmake -S tests/firmware_user -B "$user" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain/arm-none-eabi.cmake" \
+    -DEMCP_ARM_CPU=cortex-m4 -DEMCP_RUST_ROUTE=build-std -DEMCP_CARGO_TARGET_DIR="$OUT/cargo-m4f" &&
+  run cmake --build "$user"; } >"$OUT/build-user.log" 2>&1 || rc=$?
+result "$rc" "a user's firmware built with the board target emcp::board_mps2_an386 (tests/firmware_user)" "$OUT/build-user.log"
+rc=0
+if grep -v 'removing unused section' "$OUT/build-user.log" |
+   grep -iE 'warning|GNU-stack|executable stack' >"$OUT/build-user.warnings"; then rc=1; fi
+sed 's/^/    /' "$OUT/build-user.warnings"
+result "$rc" "the firmware's link prints no warning (no missing .note.GNU-stack)" "$OUT/build-user.warnings"
+rc=0
+timeout 120 scripts/run-firmware --elf "$user/user_fw.elf" >"$OUT/qemu-user.log" 2>"$OUT/qemu-user.stderr" || rc=$?
+[ "$rc" -ne 0 ] || grep -q '^user-fw: ok$' "$OUT/qemu-user.log" || rc=1
+grep -E '^run-firmware:' "$OUT/qemu-user.stderr" | sed 's/^/    /' || true
+result "$rc" "scripts/run-firmware --elf user_fw.elf (board read from the ELF; exit status $rc)" "$OUT/qemu-user.stderr"
+rc=0
+{ python3 scripts/size-report --map "$user/user_fw.map" >"$OUT/size-user.txt" &&
+  python3 tests/firmware_user/check_size_map.py "$OUT/size-user.txt" "$user/emcp/libemcp.a" "$OUT/build-user.log"; } \
+  >"$OUT/size-user-check.log" 2>&1 || rc=$?
+grep -E '^emcp: ' "$OUT/size-user.txt" | sed 's/^/    /' || true
+sed 's/^/    /' "$OUT/size-user-check.log"
+result "$rc" "scripts/size-report --map user_fw.map agrees with the members' section tables" "$OUT/size-user-check.log"
 
 # The footprint the documents quote is this build's: README.md and
 # docs/firmware.md carry scripts/size-report's footprint block, docs/freertos.md

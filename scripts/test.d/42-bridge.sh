@@ -19,6 +19,7 @@
 #     same session and reset on both cores.
 # The firmware is built in build/firmware/<core> like 40-firmware.sh does
 # (after it, only the UART image is new); the bridge with ASan/UBSan in build/.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -5,6 +5,7 @@
 # ids, nested _meta, truncated messages, tools/call as a notification, and an
 # endless line. Uses the binary scripts/test.sh built (ASan/UBSan) unless
 # GREENHOUSE_STDIO names another; builds it if it is missing.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export GREENHOUSE_STDIO="${GREENHOUSE_STDIO:-$PWD/build/examples-c/greenhouse/greenhouse-stdio}"

@@ -3,6 +3,7 @@
 # sanitizers in build/valgrind (valgrind cannot run ASan binaries), driven
 # through a representative session (both eras, errors, notifications, invalid
 # input, oversize lines, EOF); any memcheck error or leak fails the step.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

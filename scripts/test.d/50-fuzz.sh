@@ -5,6 +5,7 @@
 # invariant violation fails the step; libFuzzer's crash input is kept under
 # fuzz/artifacts/<target>/ and its log under $FUZZ_LOG_DIR. Long runs:
 # scripts/fuzz-long and docs/fuzzing.md.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -5,6 +5,7 @@
 # seed, then fuzzes for FUZZ_HTTP_SECONDS (default 45) from the committed
 # seeds. A crash or a broken invariant fails the step; libFuzzer's input is
 # kept under fuzz/artifacts/http/. Long runs: docs/fuzzing.md.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

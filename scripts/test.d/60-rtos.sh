@@ -18,6 +18,7 @@
 #   COREMQTT_PATH names a coreMQTT v5 checkout, and the same gateway inside a
 #   FreeRTOS task when both paths are given; each is skipped with the
 #   reason printed otherwise.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -97,6 +98,10 @@ if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
   if grep -q 'Sanitizer' "$OUT/freertos-eof.log"; then rc=1; fi
   result "$rc" "FreeRTOS POSIX greenhouse ends at end of input with status 0, LeakSanitizer clean" \
     "$OUT/freertos-eof.log"
+  rc=0
+  python3 tests/help/check_help.py --root "$PWD" --programs-only "$PWD/$OUT/freertos/greenhouse-freertos" \
+    >"$OUT/freertos-help.log" 2>&1 || rc=$?
+  result "$rc" "greenhouse-freertos --help and -h: usage on stdout, exit 0, no side effect" "$OUT/freertos-help.log"
   # The same binary serving Streamable HTTP from its task (built in when http_parser is installed).
   rc=0; tests/rtos/freertos_http.sh "$OUT/freertos/greenhouse-freertos" >"$OUT/freertos-http.log" 2>&1 || rc=$?
   grep -E '^(== |   [a-z])' "$OUT/freertos-http.log" | sed 's/^/    /' || true
@@ -120,6 +125,10 @@ if [ -n "${COREMQTT_PATH:-}" ]; then
   } >"$OUT/coremqtt.log" 2>&1 || rc=$?
   grep -E '^[0-9]+ (passed|failed)|passed|failed' "$OUT/coremqtt.log" | tail -n 1 | sed 's/^/    /' || true
   result "$rc" "coreMQTT v5 shim: greenhouse-coremqtt against mosquitto (tests/mqtt binding, fleet, adversarial)" "$OUT/coremqtt.log"
+  rc=0
+  python3 tests/help/check_help.py --root "$PWD" --programs-only "$PWD/$OUT/coremqtt/greenhouse-coremqtt" \
+    >"$OUT/coremqtt-help.log" 2>&1 || rc=$?
+  result "$rc" "greenhouse-coremqtt --help and -h: usage on stdout, exit 0, no side effect" "$OUT/coremqtt-help.log"
   if [ -n "${FREERTOS_KERNEL_PATH:-}" ]; then
     # The same gateway inside a FreeRTOS task (POSIX simulator port), same tests.
     rc=0

@@ -59,14 +59,28 @@ static char *slurp(const char *path)
     return buf;
 }
 
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: emcp-seal INPUT.json [OUTPUT.json]\n"
+                "       emcp-seal -t 'INPUT' ['OUTPUT']\n"
+                "  Checks a tool's input (and output) schema with the library's schema checker and\n"
+                "  prints the seal a minimal-profile firmware needs in mcp_tool_t.schema_seal, as a\n"
+                "  C constant. The texts must be byte for byte the ones the firmware registers.\n"
+                "  Exit status: 0 sealed, 1 a schema is refused (why on stderr), 2 usage error or\n"
+                "  a library without the checker.\n");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
     int texts = argc > 1 && strcmp(argv[1], "-t") == 0;
     int first = texts ? 2 : 1;
     int n = argc - first;
     if (n < 1 || n > 2) {
-        fprintf(stderr, "usage: emcp-seal INPUT.json [OUTPUT.json]\n"
-                        "       emcp-seal -t 'INPUT' ['OUTPUT']\n");
+        usage(stderr);
         return 2;
     }
     char *schema[2] = {NULL, NULL};
