@@ -15,7 +15,7 @@ Each command runs in a fresh empty working directory with HOME and TMPDIR
 pointing at fresh empty directories, in a session of its own, and is killed
 with its whole process group after --timeout seconds. --ignore names a
 directory of the tree that may change meanwhile (CTest's own Testing/ log
-directory). Exits 1 when any check fails, naming the command and why.
+directory); .git is never watched. Exits 1 when any check fails, naming the command and why.
 """
 
 import argparse
@@ -59,7 +59,9 @@ def command_for(path):
 def snapshot(root, ignore):
     """Path -> (kind, size, mtime) of everything under root, minus ignore."""
     out = {}
-    ignore = {os.path.realpath(p) for p in ignore}
+    # .git changes under other hands (a commit in a linked worktree, an
+    # editor's status refresh): no script or program writes there.
+    ignore = {os.path.realpath(p) for p in ignore} | {os.path.realpath(os.path.join(root, ".git"))}
     stack = [str(root)]
     while stack:
         d = stack.pop()
