@@ -3,8 +3,9 @@
 Each case writes down the answer it expects. The rules they pin:
 
 - A line longer than EMCP_STDIO_LINE_MAX (16384 bytes) is dropped and answered
-  with -32600 "Request exceeds the receive buffer" (the framer's), id null; the next line is
-  served normally.
+  with -32600 "Request exceeds the receive buffer" (the framer's), with the
+  request's id when the line's first bytes hold it (a string or number of at
+  most 64 bytes), else id null; the next line is served normally.
 - Not JSON (RFC 8259, strict: invalid UTF-8, lone or reversed surrogate
   escapes, raw control characters such as NUL) is -32700 "Parse error", id null.
 - Deeper than MCP_MAX_DEPTH (16) or more than MCP_MAX_JSON_TOKENS (128) tokens (answered with the request's own id)
@@ -92,7 +93,7 @@ def test_nesting_100000_deep_is_over_the_line_limit(gh):
 
 def test_nesting_100000_deep_inside_a_request(gh):
     line = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
-    assert err(gh.request(line), -32600) == OVERLONG
+    assert err(gh.request(line), -32600, 1) == OVERLONG
     alive(gh)
 
 
@@ -119,7 +120,7 @@ def test_too_many_tokens(gh):
 def test_one_megabyte_string(gh):
     big = b"a" * (1 << 20)
     line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_sensor","arguments":{"sensor_id":"' + big + b'"}}}'
-    assert err(gh.request(line), -32600) == OVERLONG
+    assert err(gh.request(line), -32600, 1) == OVERLONG
     assert gh.audits() == []
     alive(gh)
 
@@ -131,7 +132,7 @@ def test_longest_line_that_fits_and_one_byte_more(gh):
     assert len(fits) == LINE_MAX
     assert ok(gh.request(fits), 5) == {}
     over = base[:-1] + b" " * (LINE_MAX + 1 - len(base)) + b"}"
-    assert err(gh.request(over), -32600) == OVERLONG
+    assert err(gh.request(over), -32600, 5) == OVERLONG
     alive(gh)
 
 
@@ -271,7 +272,7 @@ def test_deeply_nested_meta(gh):
     assert r["structuredContent"]["percent"] == 3
     err(gh.request(nested(14)), -32600, 1, "Request nests deeper than MCP_MAX_DEPTH (16)")
     err(gh.request(nested(2000)), -32600, 1, "Request nests deeper than MCP_MAX_DEPTH (16)")
-    assert err(gh.request(nested(5000)), -32600) == OVERLONG
+    assert err(gh.request(nested(5000)), -32600, 1) == OVERLONG
     assert len(gh.audits(1)) == 1
 
 
