@@ -16,16 +16,28 @@ _Static_assert(EMCP_STDIO_LINE_MAX > 0, "EMCP_STDIO_LINE_MAX must be positive");
 _Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
                "EMCP_STDIO_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
 
-/* Bytes are read one at a time (the line ending decides everything). Where
- * POSIX provides them, the serve loop locks the input stream once and reads
- * with getc_unlocked: plain getc takes and releases the stream's lock for
- * every byte, which cost about as much as a third of the core's work on a
- * request line. */
-#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199506L
+/* Input goes in blocks: where POSIX provides read(), whatever the input
+ * descriptor holds (one request, or a client's whole pipelined burst) is read
+ * straight into the framer's free space with one system call, every complete
+ * line in it is answered, and the answers leave in one write before the loop
+ * waits for more. A stream without a descriptor (fmemopen, a C library
+ * without POSIX) is read a byte at a time up to each newline instead; where
+ * POSIX provides them, with the stream locked once and getc_unlocked (plain
+ * getc takes and releases the lock for every byte). */
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L
+#include <errno.h>
+#include <unistd.h>
+#define STDIO_BLOCKS 1
+#define STDIO_GETC(f) getc_unlocked(f)
+#define STDIO_LOCK(f) flockfile(f)
+#define STDIO_UNLOCK(f) funlockfile(f)
+#elif defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199506L
+#define STDIO_BLOCKS 0
 #define STDIO_GETC(f) getc_unlocked(f)
 #define STDIO_LOCK(f) flockfile(f)
 #define STDIO_UNLOCK(f) funlockfile(f)
 #else
+#define STDIO_BLOCKS 0
 #define STDIO_GETC(f) getc(f)
 #define STDIO_LOCK(f) ((void)(f))
 #define STDIO_UNLOCK(f) ((void)(f))
@@ -74,10 +86,11 @@ static void end_listeners(mcp_server_t *server)
     }
 }
 
-/* Writes bytes that end in their newline(s), and flushes. */
+/* Writes bytes that end in their newline(s); they leave with the next
+ * flush_out(), before the loop waits for input. */
 static int write_lines(FILE *out, FILE *log, const void *msg, size_t len)
 {
-    if (fwrite(msg, 1, len, out) != len || fflush(out) != 0) {
+    if (fwrite(msg, 1, len, out) != len) {
         if (log != NULL) {
             fprintf(log, "emcp_stdio: cannot write a response; stopping\n");
         }
@@ -105,6 +118,59 @@ struct stdio_session {
     /* MCP_CTX_LEGACY_* flags of what the client declared at initialize. */
     uint32_t client_caps;
 };
+
+/* Sends what was written since the loop last waited: the log first, so a
+ * call's audit line is out before its answer, then the answers, one write
+ * for a whole block of pipelined requests. */
+static int flush_out(const struct stdio_session *s)
+{
+    if (s->log != NULL) {
+        (void)fflush(s->log);
+    }
+    if (fflush(s->out) != 0) {
+        if (s->log != NULL) {
+            fprintf(s->log, "emcp_stdio: cannot write a response; stopping\n");
+        }
+        return -MCP_EIO;
+    }
+    return 0;
+}
+
+/* Reads what the input has, at most `room` bytes, into `space`: a block
+ * from the descriptor `fd` when there is one, else bytes up to a newline.
+ * Sets *eof at end of input. @return the count, or -MCP_EIO. */
+static int read_some(FILE *in, int fd, uint8_t *space, int room, bool *eof)
+{
+    *eof = false;
+#if STDIO_BLOCKS
+    if (fd >= 0) {
+        ssize_t r;
+        do {
+            r = read(fd, space, (size_t)room);
+        } while (r < 0 && errno == EINTR);
+        if (r < 0) {
+            return -MCP_EIO;
+        }
+        *eof = r == 0;
+        return (int)r;
+    }
+#else
+    (void)fd;
+#endif
+    int n = 0;
+    while (n < room) {
+        int c = STDIO_GETC(in);
+        if (c == EOF) {
+            *eof = true;
+            return ferror(in) ? -MCP_EIO : n;
+        }
+        space[n++] = (uint8_t)c;
+        if (c == '\n') {
+            break;
+        }
+    }
+    return n;
+}
 
 /* Answers every complete message in the receive buffer. */
 static int drain(struct stdio_session *s)
@@ -156,44 +222,45 @@ static int drain(struct stdio_session *s)
 }
 
 /* The serve loop proper; the caller holds the input stream's lock. Bytes go
- * straight into the framer's free space, up to each newline, so every
- * complete line is answered before the next byte is waited for. */
+ * straight into the framer's free space, and every complete line is answered
+ * (and the answers sent) before the loop waits for more input. */
 static int serve_locked(struct stdio_session *s, FILE *in)
 {
+#if STDIO_BLOCKS
+    int fd = fileno(in);
+#else
+    int fd = -1;
+#endif
     for (;;) {
         uint8_t *space = NULL;
         int room = mcp_framer_space(&framer, &space);
         if (room <= 0) {
             return -MCP_EIO; /* cannot happen: drain() took every message */
         }
-        int n = 0;
-        int c = 0;
-        while (n < room) {
-            c = STDIO_GETC(in);
-            if (c == EOF) {
-                break;
+        int rc = flush_out(s);
+        if (rc < 0) {
+            return rc;
+        }
+        bool eof = false;
+        int n = read_some(in, fd, space, room, &eof);
+        if (n < 0) {
+            if (s->log != NULL) {
+                fprintf(s->log, "emcp_stdio: read error on input; stopping\n");
             }
-            space[n++] = (uint8_t)c;
-            if (c == '\n') {
-                break;
-            }
+            return n;
         }
         (void)mcp_framer_commit(&framer, (size_t)n);
-        if (c == EOF) {
-            if (ferror(in)) {
-                if (s->log != NULL) {
-                    fprintf(s->log, "emcp_stdio: read error on input; stopping\n");
-                }
-                return -MCP_EIO;
-            }
+        if (eof) {
             /* A last line without its newline is still a message. */
             if (mcp_framer_space(&framer, &space) > 0) {
                 space[0] = '\n';
                 (void)mcp_framer_commit(&framer, 1);
             }
-            return drain(s);
+            rc = drain(s);
+            int frc = flush_out(s);
+            return rc < 0 ? rc : frc;
         }
-        int rc = drain(s);
+        rc = drain(s);
         if (rc < 0) {
             return rc;
         }

@@ -20,6 +20,14 @@
  *   receive buffer" with the request's id, found in the line's first bytes
  *   (id null only when they do not hold it), so the client is not left
  *   waiting.
+ * - Input is read in blocks from @p in's file descriptor where POSIX
+ *   provides one (bytes already read from @p in through stdio before the
+ *   call are not seen: pass a stream nothing has read yet, such as stdin at
+ *   start-up), else a byte at a time. Every complete message of a block is
+ *   answered, and @p log then @p out are flushed once before the loop waits
+ *   for more input: a client that pipelines requests gets its answers in one
+ *   write, and a buffered @p log line (an audit record) is out before the
+ *   answer it belongs to.
  * - @p out carries only MCP messages; every diagnostic goes to @p log.
  * - subscriptions/listen (2026-07-28) is served: the acknowledgement and the
  *   stream's notifications are lines on @p out, tagged with the listen id;

@@ -597,8 +597,10 @@ static void greenhouse_audit(void *user, const mcp_audit_t *rec)
                  outcome_name(rec->outcome), rec->trace_id != NULL ? 32 : 1,
                  rec->trace_id != NULL ? rec->trace_id : "-", (unsigned long long)rec->duration_ms);
     at += n > 0 ? (size_t)n : 0;
+    /* No flush: stderr is unbuffered unless the program chose otherwise
+     * (greenhouse-stdio buffers it and has the binding flush it before each
+     * wait for input). */
     fwrite(line, 1, at < sizeof line ? at : sizeof line - 1, stderr);
-    fflush(stderr);
     if (durable.answered != NULL) {
         durable.answered(rec->tool, rec->tool_len, rec->outcome);
     }

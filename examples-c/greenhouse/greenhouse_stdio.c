@@ -111,6 +111,12 @@ int main(int argc, char **argv)
         print_usage(&server);
         return 0;
     }
+    /* The log is buffered like the answers: emcp_stdio_serve sends both
+     * (the log first, so an audit line precedes its answer) before it waits
+     * for input, one write each for a block of pipelined requests instead
+     * of one per audit line. */
+    static char log_buf[8192];
+    (void)setvbuf(stderr, log_buf, _IOFBF, sizeof log_buf);
     fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
 
     rc = emcp_stdio_serve_store(&server, stdin, stdout, stderr, store);
