@@ -6,10 +6,21 @@
 # archive is built here; scripts/package builds the other cores and profiles.
 # `scripts/package --help` must print the usage, exit 0 and create nothing.
 #
+# Then a consumer without Rust: the archive is unpacked into a directory of
+# its own, and tests/consumer/firmware (the QEMU greenhouse firmware of
+# examples-c/firmware on find_package(emcp) from that directory) is
+# configured and built with a PATH that holds only the Arm GNU tools, make
+# and cmake: no cargo, no rustc. The image runs under qemu-system-arm
+# (mps2-an386, as scripts/test.d/40-firmware.sh runs it) and must exit 0 with
+# its "N passed, 0 failed" line.
+#
 # Outputs under build/package-test (EMCP_PACKAGE_TEST_DIR): a/ and b/ (the
-# two runs: tree, archive, build log).
+# two runs: tree, archive, build log), prebuilt/ (the unpacked archive),
+# firmware/ (the consumer's build, fw-prebuilt.elf) and qemu-prebuilt.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib/apt.sh
+apt_ensure cmake make rustc-web cargo-web rust-web-src gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 
 OUT="${EMCP_PACKAGE_TEST_DIR:-build/package-test}"
 rm -rf "$OUT"
@@ -59,6 +70,46 @@ m="$(cd "$OUT/a/$name" && find . -type f ! -name BUILDINFO | wc -l)"
 [ "$n" -gt 0 ] && [ "$n" -eq "$m" ] || { rc=1; echo "BUILDINFO lists $n files, the tree has $m" >>"$OUT/buildinfo.txt"; }
 grep -E '^(commit|rustc|profile|features|rust_target): ' "$OUT/a/$name/BUILDINFO" | sed 's/^/    /'
 result "$rc" "BUILDINFO names commit, rustc, profile, features; its SHA-256 list matches the tree ($n files)" "$OUT/buildinfo.txt"
+
+# The consumer without Rust, from the unpacked archive.
+start=$SECONDS
+rc=0
+mkdir -p "$OUT/prebuilt" "$OUT/no-rust-bin"
+tar -xzf "$OUT/a/$name.tar.gz" -C "$OUT/prebuilt"
+for tool in /usr/bin/arm-none-eabi-* "$(command -v make)" "$(command -v cmake)"; do
+  ln -sf "$tool" "$OUT/no-rust-bin/"
+done
+norust=(env -u CARGO -u RUSTC -u CARGO_HOME -u RUSTUP_HOME "PATH=$OUT/no-rust-bin")
+# That environment works (it finds make) and finds neither cargo nor rustc.
+"${norust[@]}" /bin/sh -c 'command -v make' >"$OUT/firmware.log" 2>&1 || rc=1
+for rust in cargo rustc; do
+  if [ -n "$("${norust[@]}" /bin/sh -c "command -v $rust" 2>/dev/null)" ]; then
+    echo "$rust is on the consumer's PATH" >>"$OUT/firmware.log"; rc=1
+  fi
+done
+[ "$rc" -ne 0 ] || {
+  "${norust[@]}" cmake -S tests/consumer/firmware -B "$OUT/firmware" \
+    -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain/arm-none-eabi.cmake" -DEMCP_ARM_CPU=cortex-m4 \
+    -DEMCP_PREBUILT_DIR="$OUT/prebuilt/$name" &&
+  "${norust[@]}" cmake --build "$OUT/firmware" -j2
+} >>"$OUT/firmware.log" 2>&1 || rc=1
+[ -s "$OUT/firmware/fw-prebuilt.elf" ] || rc=1
+grep -m1 -o 'consumer firmware: emcp .*' "$OUT/firmware.log" | sed 's/^/    /' || true
+result "$rc" "firmware from the prebuilt $core tree with find_package(emcp), no cargo or rustc on PATH" "$OUT/firmware.log"
+
+rc=0
+timeout 120 qemu-system-arm -M mps2-an386 -icount shift=0 -nographic -monitor none -serial none \
+  -semihosting-config enable=on,target=native -kernel "$OUT/firmware/fw-prebuilt.elf" \
+  >"$OUT/qemu-prebuilt.log" 2>&1 || rc=$?
+grep -E '^(PASS|FAIL|  )' "$OUT/qemu-prebuilt.log" | sed 's/^/    /' || true
+status="exit status $rc"
+if [ "$rc" -eq 0 ] && ! grep -qE '^[0-9]+ passed, 0 failed$' "$OUT/qemu-prebuilt.log"; then
+  rc=1; status="exit status 0 but no '0 failed' summary line"
+fi
+if [ "$rc" -eq 0 ] && ! grep -q "^emcp firmware test ($profile profile) on $core:" "$OUT/qemu-prebuilt.log"; then
+  rc=1; status="the firmware does not report the $profile profile on $core"
+fi
+result "$rc" "QEMU mps2-an386 runs the firmware on the prebuilt archive ($status; $((SECONDS - start)) s with its build)" "$OUT/qemu-prebuilt.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
