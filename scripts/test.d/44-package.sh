@@ -14,6 +14,9 @@
 # (mps2-an386, as scripts/test.d/40-firmware.sh runs it) and must exit 0 with
 # its "N passed, 0 failed" line.
 #
+# Last, Zephyr's module with CONFIG_EMCP_PREBUILT_DIR on that tree, at
+# configure level (tests/zephyr/check_prebuilt.cmake).
+#
 # Outputs under build/package-test (EMCP_PACKAGE_TEST_DIR): a/ and b/ (the
 # two runs: tree, archive, build log), prebuilt/ (the unpacked archive),
 # firmware/ (the consumer's build, fw-prebuilt.elf) and qemu-prebuilt.log.
@@ -110,6 +113,14 @@ if [ "$rc" -eq 0 ] && ! grep -q "^emcp firmware test ($profile profile) on $core
   rc=1; status="the firmware does not report the $profile profile on $core"
 fi
 result "$rc" "QEMU mps2-an386 runs the firmware on the prebuilt archive ($status; $((SECONDS - start)) s with its build)" "$OUT/qemu-prebuilt.log"
+
+# Zephyr's module with CONFIG_EMCP_PREBUILT_DIR on the same tree, at
+# configure level (no Zephyr tree in CI): tests/zephyr/check_prebuilt.cmake.
+rc=0
+cmake -DTREE="$OUT/prebuilt/$name" -DBUILD_DIR="$OUT/zephyr-prebuilt" -P tests/zephyr/check_prebuilt.cmake \
+  >"$OUT/zephyr-prebuilt.log" 2>&1 || rc=$?
+grep -E '^-- (PASS|FAIL)' "$OUT/zephyr-prebuilt.log" | sed 's/^-- /    /' || true
+result "$rc" "Zephyr module with CONFIG_EMCP_PREBUILT_DIR (configure level: core and limits checked)" "$OUT/zephyr-prebuilt.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
