@@ -20,6 +20,7 @@
 # Outputs under build/package-test (EMCP_PACKAGE_TEST_DIR): a/ and b/ (the
 # two runs: tree, archive, build log), prebuilt/ (the unpacked archive),
 # firmware/ (the consumer's build, fw-prebuilt.elf) and qemu-prebuilt.log.
+. "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/lib/apt.sh
