@@ -527,6 +527,10 @@ static const char *outcome_name(uint32_t outcome)
         return "input_required";
     case MCP_AUDIT_FAILED:
         return "failed";
+    case MCP_AUDIT_NO_SPACE:
+        return "no_space";
+    case MCP_AUDIT_OVER_DECLARED:
+        return "over_declared";
     default:
         return "unknown";
     }
