@@ -81,7 +81,7 @@ pub use policy::{
 };
 pub use result::*;
 pub use server::*;
-pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
+pub use sizing::{mcp_tool_usage_t, mcp_usage_pair_t, mcp_usage_t};
 pub use tools::*;
 pub use types::*;
 

@@ -2,7 +2,11 @@
  * test_space.c: a tool is never run when its answer cannot be delivered
  * (mcp_tool_t.max_result_len against the response buffer), what a callback
  * learns from mcp_result_space, the smallest response buffer a server needs
- * (mcp_server_min_response_cap) and the table usage (mcp_server_usage).
+ * (mcp_server_min_response_cap) and the table usage (mcp_server_usage);
+ * that a tool which may act must declare max_result_len, the largest result
+ * each tool wrote (mcp_server_tool_usage), the audit of a result larger than
+ * declared, and by how much a buffer is too small for server/discover or a
+ * list page.
  */
 #include "check.h"
 
@@ -117,6 +121,42 @@ static void test_undeclared_actuator_refused(void)
         .annotations = MCP_TOOL_READ_ONLY,
     };
     CHECK_INT(mcp_server_add_tool(&other, &sensor, motor, NULL), 0);
+}
+
+static uint32_t last_outcome;
+
+static void record_outcome(void *user, const mcp_audit_t *record)
+{
+    (void)user;
+    last_outcome = record->outcome;
+}
+
+/* A result larger than the tool declares still reaches the client (it fit
+ * the buffer) and is audited as over-declared; one within it as ok. */
+static void test_over_declared_is_audited(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    /* motor writes {"type":"text","text":"moved"}: 30 bytes. */
+    mcp_tool_t low = {.name = "low", .input_schema = MOTOR_SCHEMA, .max_result_len = 29};
+    mcp_tool_t exact = {.name = "exact", .input_schema = MOTOR_SCHEMA, .max_result_len = 30};
+    CHECK_INT(mcp_server_add_tool(&s, &low, motor, NULL), 0);
+    CHECK_INT(mcp_server_add_tool(&s, &exact, motor, NULL), 0);
+    CHECK_INT(mcp_server_set_audit(&s, record_outcome, NULL, NULL), 0);
+    last_outcome = 0xFFFF;
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{" ENVELOPE ",\"name\":\"low\"}}");
+    CHECK_INT(R.info.rpc_error, 0);
+    CHECK_AT("result>content>0>text", "\"moved\"");
+    CHECK_INT(last_outcome, MCP_AUDIT_OVER_DECLARED);
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{" ENVELOPE ",\"name\":\"exact\"}}");
+    CHECK_INT(R.info.rpc_error, 0);
+    CHECK_INT(last_outcome, MCP_AUDIT_OK);
+    mcp_tool_usage_t t;
+    CHECK_INT(mcp_server_tool_usage(&s, 0, &t), 0);
+    CHECK_INT(t.largest_result, 30);
+    CHECK_INT(t.max_result_len, 29);
 }
 
 /* The number in a list or discover refusal: the exact buffer it needs. */
@@ -270,5 +310,6 @@ int main(void)
     test_tool_usage();
     test_undeclared_actuator_refused();
     test_list_and_discover_say_how_much();
+    test_over_declared_is_audited();
     return check_summary("test_space");
 }
