@@ -161,11 +161,15 @@ static const mcp_tool_t tools[] = {
      .description = "Open the roof vent to 0-100 percent. Refused while the wind lock is on.",
      .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{"
                      "\"percent\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
-     .annotations = MCP_TOOL_IDEMPOTENT},
+     .annotations = MCP_TOOL_IDEMPOTENT,
+     /* set_vent's longest result: the refusal "percent must be an integer
+      * 0-100" with {"ok":false} (success is 87). */
+     .max_result_len = 90},
     {.name = "set_vent_unvalidated",
      .description = "set_vent without constraints, to measure what validation costs.",
      .input_schema = "{\"type\":\"object\"}",
-     .annotations = MCP_TOOL_IDEMPOTENT},
+     .annotations = MCP_TOOL_IDEMPOTENT,
+     .max_result_len = 90},
 };
 
 static int handle(size_t i)

@@ -77,8 +77,8 @@
  * for the pointer width of the target (the header picks the formula by
  * `UINTPTR_MAX`, the library by its target; each is checked at compile time
  * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
- * (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
- * 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * (with its rate state and its largest-result counter), a resource 104 and a
+ * prompt 128; on 32-bit targets 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
  * from the registered text.
  */
 #define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)

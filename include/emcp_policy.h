@@ -76,6 +76,16 @@
 #define MCP_AUDIT_NO_SPACE 8
 
 /**
+ * Audit outcome: the tool ran and its result was delivered, but the
+ * callback wrote more than its `mcp_tool_t.max_result_len` declares (so a
+ * call with a buffer sized by that declaration may run the tool and then
+ * fail to answer). Reported instead of `MCP_AUDIT_OK` or
+ * `MCP_AUDIT_IS_ERROR`: raise the declaration (`mcp_server_tool_usage`
+ * gives the largest result written).
+ */
+#define MCP_AUDIT_OVER_DECLARED 9
+
+/**
  * Decides whether `principal` (NULL and 0 when the transport authenticated
  * none) may see and call the tool `tool` (`tool_len` bytes, not
  * NUL-terminated). Runs for every `tools/list` entry and `tools/call`.

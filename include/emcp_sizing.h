@@ -25,6 +25,27 @@
  */
 
 /**
+ * What one tool declares and has written, from `mcp_server_tool_usage`.
+ */
+typedef struct mcp_tool_usage_t {
+  /**
+   * The tool's name (the registered text, NUL-terminated).
+   */
+  const char *name;
+  /**
+   * Its `mcp_tool_t.max_result_len` (0: a read-only tool that declares
+   * none).
+   */
+  size_t max_result_len;
+  /**
+   * The largest result its callback has written since the server was
+   * initialised, in the bytes `max_result_len` counts (0: none yet).
+   * Results asking for input are not counted.
+   */
+  size_t largest_result;
+} mcp_tool_usage_t;
+
+/**
  * How much of one fixed table is used.
  */
 typedef struct mcp_usage_pair_t {
@@ -62,9 +83,17 @@ typedef struct mcp_usage_t {
    */
   size_t discover;
   /**
-   * A `tools/list` page holding the largest tool.
+   * A `tools/list` page holding the largest tool: the least that lists
+   * every tool, one page at a time.
    */
   size_t tools_list;
+  /**
+   * The whole `tools/list` in one page (every registered tool): what a
+   * client that reads only the first page, as the Python SDK's
+   * `list_tools()` does, needs to see every tool. Not part of
+   * `min_response_cap`.
+   */
+  size_t tools_list_all;
   /**
    * The largest `tools/call` result (envelope and `max_result_len`).
    */
@@ -122,6 +151,22 @@ size_t mcp_result_space(const mcp_result_t *result);
  * run at the same time.
  */
 size_t mcp_server_min_response_cap(const mcp_server_t *server);
+
+/**
+ * Reports what tool `index` (registration order, from 0) declares and the
+ * largest result it has written so far: run the firmware's tools on a host
+ * (its tests, with the largest answers they can give) and declare at least
+ * `largest_result` as `max_result_len`. Each tool slot keeps this in one
+ * 32-bit counter, raised atomically by every call, on any thread.
+ *
+ * @retval 0 `*out` is filled.
+ * @retval -MCP_EINVAL NULL pointer or uninitialised server.
+ * @retval -MCP_ENOENT No tool has this index (iterate from 0 until this).
+ *
+ * @pre `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
+ * writable; no registration may run at the same time (calls may).
+ */
+int mcp_server_tool_usage(const mcp_server_t *server, size_t index, struct mcp_tool_usage_t *out);
 
 /**
  * Reports what the registrations use (see `mcp_usage_t`). Run it once on a

@@ -811,6 +811,11 @@ impl<'w, 'b> ToolResult<'w, 'b> {
             .saturating_sub(self.w.len() + self.opts.reserve + open)
     }
 
+    /// The writer's position: where the callback's writes end so far.
+    pub fn end(&self) -> usize {
+        self.w.len()
+    }
+
     /// The kind of result being written. Always [`Mode::Tool`] without the
     /// `catalog` feature (prompts, reads and completion are its methods), so
     /// a tools-only build compiles the other kinds' branches out.

@@ -32,8 +32,8 @@ pub const MCP_MIN_RESPONSE_CAP: usize = 192;
 /// for the pointer width of the target (the header picks the formula by
 /// `UINTPTR_MAX`, the library by its target; each is checked at compile time
 /// against the library's real layout). On 64-bit hosts a tool takes 184 bytes
-/// (with its rate state), a resource 104 and a prompt 128; on 32-bit targets
-/// 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+/// (with its rate state and its largest-result counter), a resource 104 and a
+/// prompt 128; on 32-bit targets 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
 /// from the registered text.
 #[cfg(target_pointer_width = "64")]
 pub const MCP_SERVER_SIZE: usize =

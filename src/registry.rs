@@ -9,6 +9,8 @@ pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 use crate::rate::Rates;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
+use crate::sync::Critical;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.
 pub mod hints {
@@ -45,8 +47,10 @@ pub struct Tool<'a> {
     pub idempotency_key: Option<&'a str>,
     /// Most bytes the callback writes into its result (content blocks and
     /// structuredContent); a call is refused unrun when the response buffer
-    /// cannot hold them with the result's envelope. 0: undeclared (only the
-    /// envelope is checked).
+    /// cannot hold them with the result's envelope. Required (nonzero) for a
+    /// tool without the read-only hint: registration refuses it otherwise
+    /// ([`RegisterError::ResultLenUndeclared`]). 0 on a read-only tool:
+    /// undeclared (only the envelope is checked).
     pub max_result_len: usize,
     /// What runs when the tool is called.
     pub handler: Handler,
@@ -90,6 +94,10 @@ pub enum RegisterError {
     /// principal list, rate limit or idempotency key without the `policy`
     /// feature); it would otherwise be ignored silently.
     Unsupported,
+    /// A tool without the read-only hint declares no `max_result_len`: it
+    /// could act and then find its answer does not fit the response buffer
+    /// ([`Registry::last_error`] says so).
+    ResultLenUndeclared,
 }
 
 /// The last schema refused by registration: what, where, and in which text.
@@ -120,11 +128,21 @@ const SEAL_NEEDED: &str = " does not match the schemas: a build without the sche
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
 
+/// The reason of the undeclared-result error, whole within
+/// `MCP_MAX_ERROR_MESSAGE`: what is missing, why, and where to find the
+/// number.
+const RESULT_UNDECLARED: &str = "max_result_len 0: a tool without readOnlyHint must declare the most bytes its \
+     result writes (mcp_server_tool_usage reports the largest written)";
+
 impl LastSchemaError<'_> {
     /// The error as text: `inputSchema: properties.rpm.default: 9 is above
     /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
     /// `tool table full: raise MCP_MAX_TOOLS (16)`.
     pub fn describe(&self, m: &mut MsgBuf) {
+        if self.error.reason == RESULT_UNDECLARED {
+            m.push(RESULT_UNDECLARED);
+            return;
+        }
         if self.error.reason == TOOLS_FULL {
             m.push(TOOLS_FULL);
             m.push(" (");
@@ -173,6 +191,10 @@ pub struct Registry<'a> {
     pub rates: Rates,
     /// Which tools are enabled (listed and callable).
     pub on: crate::sync::Switches<MCP_MAX_TOOLS>,
+    /// The largest result each tool's callback has written, in bytes (what
+    /// `max_result_len` counts): a high-water mark raised atomically by
+    /// every call ([`crate::sync::raise`]), 4 bytes per tool slot.
+    pub largest: [AtomicU32; MCP_MAX_TOOLS],
 }
 
 impl<'a> Registry<'a> {
@@ -185,7 +207,26 @@ impl<'a> Registry<'a> {
             page_size: 0,
             rates: Rates::new(),
             on: crate::sync::Switches::new(),
+            largest: [const { AtomicU32::new(0) }; MCP_MAX_TOOLS],
         }
+    }
+
+    /// Records that tool `index` wrote a result of `len` bytes, keeping the
+    /// largest; safe from any number of concurrent calls (`crit` is used
+    /// only on a target without compare-and-swap).
+    pub(crate) fn record_result(&self, index: usize, len: usize, crit: Option<&Critical>) {
+        if let Some(word) = self.largest.get(index) {
+            let len = u32::try_from(len).unwrap_or(u32::MAX);
+            crate::sync::raise(word, len, crit);
+        }
+    }
+
+    /// The largest result tool `index` has written so far, in bytes (0: none
+    /// yet, or no such tool).
+    pub fn largest_result(&self, index: usize) -> usize {
+        self.largest
+            .get(index)
+            .map_or(0, |w| w.load(Ordering::Relaxed) as usize)
     }
 
     /// Adds `tool` at the end of the list. `seal` is its schemas' seal
@@ -212,6 +253,22 @@ impl<'a> Registry<'a> {
         }
         if self.find_by(|n| n == tool.name).is_some() {
             return Err(RegisterError::Duplicate);
+        }
+        // A tool that may act must say how much it answers, so that a call
+        // whose answer cannot be delivered never runs it.
+        if tool.annotations & hints::READ_ONLY == 0 && tool.max_result_len == 0 {
+            self.last_error = Some(LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Invalid,
+                    reason: RESULT_UNDECLARED,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: "",
+                seals: (0, 0),
+            });
+            return Err(RegisterError::ResultLenUndeclared);
         }
         if self.len >= MCP_MAX_TOOLS {
             self.last_error = Some(LastSchemaError {
@@ -354,8 +411,53 @@ mod tests {
         0
     }
 
+    /// A read-only tool (`nop` writes nothing, so it has no result size to
+    /// declare).
     fn tool(name: &'static str, schema: &'static str) -> Tool<'static> {
-        Tool::new(name, schema, Handler::C(Some(nop), core::ptr::null_mut()))
+        Tool {
+            annotations: hints::READ_ONLY,
+            ..Tool::new(name, schema, Handler::C(Some(nop), core::ptr::null_mut()))
+        }
+    }
+
+    /// A tool that may act must declare the most its result writes, or it
+    /// could run and then find its answer does not fit; a read-only one may
+    /// leave it undeclared.
+    #[test]
+    fn refuses_an_actuator_that_declares_no_result_len() {
+        let schema = r#"{"type":"object"}"#;
+        let seal = crate::schema::seal(schema, None);
+        let mut r = Registry::new();
+        for annotations in [
+            0,
+            hints::DESTRUCTIVE | hints::IDEMPOTENT | hints::OPEN_WORLD,
+        ] {
+            let actuator = Tool {
+                annotations,
+                ..tool("valve", schema)
+            };
+            assert_eq!(
+                r.add(actuator, seal),
+                Err(RegisterError::ResultLenUndeclared)
+            );
+            assert_eq!(r.len(), 0, "a refused tool takes no slot");
+            let mut m = MsgBuf::new();
+            r.last_error.unwrap().describe(&mut m);
+            // Whole: the fix it names is not cut off.
+            assert_eq!(
+                m.as_str(),
+                "max_result_len 0: a tool without readOnlyHint must declare the most bytes its \
+                 result writes (mcp_server_tool_usage reports the largest written)"
+            );
+        }
+        let declared = Tool {
+            annotations: 0,
+            max_result_len: 30,
+            ..tool("valve", schema)
+        };
+        assert_eq!(r.add(declared, seal), Ok(()));
+        assert_eq!(r.add(tool("probe", schema), seal), Ok(()));
+        assert_eq!(r.len(), 2);
     }
 
     /// In every profile: the schemas' own seal registers them and any other

@@ -356,6 +356,11 @@ impl<'a> Server<'a> {
             listen::start(w, self, req, id, info, l)?;
             return Ok(true);
         }
+        let caps = self.capabilities(info, ex.listener.is_some());
+        if method == Method::Discover {
+            modern::discover_answer(w, id, &self.info, caps)?;
+            return Ok(false);
+        }
         rpc::begin_result(w, id)?;
         // Methods that can ask for input decide between "complete" and
         // "input_required" themselves.
@@ -366,9 +371,7 @@ impl<'a> Server<'a> {
         if era.is_modern() && !asks {
             crate::protocol::result_complete(w)?;
         }
-        let caps = self.capabilities(info, ex.listener.is_some());
         match method {
-            Method::Discover => modern::discover(w, &self.info, caps)?,
             Method::ToolsList => tools::list(w, self, req, info, era)?,
             // (The store only with `policy`: no extra argument without it.)
             #[cfg(feature = "policy")]
@@ -547,10 +550,16 @@ mod tests {
             ..Tool::new("echo", "{ \"type\": \"object\" }", Handler::Rust(echo))
         })
         .unwrap();
-        s.add_tool_as_built(Tool::new("vent", VENT_SCHEMA, Handler::Rust(echo)))
-            .unwrap();
+        // Measured: the largest result each writes in these tests
+        // (`mcp_server_tool_usage`'s high-water mark).
+        s.add_tool_as_built(Tool {
+            max_result_len: 55,
+            ..Tool::new("vent", VENT_SCHEMA, Handler::Rust(echo))
+        })
+        .unwrap();
         s.add_tool_as_built(Tool {
             output_schema: Some(OUT_SCHEMA),
+            max_result_len: 56,
             ..Tool::new("typed", "{\"type\":\"object\"}", Handler::Rust(echo))
         })
         .unwrap();
@@ -847,6 +856,7 @@ mod tests {
             title: Some("Trace"),
             icons: Some(r#"[ {"src":"data:image/png;base64,AA==","mimeType":"image/png"} ]"#),
             annotations: crate::limits::MCP_TOOL_IDEMPOTENT,
+            max_result_len: 57, // measured
             ..Tool::new("trace", "{\"type\":\"object\"}", Handler::Rust(traced))
         })
         .unwrap();
@@ -996,17 +1006,16 @@ mod tests {
     fn mrtr_server() -> Server<'static> {
         let mut s = server();
         s.state_mac = StateMac::Key([7; 64], 32);
-        s.add_tool_as_built(Tool::new(
-            "ask",
-            "{\"type\":\"object\"}",
-            Handler::Rust(ask),
-        ))
+        // 43: the largest result `ask` writes here (measured).
+        s.add_tool_as_built(Tool {
+            max_result_len: 43,
+            ..Tool::new("ask", "{\"type\":\"object\"}", Handler::Rust(ask))
+        })
         .unwrap();
-        s.add_tool_as_built(Tool::new(
-            "ask2",
-            "{\"type\":\"object\"}",
-            Handler::Rust(ask),
-        ))
+        s.add_tool_as_built(Tool {
+            max_result_len: 43,
+            ..Tool::new("ask2", "{\"type\":\"object\"}", Handler::Rust(ask))
+        })
         .unwrap();
         s
     }
@@ -1323,11 +1332,10 @@ mod tests {
     fn client_capability_in_both_eras() {
         use crate::protocol::envelope::*;
         let mut s = server();
-        s.add_tool_as_built(Tool::new(
-            "caps",
-            "{\"type\":\"object\"}",
-            Handler::Rust(caps_seen),
-        ))
+        s.add_tool_as_built(Tool {
+            max_result_len: 39, // measured
+            ..Tool::new("caps", "{\"type\":\"object\"}", Handler::Rust(caps_seen))
+        })
         .unwrap();
         let run = |flags: u32, meta: &str| {
             let req = format!(
@@ -1394,6 +1402,7 @@ mod tests {
         let mut s = server();
         s.add_tool_as_built(Tool {
             idempotency_key: Some("req"),
+            max_result_len: 625, // measured
             ..Tool::new("once", "{\"type\":\"object\"}", Handler::Rust(once))
         })
         .unwrap();
@@ -1455,8 +1464,11 @@ mod tests {
         use crate::protocol::envelope::MCP_CTX_HTTP;
         let mut s = server();
         let schema = r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"}}}"#;
-        s.add_tool_as_built(Tool::new("regional", schema, Handler::Rust(echo)))
-            .unwrap();
+        s.add_tool_as_built(Tool {
+            max_result_len: 56, // measured
+            ..Tool::new("regional", schema, Handler::Rust(echo))
+        })
+        .unwrap();
         let req = modern(
             "1",
             "tools/call",

@@ -21,6 +21,11 @@ pub struct ResponseSizes {
     pub discover: usize,
     /// A `tools/list` page holding the largest tool alone.
     pub tools_list: usize,
+    /// The whole `tools/list` in one page: every registered tool (what a
+    /// client that reads only the first page, as the Python SDK's
+    /// `list_tools()` does, needs to see them all). Not part of
+    /// [`ResponseSizes::min_response_cap`], which pages instead.
+    pub tools_list_all: usize,
     /// A `tools/call` result of the tool with the largest declared
     /// `max_result_len` (its envelope alone for undeclared tools).
     pub tools_call: usize,
@@ -102,6 +107,9 @@ impl Server<'_> {
             .map(|t| page("tools", &|w| tools::tool_entry(w, t)))
             .max()
             .unwrap_or_else(|| page("tools", &|_| Ok(())));
+        let tools_list_all = page("tools", &|w| {
+            self.tools.iter().try_for_each(|t| tools::tool_entry(w, t))
+        });
         let call_frame =
             measure(|w| rpc::begin_result(w, &ID)) + tools::call_tail(self, Era::Modern);
         let tools_call = self
@@ -111,10 +119,7 @@ impl Server<'_> {
             .max()
             .unwrap_or(0);
         let discover = measure(|w| {
-            open(w, true)?;
-            modern::discover(w, info, caps)?;
-            modern::result_meta(w, info)?;
-            rpc::end_result(w)
+            modern::discover_answer(w, &ID, info, caps).map_err(|_| WriteError::Overflow)
         });
         let initialize = if cfg!(feature = "legacy") {
             measure(|w| {
@@ -155,6 +160,7 @@ impl Server<'_> {
         ResponseSizes {
             discover,
             tools_list,
+            tools_list_all,
             tools_call,
             initialize,
             resources_list,
@@ -262,6 +268,41 @@ mod tests {
             4096,
         );
         assert_eq!(sizes.tools_call, full.len());
+        // The callback's 200 bytes are what the tool's high-water mark holds.
+        assert_eq!(s.tools.largest_result(0), 200);
+    }
+
+    /// The whole tools/list in one page: with the largest id, exactly the
+    /// buffer that lists every tool without a cursor; one byte less pages.
+    #[test]
+    fn whole_tool_list_in_one_page() {
+        let mut s = server();
+        for name in ["second", "third"] {
+            s.add_tool_as_built(Tool {
+                description: Some("A read-only tool with a longer description than the first."),
+                annotations: crate::limits::MCP_TOOL_READ_ONLY,
+                ..Tool::new(name, r#"{"type":"object"}"#, Handler::Rust(block200))
+            })
+            .unwrap();
+        }
+        let sizes = s.response_sizes();
+        assert!(sizes.tools_list_all > sizes.tools_list);
+        assert!(sizes.min_response_cap() < sizes.tools_list_all);
+        let id = "1".repeat(MCP_MAX_ID_LEN);
+        let req =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{ENV}}}}}"#);
+        let listed = |cap: usize| {
+            let (r, e) = call(&s, &req, cap);
+            assert_eq!(e, 0, "{r}");
+            let v: serde_json::Value = serde_json::from_str(&r).unwrap();
+            (
+                v["result"]["tools"].as_array().unwrap().len(),
+                v["result"].get("nextCursor").is_some(),
+            )
+        };
+        assert_eq!(listed(sizes.tools_list_all), (3, false));
+        assert!(listed(sizes.tools_list_all - 1).1, "one byte less pages");
+        assert_eq!(listed(sizes.tools_list).0, 1);
     }
 
     /// Discover and initialize are measured exactly (the longest id; the

@@ -81,7 +81,10 @@ impl<'a> Server<'a> {
         }
     }
 
-    /// Registers a tool; its position is its place in `tools/list`.
+    /// Registers a tool; its position is its place in `tools/list`. A tool
+    /// without the read-only hint must declare `max_result_len` (the most
+    /// its result writes), or it is refused with
+    /// [`RegisterError::ResultLenUndeclared`].
     pub fn add_tool(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
         self.tools.add(tool, 0)
     }

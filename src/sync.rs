@@ -50,6 +50,20 @@ pub fn cas(word: &AtomicU32, old: u32, new: u32, crit: Option<&Critical>) -> boo
     }
 }
 
+/// Raises `word` to `value` if it holds less, atomically with respect to
+/// every other [`raise`], [`cas`] and store on it (a high-water mark that
+/// calls on any threads update at once). A lost swap is retried against the
+/// value that won, which is larger: the loop ends once the word holds
+/// `value` or more, after at most one retry per concurrent raise.
+pub fn raise(word: &AtomicU32, value: u32, crit: Option<&Critical>) {
+    loop {
+        let seen = word.load(Ordering::Acquire);
+        if seen >= value || cas(word, seen, value, crit) {
+            return;
+        }
+    }
+}
+
 /// [`cas`] on a target with only atomic loads and stores: inside the
 /// critical section when there is one.
 #[cfg_attr(target_has_atomic = "32", allow(dead_code))]
@@ -113,6 +127,29 @@ mod tests {
         assert_eq!(w.load(Ordering::Relaxed), 5);
         assert!(cas(&w, 5, 9, None));
         assert_eq!(w.load(Ordering::Relaxed), 9);
+    }
+
+    #[test]
+    fn raise_keeps_the_largest_across_threads() {
+        let w = AtomicU32::new(0);
+        raise(&w, 7, None);
+        raise(&w, 3, None);
+        assert_eq!(w.load(Ordering::Relaxed), 7);
+        let w = std::sync::Arc::new(AtomicU32::new(0));
+        let threads: Vec<_> = (0..4u32)
+            .map(|t| {
+                let w = w.clone();
+                std::thread::spawn(move || {
+                    for v in 0..5_000u32 {
+                        raise(&w, v * 4 + t, None);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(w.load(Ordering::Relaxed), 4_999 * 4 + 3);
     }
 
     static DEPTH: AtomicU32 = AtomicU32::new(0);

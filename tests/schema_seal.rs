@@ -39,7 +39,10 @@ fn server() -> Server<'static> {
 }
 
 fn tool(name: &'static str, schema: &'static str) -> Tool<'static> {
-    Tool::new(name, schema, Handler::Rust(run))
+    Tool {
+        max_result_len: 30, // `{"type":"text","text":"moved"}`, what `run` writes
+        ..Tool::new(name, schema, Handler::Rust(run))
+    }
 }
 
 fn why(s: &Server<'_>) -> String {

@@ -386,6 +386,9 @@ static const mcp_tool_t probe_def = {
     .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
                     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
     .annotations = MCP_TOOL_IDEMPOTENT,
+    /* Its longest result: {"type":"text","text":"ok"} and
+     * ,"structuredContent":{"percent":100}. */
+    .max_result_len = 63,
     .schema_seal = 0x6c567be8u, /* emcp-seal of the schema above */
 };
 

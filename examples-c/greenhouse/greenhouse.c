@@ -380,6 +380,12 @@ static const struct greenhouse_tool tools[] = {
                              "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
                              "\"maxLength\":64}}}",
              .annotations = MCP_TOOL_IDEMPOTENT,
+             /* The most its result writes, so a call whose answer cannot be
+              * delivered never moves the vent: its longest answer is the
+              * refusal "refused: opening above 80% needs a confirmation this
+              * client cannot give" with {"ok":false} (129 bytes; success is
+              * 87). Measured by mcp_server_tool_usage after the e2e tests. */
+             .max_result_len = 129,
              .schema_seal = 0x6aa42e7cu, /* emcp-seal of the schema above */
 #ifndef GREENHOUSE_NO_POLICY
              .min_interval_ms = GREENHOUSE_VENT_INTERVAL_MS,
@@ -521,6 +527,10 @@ static const char *outcome_name(uint32_t outcome)
         return "input_required";
     case MCP_AUDIT_FAILED:
         return "failed";
+    case MCP_AUDIT_NO_SPACE:
+        return "no_space";
+    case MCP_AUDIT_OVER_DECLARED:
+        return "over_declared";
     default:
         return "unknown";
     }

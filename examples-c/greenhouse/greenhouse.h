@@ -34,8 +34,11 @@
  *   rate_limited, duplicate (answered from the duplicate table),
  *   invalid_arguments (schema, Mcp-Param headers, requestState or
  *   idempotency key), input_required (asked the client for input), failed
- *   (the call failed with a JSON-RPC error after the tool ran). Only ok,
- *   is_error, input_required and failed mean the tool ran.
+ *   (the call failed with a JSON-RPC error after the tool ran), no_space
+ *   (the response buffer cannot hold the tool's declared result; it did not
+ *   run), over_declared (the tool ran and its result, sent, was larger than
+ *   its max_result_len). Only ok, is_error, input_required, failed and
+ *   over_declared mean the tool ran.
  * - trace: the 32 hex digits of the trace id of the request's traceparent,
  *   or "-".
  * - ms: how long the call took, from the request's now_ms.

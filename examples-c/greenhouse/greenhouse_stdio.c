@@ -20,6 +20,18 @@
 
 static mcp_server_t server;
 
+/* What each tool declares as max_result_len and the largest result it has
+ * written since start (mcp_server_tool_usage): printed at exit, after a
+ * session, it gives the value to declare. */
+static void print_tool_usage(const mcp_server_t *s)
+{
+    mcp_tool_usage_t t;
+    fprintf(stderr, "tool result (max_result_len)            declared / largest written\n");
+    for (size_t i = 0; mcp_server_tool_usage(s, i, &t) == 0; i++) {
+        fprintf(stderr, "%-42s %8zu / %zu\n", t.name, t.max_result_len, t.largest_result);
+    }
+}
+
 /* The fixed tables and response sizes the greenhouse needs (README, "Sizing"). */
 static void print_usage(const mcp_server_t *s)
 {
@@ -39,9 +51,12 @@ static void print_usage(const mcp_server_t *s)
         const char *name;
         size_t n;
     } sizes[] = {
-        {"server/discover", u.discover},   {"tools/list", u.tools_list},
-        {"tools/call", u.tools_call},      {"initialize", u.initialize},
-        {"resources/list", u.resources_list}, {"prompts/list", u.prompts_list},
+        {"server/discover", u.discover},
+        {"tools/list", u.tools_list},
+        {"tools/call", u.tools_call},
+        {"initialize", u.initialize},
+        {"resources/list", u.resources_list},
+        {"prompts/list", u.prompts_list},
     };
     fprintf(stderr, "table                                      used / capacity\n");
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
@@ -52,6 +67,8 @@ static void print_usage(const mcp_server_t *s)
         fprintf(stderr, "%-42s %10zu\n", sizes[i].name, sizes[i].n);
     }
     fprintf(stderr, "%-42s %10zu\n", "mcp_server_min_response_cap", u.min_response_cap);
+    fprintf(stderr, "%-42s %10zu\n", "tools/list, every tool in one page", u.tools_list_all);
+    print_tool_usage(s);
 }
 
 static void usage(FILE *to, const char *prog)
@@ -120,6 +137,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
 
     rc = emcp_stdio_serve_store(&server, stdin, stdout, stderr, store);
+    print_tool_usage(&server);
     if (rc != 0) {
         fprintf(stderr, "%s: stopped (%d)\n", prog, rc);
         return 1;

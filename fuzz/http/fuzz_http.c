@@ -126,12 +126,15 @@ static const mcp_tool_t probe_tool = {
     .input_schema = "{\"type\":\"object\",\"required\":[\"n\"],\"additionalProperties\":false,"
                     "\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":9,"
                     "\"x-mcp-header\":\"N\"}}}",
+    /* answer_run's ,"structuredContent":{"probe_run":N} for any unsigned N. */
+    .max_result_len = 45,
 };
 static const mcp_tool_t note_tool = {
     .name = "note",
     .description = "Counts its runs and reports progress.",
     .input_schema = "{\"type\":\"object\",\"required\":[\"text\"],\"properties\":{\"text\":"
                     "{\"type\":\"string\",\"minLength\":1,\"maxLength\":8}}}",
+    .max_result_len = 45,
 };
 
 /* ---- A strict JSON checker (RFC 8259, UTF-8) ------------------------------ */

@@ -119,7 +119,11 @@ pub fn exchange(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8], cap: us
     assert!(cap >= MCP_MIN_RESPONSE_CAP, "handled with cap {cap}");
     // Server-to-client requests come only through round-trip storage
     // (fuzz target roundtrip), never from handle_with.
-    assert!(!outcome.client_request(), "client requests without storage: {}", show());
+    assert!(
+        !outcome.client_request(),
+        "client requests without storage: {}",
+        show()
+    );
     // Client capabilities are reported only on a successful initialize.
     if outcome.client_caps() != 0 {
         let method = tree::top(req)

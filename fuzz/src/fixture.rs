@@ -54,26 +54,42 @@ pub fn server() -> Server<'static> {
         cache_public: false,
     });
     s.state_mac = StateMac::Key([0x5a; 64], 32);
+    // Each tool that is not read-only declares the most its callback
+    // writes; `text` and `any` write as much as their arguments ask (past
+    // small buffers on purpose), so they are read-only and leave it
+    // undeclared, and the callback's own overflow is exercised through them.
     s.add_tool(Tool {
         description: Some("Bounded arguments"),
         annotations: emcp::limits::MCP_TOOL_IDEMPOTENT,
+        // {"type":"text","text":"ok"},{"type":"text","text":"refused"}
+        max_result_len: 60,
         ..Tool::new("bounded", BOUNDED, Handler::Rust(bounded))
     })
     .expect("bounded");
-    s.add_tool(Tool::new("text", TEXT, Handler::Rust(text)))
-        .expect("text");
+    s.add_tool(Tool {
+        annotations: emcp::limits::MCP_TOOL_READ_ONLY,
+        ..Tool::new("text", TEXT, Handler::Rust(text))
+    })
+    .expect("text");
     s.add_tool(Tool {
         title: Some("Echo"),
+        annotations: emcp::limits::MCP_TOOL_READ_ONLY,
         ..Tool::new("any", ANY, Handler::Rust(any))
     })
     .expect("any");
     s.add_tool(Tool {
         output_schema: Some(OUT),
+        // ,"structuredContent":{"n":N} for any i64 N
+        max_result_len: 48,
         ..Tool::new("typed", ANY, Handler::Rust(typed))
     })
     .expect("typed");
-    s.add_tool(Tool::new("ask", ANY, Handler::Rust(ask)))
-        .expect("ask");
+    s.add_tool(Tool {
+        // {"type":"text","text":"needs confirmation"}
+        max_result_len: 43,
+        ..Tool::new("ask", ANY, Handler::Rust(ask))
+    })
+    .expect("ask");
     s
 }
 

@@ -82,8 +82,11 @@ fn call_with(schema: &str, args: &str) -> (String, usize) {
         list_ttl_ms: 0,
         cache_public: false,
     });
-    s.add_tool(Tool::new("t", schema, Handler::Rust(probe)))
-        .expect("schema compiles");
+    s.add_tool(Tool {
+        max_result_len: 28, // probe's {"type":"text","text":"ran"}
+        ..Tool::new("t", schema, Handler::Rust(probe))
+    })
+    .expect("schema compiles");
     let req = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{args}}}}}"#
     );

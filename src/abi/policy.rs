@@ -30,3 +30,11 @@ pub const MCP_AUDIT_FAILED: u32 = 7;
 /// Audit outcome: the response buffer cannot hold the tool's result
 /// (`mcp_tool_t.max_result_len` and the envelope); the tool did not run.
 pub const MCP_AUDIT_NO_SPACE: u32 = 8;
+
+/// Audit outcome: the tool ran and its result was delivered, but the
+/// callback wrote more than its `mcp_tool_t.max_result_len` declares (so a
+/// call with a buffer sized by that declaration may run the tool and then
+/// fail to answer). Reported instead of `MCP_AUDIT_OK` or
+/// `MCP_AUDIT_IS_ERROR`: raise the declaration (`mcp_server_tool_usage`
+/// gives the largest result written).
+pub const MCP_AUDIT_OVER_DECLARED: u32 = 9;

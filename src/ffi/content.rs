@@ -466,11 +466,10 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: false,
         });
-        s.add_tool_as_built(Tool::new(
-            "rich",
-            r#"{"type":"object"}"#,
-            Handler::Rust(rich),
-        ))
+        s.add_tool_as_built(Tool {
+            max_result_len: 476, // measured
+            ..Tool::new("rich", r#"{"type":"object"}"#, Handler::Rust(rich))
+        })
         .unwrap();
         let info = RequestInfo {
             emit: Some(record),

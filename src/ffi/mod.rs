@@ -81,7 +81,7 @@ pub use policy::{
 };
 pub use result::*;
 pub use server::*;
-pub use sizing::{mcp_usage_pair_t, mcp_usage_t};
+pub use sizing::{mcp_tool_usage_t, mcp_usage_pair_t, mcp_usage_t};
 pub use tools::*;
 pub use types::*;
 
@@ -322,6 +322,7 @@ fn register_errno(e: RegisterError) -> c_int {
         RegisterError::Duplicate => -MCP_EEXIST,
         RegisterError::Full => -MCP_ENOSPC,
         RegisterError::Unsupported => -MCP_ENOTSUP,
+        RegisterError::ResultLenUndeclared => -MCP_EINVAL,
     }
 }
 
@@ -365,6 +366,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
             page_size: _,
             rates: _,
             on: _,
+            largest: _,
         } = &s.tools;
         let crate::policy::Rates { last: _ } = &s.tools.rates;
         let crate::catalog::Catalog {
@@ -392,6 +394,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
             AtomicU32::new(crate::policy::NEVER)
         });
         fill(at!((*r).on.off), || AtomicBool::new(false));
+        fill(at!((*r).largest), || AtomicU32::new(0));
         let c = at!((*s).catalog);
         fill(at!((*c).resources), || None);
         at!((*c).n_resources).write(0);

@@ -214,12 +214,17 @@ mod tests {
             list_ttl_ms: 0,
             cache_public: true,
         });
-        s.add_tool_as_built(Tool::new("read", r#"{"type":"object"}"#, Handler::Rust(ok)))
-            .unwrap();
+        // 29: `{"type":"text","text":"done"}`, what `ok` writes.
+        s.add_tool_as_built(Tool {
+            max_result_len: 29,
+            ..Tool::new("read", r#"{"type":"object"}"#, Handler::Rust(ok))
+        })
+        .unwrap();
         let schema = r#"{"type":"object","properties":{"p":{"type":"integer","maximum":10}}}"#;
         s.add_tool_as_built(Tool {
             principals: Some("operator"),
             min_interval_ms: 2000,
+            max_result_len: 29,
             ..Tool::new("set", schema, Handler::Rust(ok))
         })
         .unwrap();
@@ -327,6 +332,38 @@ mod tests {
         );
     }
 
+    /// A result larger than the tool declares is delivered (it fit this
+    /// buffer) but audited as such, and each tool's largest result is kept
+    /// for `mcp_server_tool_usage`.
+    #[test]
+    #[cfg_attr(not(feature = "policy"), ignore = "needs the policy feature")]
+    fn results_larger_than_declared_are_audited() {
+        let mut s = gateway();
+        s.add_tool_as_built(Tool {
+            max_result_len: 28, // one byte short of what `ok` writes
+            ..Tool::new("short", r#"{"type":"object"}"#, Handler::Rust(ok))
+        })
+        .unwrap();
+        LOG.with(|l| l.borrow_mut().clear());
+        assert_eq!(s.tools.largest_result(2), 0, "nothing written yet");
+        let over = handle(&s, b"local", 5, r#","name":"short""#);
+        assert_eq!(over["result"]["content"][0]["text"], "done", "{over}");
+        assert_eq!(over["result"]["isError"], false);
+        let exact = handle(&s, b"local", 5, r#","name":"read""#);
+        assert_eq!(exact["result"]["content"][0]["text"], "done");
+        let t = "trace=0af7651916cd43dd8448eb211c80319c";
+        assert_eq!(
+            LOG.with(|l| l.borrow().clone()),
+            [
+                format!(r#"local short {{}} {MCP_AUDIT_OVER_DECLARED} {t} dur=1000002"#),
+                format!(r#"local read {{}} {MCP_AUDIT_OK} {t} dur=1000002"#),
+            ]
+        );
+        assert_eq!(s.tools.largest_result(0), 29);
+        assert_eq!(s.tools.largest_result(1), 0, "`set` did not run");
+        assert_eq!(s.tools.largest_result(2), 29);
+    }
+
     // Per thread: the test harness runs tests in parallel and each test
     // counts only the calls its own server made.
     thread_local! { static ASKS: std::sync::atomic::AtomicUsize = const { std::sync::atomic::AtomicUsize::new(0) }; }
@@ -387,6 +424,7 @@ mod tests {
         s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
         s.add_tool_as_built(Tool {
             min_interval_ms: 2000,
+            max_result_len: 30, // `{"type":"text","text":"moved"}`
             ..Tool::new("move", r#"{"type":"object"}"#, Handler::Rust(confirm))
         })
         .unwrap();

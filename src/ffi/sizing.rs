@@ -1,7 +1,7 @@
 //! Sizing from C: the room a callback has left, the response buffer a
 //! server's registrations need, and how full its fixed tables are.
 
-use core::ffi::c_int;
+use core::ffi::{c_char, c_int};
 
 use super::{slot, types::mcp_server_t};
 use crate::call::ToolResult;
@@ -54,6 +54,61 @@ pub struct mcp_usage_pair_t {
     pub capacity: usize,
 }
 
+/// What one tool declares and has written, from `mcp_server_tool_usage`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct mcp_tool_usage_t {
+    /// The tool's name (the registered text, NUL-terminated).
+    pub name: *const c_char,
+    /// Its `mcp_tool_t.max_result_len` (0: a read-only tool that declares
+    /// none).
+    pub max_result_len: usize,
+    /// The largest result its callback has written since the server was
+    /// initialised, in the bytes `max_result_len` counts (0: none yet).
+    /// Results asking for input are not counted.
+    pub largest_result: usize,
+}
+
+/// Reports what tool `index` (registration order, from 0) declares and the
+/// largest result it has written so far: run the firmware's tools on a host
+/// (its tests, with the largest answers they can give) and declare at least
+/// `largest_result` as `max_result_len`. Each tool slot keeps this in one
+/// 32-bit counter, raised atomically by every call, on any thread.
+///
+/// @retval 0 `*out` is filled.
+/// @retval -MCP_EINVAL NULL pointer or uninitialised server.
+/// @retval -MCP_ENOENT No tool has this index (iterate from 0 until this).
+///
+/// @pre `server` must be NULL or point to an `mcp_server_t`; `out` NULL or
+/// writable; no registration may run at the same time (calls may).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_tool_usage(
+    server: *const mcp_server_t,
+    index: usize,
+    out: *mut mcp_tool_usage_t,
+) -> c_int {
+    // SAFETY: `slot` checks NULL and the magic word before forming a reference.
+    let Some(slot) = (unsafe { slot(server) }) else {
+        return -MCP_EINVAL;
+    };
+    // SAFETY: NULL or writable, as the caller promises.
+    let Some(out) = (unsafe { out.as_mut() }) else {
+        return -MCP_EINVAL;
+    };
+    let tools = &slot.server.tools;
+    let Some(t) = tools.iter().nth(index) else {
+        return -MCP_ENOENT;
+    };
+    *out = mcp_tool_usage_t {
+        // Registered from a NUL-terminated C string (mcp_server_add_tool),
+        // whose terminator follows the name's bytes.
+        name: t.name.as_ptr().cast(),
+        max_result_len: t.max_result_len,
+        largest_result: tools.largest_result(index),
+    };
+    0
+}
+
 /// What a server's registrations use, from `mcp_server_usage`: the fixed
 /// tables (to set `EMCP_LIMITS`) and the largest answer of each method in
 /// bytes, for an id of `MCP_MAX_ID_LEN` bytes (0: nothing registered to
@@ -69,8 +124,14 @@ pub struct mcp_usage_t {
     pub prompts: mcp_usage_pair_t,
     /// `server/discover`.
     pub discover: usize,
-    /// A `tools/list` page holding the largest tool.
+    /// A `tools/list` page holding the largest tool: the least that lists
+    /// every tool, one page at a time.
     pub tools_list: usize,
+    /// The whole `tools/list` in one page (every registered tool): what a
+    /// client that reads only the first page, as the Python SDK's
+    /// `list_tools()` does, needs to see every tool. Not part of
+    /// `min_response_cap`.
+    pub tools_list_all: usize,
     /// The largest `tools/call` result (envelope and `max_result_len`).
     pub tools_call: usize,
     /// `initialize`.
@@ -115,6 +176,7 @@ pub unsafe extern "C" fn mcp_server_usage(
         prompts: pair(s.catalog.prompt_count(), MCP_MAX_PROMPTS),
         discover: sizes.discover,
         tools_list: sizes.tools_list,
+        tools_list_all: sizes.tools_list_all,
         tools_call: sizes.tools_call,
         initialize: sizes.initialize,
         resources_list: sizes.resources_list,

@@ -191,6 +191,7 @@ mod tests {
         });
         s.add_tool_as_built(Tool {
             idempotency_key: Some("k"),
+            max_result_len: 34, // measured
             ..Tool::new("act", r#"{"type":"object"}"#, Handler::Rust(act))
         })
         .unwrap();

@@ -57,8 +57,14 @@ pub struct mcp_tool_t {
     /// Before the callback runs (after the argument, policy checks), a call
     /// whose response buffer cannot hold this and the result's envelope
     /// (for the request's id and era) is answered with -32603 and the
-    /// callback does NOT run (see `mcp_server_handle`). The envelope is
-    /// checked for every tool; 0 declares nothing more. A callback can ask
+    /// callback does NOT run (see `mcp_server_handle`), so a tool never acts
+    /// when its answer cannot be delivered. Required for every tool not
+    /// annotated `MCP_TOOL_READ_ONLY`: registration refuses 0 there. A
+    /// read-only tool may leave it 0 (only the envelope is checked). To find
+    /// the number, run the tool's largest answers on a host (its refusals
+    /// too) and read `mcp_server_tool_usage`'s `largest_result`. A result
+    /// larger than declared is still sent when it fits the buffer, and
+    /// audited `MCP_AUDIT_OVER_DECLARED`. A callback can ask
     /// `mcp_result_space` before it acts.
     pub max_result_len: usize,
     /// The seal of `input_schema` and `output_schema` from
@@ -114,7 +120,9 @@ pub struct mcp_tool_t {
 ///
 /// @retval 0 Success.
 /// @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
-///         annotation bits, or a malformed schema (not JSON, root not
+///         annotation bits, a tool without `MCP_TOOL_READ_ONLY` whose
+///         `max_result_len` is 0 (`mcp_server_schema_error` says so), or a
+///         malformed schema (not JSON, root not
 ///         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
 ///         `required` name missing from `properties`), or one that contradicts
 ///         itself (above); or a `schema_seal` that does not match the schemas
@@ -204,7 +212,10 @@ pub unsafe extern "C" fn mcp_server_add_tool(
 /// `inputSchema: properties.steps.items.properties.rpm.default: 9 is above maximum 3`,
 /// `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
 /// `inputSchema: properties.a.type[1]: unknown type name at "int"`.
-/// A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`.
+/// A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`,
+/// and an undeclared result size: `max_result_len 0: a tool without
+/// readOnlyHint must declare the most bytes its result writes
+/// (mcp_server_tool_usage reports the largest written)`.
 ///
 /// @return The length written (without the NUL); 0 when no schema was refused.
 /// @retval -MCP_EINVAL NULL pointer, `cap` 0, or uninitialised server.

@@ -105,8 +105,11 @@ fn server(page_size: u32) -> Server<'static> {
         cache_public: false,
     });
     s.tools.page_size = page_size;
-    s.add_tool_as_built(Tool::new("t1", "{\"type\":\"object\"}", Handler::Rust(nop)))
-        .unwrap();
+    s.add_tool_as_built(Tool {
+        max_result_len: 27, // measured
+        ..Tool::new("t1", "{\"type\":\"object\"}", Handler::Rust(nop))
+    })
+    .unwrap();
     let res = |uri, name, body| Resource {
         uri,
         name,
@@ -588,11 +591,10 @@ fn prompts_and_reads_can_ask_for_input() {
     s.state_mac = crate::protocol::mrtr::StateMac::Key([3; 64], 32);
     s.add_prompt(Prompt::new("ask", Handler::Rust(asks)))
         .unwrap();
-    s.add_tool_as_built(Tool::new(
-        "ask",
-        "{\"type\":\"object\"}",
-        Handler::Rust(asks),
-    ))
+    s.add_tool_as_built(Tool {
+        max_result_len: 43, // measured
+        ..Tool::new("ask", "{\"type\":\"object\"}", Handler::Rust(asks))
+    })
     .unwrap();
     const CAPS: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
     let go = |method: &str, params: &str| {

@@ -91,6 +91,34 @@ pub(crate) fn sent<'r>(
     crate::state::Fail::Sent(code)
 }
 
+/// The -32603 answer to a request whose answer cannot fit the response
+/// buffer, saying by how much: `Response buffer of N bytes cannot hold
+/// <what> (needs M)<after>`, M being the least `response_cap` that holds it.
+#[inline(never)]
+pub(crate) fn too_small<'r>(
+    w: &mut crate::json::Writer<'_>,
+    id: Option<&[u8]>,
+    what: &str,
+    needed: usize,
+    after: &str,
+) -> crate::state::Fail<'r> {
+    let mut msg = crate::schema::MsgBuf::new();
+    msg.push_uint(w.capacity() as u64);
+    msg.push(" bytes cannot hold ");
+    msg.push(what);
+    msg.push(" (needs ");
+    msg.push_uint(needed as u64);
+    msg.push(")");
+    msg.push(after);
+    sent(
+        w,
+        id,
+        crate::limits::MCP_RPC_INTERNAL_ERROR,
+        "Response buffer of ",
+        &msg,
+    )
+}
+
 /// Which rules a request is answered under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {

@@ -40,6 +40,38 @@ pub fn discover(
     cache_hints(w, s)
 }
 
+/// The whole `server/discover` response for request `id`: the result frame,
+/// its members and the serverInfo stamp. When it does not fit, the answer
+/// says how big a buffer would hold it (measured by this same code).
+pub fn discover_answer<'r>(
+    w: &mut Writer<'_>,
+    id: &[u8],
+    s: &ServerInfo<'_>,
+    caps: Capabilities,
+) -> Result<(), crate::state::Fail<'r>> {
+    let whole = |w: &mut Writer<'_>| {
+        crate::rpc::begin_result(w, id)?;
+        super::result_complete(w)?;
+        discover(w, s, caps)?;
+        result_meta(w, s)?;
+        crate::rpc::end_result(w)
+    };
+    match whole(w) {
+        Err(WriteError::Overflow) => {
+            let mut m = Writer::measure();
+            let _ = whole(&mut m);
+            Err(super::too_small(
+                w,
+                Some(id),
+                "the server/discover result",
+                m.len(),
+                "",
+            ))
+        }
+        r => Ok(r?),
+    }
+}
+
 /// The server capabilities object, shared by both eras.
 pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteError> {
     let changed = |w: &mut Writer<'_>, subscribe: bool| -> Result<(), WriteError> {

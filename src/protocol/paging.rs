@@ -26,53 +26,75 @@ pub fn start<'r>(req: &Request<'r>, total: usize) -> Result<usize, Fail<'r>> {
 
 /// Writes `"key":[...]` with the entries of one page, then `nextCursor` when
 /// entries remain. `entries` yields (table index, entry), already filtered to
-/// what this request may see, starting at the page's first index.
-pub fn write<'r, T>(
+/// what this request may see, starting at the page's first index. When not
+/// even the page's first entry fits, the request (`id`) is answered -32603
+/// with the buffer that would hold it.
+pub fn write<'r, T: Copy>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
+    id: Option<&[u8]>,
     key: &str,
     entries: impl Iterator<Item = (usize, T)>,
     entry: impl FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
 ) -> Result<(), Fail<'r>> {
-    let mut src = Source { entries, entry };
+    let mut src = Source {
+        entries,
+        entry,
+        last: None,
+    };
     // With the catalog there are four lists: one page loop serves them all
     // (through `dyn`). Without it tools/list is the only caller.
     #[cfg(feature = "catalog")]
     let src: &mut dyn Page = &mut src;
     #[cfg(not(feature = "catalog"))]
     let src = &mut src;
-    write_page(w, s, key, src)
+    write_page(w, s, id, key, src)
 }
 
 /// One list's entries, seen through [`Page`] so that the page loop can be
 /// compiled once for every list method.
-struct Source<I, F> {
+struct Source<I, T, F> {
     entries: I,
     entry: F,
+    /// The entry written last, to measure when it did not fit.
+    last: Option<T>,
 }
 
 trait Page {
     /// Advances to the next entry: its table index, and the result of
     /// writing it when `write` (else `Ok` and nothing written).
     fn step(&mut self, w: &mut Writer<'_>, write: bool) -> Option<(usize, Result<(), WriteError>)>;
+    /// The bytes of the entry written last, measured (not written).
+    fn last_len(&mut self) -> usize;
 }
 
-impl<I, T, F> Page for Source<I, F>
+impl<I, T, F> Page for Source<I, T, F>
 where
     I: Iterator<Item = (usize, T)>,
+    T: Copy,
     F: FnMut(&mut Writer<'_>, T) -> Result<(), WriteError>,
 {
     // Without the catalog (one caller) this folds into the page loop.
     #[inline(always)]
     fn step(&mut self, w: &mut Writer<'_>, write: bool) -> Option<(usize, Result<(), WriteError>)> {
         let (i, t) = self.entries.next()?;
+        self.last = Some(t);
         Some((i, if write { (self.entry)(w, t) } else { Ok(()) }))
+    }
+
+    fn last_len(&mut self) -> usize {
+        let mut m = Writer::measure();
+        if let Some(t) = self.last {
+            let _ = (self.entry)(&mut m, t);
+        }
+        m.len()
     }
 }
 
 fn write_page<'r, P: Page + ?Sized>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
+    id: Option<&[u8]>,
     key: &str,
     src: &mut P,
 ) -> Result<(), Fail<'r>> {
@@ -87,6 +109,7 @@ fn write_page<'r, P: Page + ?Sized>(
     let mut listed = 0;
     loop {
         let mark = w.mark();
+        let before = w.len();
         let Some((i, written)) = src.step(w, listed < page) else {
             break;
         };
@@ -98,8 +121,16 @@ fn write_page<'r, P: Page + ?Sized>(
         listed += 1;
         if !fits {
             if listed == 1 {
-                // Not even one entry fits: the response buffer is too small.
-                return Err(Fail::Write(WriteError::Overflow));
+                // Not even one entry fits: the response buffer is too
+                // small, by what the entry and the page's tail need.
+                let needed = before + src.last_len() + reserve;
+                return Err(super::too_small(
+                    w,
+                    id,
+                    "one entry of this list",
+                    needed,
+                    "",
+                ));
             }
             w.rewind(mark);
             next = Some(i);

@@ -30,7 +30,7 @@ pub fn list<'r>(
         .prompts()
         .skip(first)
         .filter(|(i, _)| c.prompts_on.enabled(*i));
-    paging::write(w, s, "prompts", entries, entry)?;
+    paging::write(w, s, req.id, "prompts", entries, entry)?;
     if era == Era::Modern {
         cache_hints(w, &s.info)?;
     }

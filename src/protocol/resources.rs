@@ -37,7 +37,7 @@ pub fn list<'r>(
     } else {
         "resources"
     };
-    paging::write(w, s, key, entries, |w, r| entry(w, r, templates))?;
+    paging::write(w, s, req.id, key, entries, |w, r| entry(w, r, templates))?;
     if era == Era::Modern {
         cache_hints(w, &s.info)?;
     }

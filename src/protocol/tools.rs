@@ -33,7 +33,7 @@ pub fn list<'r>(
     let visible = s.tools.iter().enumerate().skip(first).filter(|(i, t)| {
         s.tools.on.enabled(*i) && (!cfg!(feature = "policy") || s.hooks.allows(t, info.principal))
     });
-    paging::write(w, s, "tools", visible, tool_entry)?;
+    paging::write(w, s, req.id, "tools", visible, tool_entry)?;
     if era.is_modern() {
         let public = s.info.cache_public
             && !(cfg!(feature = "policy") && s.hooks.per_principal(s.tools.iter()));
@@ -288,7 +288,7 @@ fn run_validated<'r>(
     let ticket = match ticket {
         Some((d, (t, true))) => {
             audit(MCP_AUDIT_DUPLICATE);
-            return settle(w, s, tool, req, args, info, era, d, t, store);
+            return settle(w, s, index, tool, req, args, info, era, d, t, store);
         }
         t => t.map(|(d, (t, _))| (d, t)),
     };
@@ -336,6 +336,7 @@ fn run_validated<'r>(
     let result = execute(
         w,
         s,
+        index,
         tool,
         req,
         args,
@@ -354,7 +355,7 @@ fn run_validated<'r>(
         not_counted => drop(not_counted),
     }
     if let Some((d, t)) = ticket {
-        let done = result.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR);
+        let done = result.is_ok() && delivered(outcome);
         let end = match w.as_bytes().get(members_start..) {
             Some(m) if done => End::Keep(m),
             _ => End::Release,
@@ -383,14 +384,14 @@ pub(crate) fn call_tail(s: &Server<'_>, era: Era) -> usize {
 }
 
 /// The -32603 answer to a call whose result cannot fit the response buffer.
-#[inline(never)]
 fn no_space<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, needed: usize) -> Fail<'r> {
-    let mut msg = MsgBuf::new();
-    msg.push_uint(w.capacity() as u64);
-    msg.push(" bytes cannot hold this tool's result (needs ");
-    msg.push_uint(needed as u64);
-    msg.push("): the tool did not run");
-    super::sent(w, id, MCP_RPC_INTERNAL_ERROR, "Response buffer of ", &msg)
+    super::too_small(
+        w,
+        id,
+        "this tool's result",
+        needed,
+        ": the tool did not run",
+    )
 }
 
 /// The key bytes of the idempotency-key argument `name` (string or number),
@@ -497,6 +498,7 @@ const OUTCOME_UNKNOWN: &str = "earlier outcome unknown: a call with this idempot
 fn settle<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
+    index: usize,
     tool: &Tool<'_>,
     req: &Request<'r>,
     args: Option<usize>,
@@ -527,6 +529,7 @@ fn settle<'r>(
     let r = execute(
         w,
         s,
+        index,
         &recovering,
         req,
         args,
@@ -537,7 +540,7 @@ fn settle<'r>(
         call_tail(s, era),
     );
     match w.as_bytes().get(start..) {
-        Some(m) if r.is_ok() && matches!(outcome, MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR) => {
+        Some(m) if r.is_ok() && delivered(outcome) => {
             d.finish(t, End::Keep(m), store, crit.as_ref());
             Ok(())
         }
@@ -547,6 +550,15 @@ fn settle<'r>(
             refusal(w, era, OUTCOME_UNKNOWN.as_bytes())
         }
     }
+}
+
+/// True for the audit outcome of a result the callback finished and the
+/// client gets (kept for a repeated idempotency key).
+fn delivered(outcome: u32) -> bool {
+    matches!(
+        outcome,
+        MCP_AUDIT_OK | MCP_AUDIT_IS_ERROR | MCP_AUDIT_OVER_DECLARED
+    )
 }
 
 /// The isError result for a call refused by its rate limit.
@@ -659,17 +671,21 @@ fn audit(
     f(user, &record);
 }
 
-/// Runs a validated, allowed, admitted call; sets the audit `outcome` of a
-/// result (the caller derives it for errors) and `counts` when the run counts
-/// against the tool's rate limit (its callback answered without asking for
-/// input). Out of line: inlined into `run_validated` (as `opt-level = "z"`
-/// did into the former one-piece `call`), its locals, a few hundred bytes
-/// with the request-state buffers, would sit on the stack under the claims.
+/// Runs a validated, allowed, admitted call of tool `index`; sets the audit
+/// `outcome` of a result (the caller derives it for errors) and `counts`
+/// when the run counts against the tool's rate limit (its callback answered
+/// without asking for input). The size of each result the callback writes is
+/// recorded for the tool (its high-water mark), and one larger than the
+/// tool declares is delivered but audited `MCP_AUDIT_OVER_DECLARED`.
+/// Out of line: inlined into `run_validated` (as `opt-level = "z"` did
+/// into the former one-piece `call`), its locals, a few hundred bytes with
+/// the request-state buffers, would sit on the stack under the claims.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn execute<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
+    index: usize,
     tool: &Tool<'_>,
     req: &Request<'r>,
     args: Option<usize>,
@@ -705,6 +721,7 @@ fn execute<'r>(
     };
     w.key("content")?;
     w.begin_array()?;
+    let content_start = w.len();
     let call = Call {
         doc,
         args,
@@ -722,6 +739,7 @@ fn execute<'r>(
     let mut result = ToolResult::new(w, opts, &mut state_out);
     *counts = true;
     let rc = tool.handler.run(&call, &mut result);
+    let end = result.end();
     let finished = result.finish();
     w.status()?;
     // A needed capability the client lacks is the answer, whatever the tool
@@ -750,8 +768,19 @@ fn execute<'r>(
         mrtr::close_input_required(w, &s.state_mac, tool.name.as_bytes(), &finished, &state_out)?;
         return Ok(());
     }
+    // What the callback wrote, as `max_result_len` counts it: the blocks
+    // and `,"structuredContent":{...}` (not the `]` that closed the blocks
+    // before it, which the envelope counts).
+    let written = end.saturating_sub(content_start + usize::from(finished.structured.is_some()));
+    s.tools
+        .record_result(index, written, s.hooks.critical.as_ref());
     if finished.is_error {
         *outcome = MCP_AUDIT_IS_ERROR;
+    }
+    // The answer fits this buffer, so it is sent; the declaration that let
+    // the call in is what was wrong, and the audit says so.
+    if tool.max_result_len != 0 && written > tool.max_result_len {
+        *outcome = MCP_AUDIT_OVER_DECLARED;
     }
     // An execution error (isError) need not match the output schema.
     match (tool.output_schema, finished.structured) {

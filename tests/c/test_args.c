@@ -410,8 +410,9 @@ static void modern_probe(const mcp_call_t *c)
 int main(void)
 {
     init_server(&server, 0, MCP_CACHE_PRIVATE);
-    mcp_tool_t probe = {.name = probe_name, .input_schema = "{\"type\":\"object\"}"};
-    mcp_tool_t probe2 = {.name = probe2_name, .input_schema = "{\"type\":\"object\"}"};
+    /* 29: probe_tool's {"type":"text","text":"done"}. */
+    mcp_tool_t probe = {.name = probe_name, .input_schema = "{\"type\":\"object\"}", .max_result_len = 29};
+    mcp_tool_t probe2 = {.name = probe2_name, .input_schema = "{\"type\":\"object\"}", .max_result_len = 29};
     CHECK_INT(mcp_server_add_tool(&server, &probe, probe_tool, &user_object), 0);
     CHECK_INT(mcp_server_add_tool(&server, &probe2, probe_tool, NULL), 0);
 

@@ -108,8 +108,9 @@ int main(void)
     CHECK_INT(mcp_server_add_prompt(&server, &bad_p, prompt, NULL), -MCP_EINVAL);
     CHECK_INT(mcp_server_add_prompt(&server, &p, NULL, NULL), -MCP_EINVAL);
     CHECK_INT(mcp_server_set_completion(&server, complete, NULL), 0);
-    const mcp_tool_t t = {.name = "change", .input_schema = "{\"type\":\"object\"}"};
-    const mcp_tool_t extra = {.name = "extra", .input_schema = "{\"type\":\"object\"}"};
+    /* 29: tool's {"type":"text","text":"done"}. */
+    const mcp_tool_t t = {.name = "change", .input_schema = "{\"type\":\"object\"}", .max_result_len = 29};
+    const mcp_tool_t extra = {.name = "extra", .input_schema = "{\"type\":\"object\"}", .max_result_len = 29};
     CHECK_INT(mcp_server_add_tool(&server, &t, tool, NULL), 0);
     CHECK_INT(mcp_server_add_tool(&server, &extra, tool, NULL), 0);
     CHECK_INT(mcp_server_enable(&server, MCP_LIST_TOOLS, "extra", false), 1);

@@ -181,11 +181,13 @@ static void setup(void)
         .name = "limited",
         .input_schema = "{\"type\":\"object\"}",
         .min_interval_ms = INTERVAL_MS,
+        .max_result_len = 28, /* slow_tool's {"type":"text","text":"ran"} */
     };
     mcp_tool_t once = {
         .name = "once",
         .input_schema = "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"}}}",
         .idempotency_key = "key",
+        .max_result_len = 28,
     };
     if (mcp_server_add_tool(&server, &limited, slow_tool, NULL) ||
         mcp_server_add_tool(&server, &once, slow_tool, NULL) || mcp_dedup_init(&dedup)) {

@@ -59,7 +59,8 @@ int main(int argc, char **argv)
     CHECK_INT(mcp_server_init(&server, &(mcp_server_config_t){.name = "limits", .version = "1"}), 0);
     for (int i = 0; i <= MCP_MAX_TOOLS; i++) {
         snprintf(names[i], sizeof names[i], "t%d", i);
-        tools[i] = (mcp_tool_t){.name = names[i], .description = "noop", .input_schema = "{\"type\":\"object\"}"};
+        tools[i] = (mcp_tool_t){.name = names[i], .description = "noop", .input_schema = "{\"type\":\"object\"}",
+                                .max_result_len = 27 /* noop's {"type":"text","text":"ok"} */};
         int rc = mcp_server_add_tool(&server, &tools[i], noop, NULL);
         if (i < MCP_MAX_TOOLS) {
             CHECK_INT(rc, 0);

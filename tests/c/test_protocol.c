@@ -34,12 +34,16 @@ static int big_tool(const mcp_call_t *call, mcp_result_t *result, void *user)
 static void setup(void)
 {
     init_server(&server, 0, MCP_CACHE_PRIVATE);
-    mcp_tool_t echo = {.name = "echo", .input_schema = "{\"type\":\"object\"}"};
-    mcp_tool_t big = {.name = "big", .input_schema = "{\"type\":\"object\"}"};
+    /* 27: echo_tool's {"type":"text","text":"ok"}. */
+    mcp_tool_t echo = {.name = "echo", .input_schema = "{\"type\":\"object\"}", .max_result_len = 27};
+    /* Read-only, so it may leave max_result_len undeclared: it writes up to
+     * 8 KiB to test results that overflow inside the callback. */
+    mcp_tool_t big = {.name = "big", .input_schema = "{\"type\":\"object\"}", .annotations = MCP_TOOL_READ_ONLY};
     mcp_tool_t regional = {
         .name = "regional",
         .input_schema = "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\","
                         "\"x-mcp-header\":\"Region\"}}}",
+        .max_result_len = 27,
     };
     if (mcp_server_add_tool(&server, &echo, echo_tool, NULL) || mcp_server_add_tool(&server, &big, big_tool, NULL) ||
         mcp_server_add_tool(&server, &regional, echo_tool, NULL)) {

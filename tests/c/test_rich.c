@@ -215,7 +215,7 @@ static void test_state_keys(void)
     CHECK_INT(mcp_server_set_state_key(&s, key, 65), -MCP_EINVAL);
     CHECK_INT(mcp_server_set_state_key(NULL, key, 16), -MCP_EINVAL);
     CHECK_INT(mcp_server_set_state_key(&s, NULL, 16), -MCP_EINVAL);
-    static const mcp_tool_t t = {.name = "ask", .input_schema = "{\"type\":\"object\"}"};
+    static const mcp_tool_t t = {.name = "ask", .input_schema = "{\"type\":\"object\"}", .max_result_len = 38};
     CHECK_INT(mcp_server_add_tool(&s, &t, ask, NULL), 0);
     /* No key yet: the tool cannot set a state. */
     HANDLE(&s, NULL, CALL("ask", "{\"elicitation\":{}}", ""));
@@ -253,11 +253,12 @@ int main(void)
     static const uint8_t key[32] = "an example key for the c tests!";
     init_server(&server, 0, MCP_CACHE_PRIVATE);
     CHECK_INT(mcp_server_set_state_key(&server, key, sizeof key), 0);
+    /* Each declares the largest result its callback writes here (measured). */
     static const mcp_tool_t tools[] = {
-        {.name = "rich", .input_schema = "{\"type\":\"object\"}"},
-        {.name = "ask", .input_schema = "{\"type\":\"object\"}"},
-        {.name = "ask2", .input_schema = "{\"type\":\"object\"}"},
-        {.name = "trace", .input_schema = "{\"type\":\"object\"}"},
+        {.name = "rich", .input_schema = "{\"type\":\"object\"}", .max_result_len = 479},
+        {.name = "ask", .input_schema = "{\"type\":\"object\"}", .max_result_len = 38},
+        {.name = "ask2", .input_schema = "{\"type\":\"object\"}", .max_result_len = 38},
+        {.name = "trace", .input_schema = "{\"type\":\"object\"}", .max_result_len = 57},
     };
     mcp_tool_fn fns[] = {rich, ask, ask, trace};
     for (size_t i = 0; i < 4; i++) {

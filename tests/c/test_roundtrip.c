@@ -188,7 +188,8 @@ int main(void)
     static const uint8_t key[32] = "an example key for the c tests!";
     init_server(&server, 0, MCP_CACHE_PRIVATE);
     CHECK_INT(mcp_server_set_state_key(&server, key, sizeof key), 0);
-    static const mcp_tool_t tool = {.name = "ask", .input_schema = "{\"type\":\"object\"}"};
+    /* 35: ask's longest result, {"type":"text","text":"cannot ask"}. */
+    static const mcp_tool_t tool = {.name = "ask", .input_schema = "{\"type\":\"object\"}", .max_result_len = 35};
     CHECK_INT(mcp_server_add_tool(&server, &tool, ask, NULL), 0);
     test_init_and_classify();
     test_one_stream();

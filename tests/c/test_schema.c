@@ -39,6 +39,7 @@ static mcp_tool_t def(const char *name, const char *in, const char *out)
     t.name = name;
     t.input_schema = in;
     t.output_schema = out;
+    t.max_result_len = 28; /* nop_tool's and probe_tool's {"type":"text","text":"ran"} */
     return t;
 }
 
@@ -1176,6 +1177,7 @@ static void test_output_schema(void)
                        "{\"type\":\"object\",\"required\":[\"ok\"],\"additionalProperties\":false,\"properties\":{"
                        "\"ok\":{\"type\":\"boolean\"},\"pct\":{\"type\":\"integer\",\"maximum\":100},"
                        "\"list\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}}}");
+    t.max_result_len = 223; /* out_tool's largest result (measured) */
     CHECK_INT(mcp_server_add_tool(&s, &t, out_tool, NULL), 0);
 
     static const struct {

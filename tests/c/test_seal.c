@@ -51,7 +51,7 @@ int main(void)
     static mcp_server_t server;
     static const mcp_server_config_t cfg = {.name = "seal", .version = "1"};
     CHECK_INT(mcp_server_init(&server, &cfg), 0);
-    mcp_tool_t def = {.name = "vent", .input_schema = vent, .schema_seal = seal ^ 0x10u};
+    mcp_tool_t def = {.name = "vent", .input_schema = vent, .schema_seal = seal ^ 0x10u, .max_result_len = 27};
     CHECK_INT(mcp_server_add_tool(&server, &def, nop, NULL), -MCP_EINVAL);
     char want[160];
     snprintf(want, sizeof want,
@@ -65,7 +65,7 @@ int main(void)
     CHECK_INT(mcp_server_add_tool(&server, &def, nop, NULL), -MCP_EINVAL);
     def.schema_seal = seal_out;
     CHECK_INT(mcp_server_add_tool(&server, &def, nop, NULL), 0);
-    mcp_tool_t unsealed = {.name = "unsealed", .input_schema = vent};
+    mcp_tool_t unsealed = {.name = "unsealed", .input_schema = vent, .max_result_len = 27};
     CHECK_INT(mcp_server_add_tool(&server, &unsealed, nop, NULL), 0); /* checked here */
     return check_summary("test_seal");
 }

@@ -27,6 +27,9 @@ static mcp_tool_t tool_def(const char *name, const char *schema)
         .input_schema = schema,
         .output_schema = NULL,
         .annotations = 0,
+        /* nop_tool writes nothing; 1 is the least a tool that is not
+         * read-only can declare. */
+        .max_result_len = 1,
     };
     return t;
 }

@@ -2,7 +2,11 @@
  * test_space.c: a tool is never run when its answer cannot be delivered
  * (mcp_tool_t.max_result_len against the response buffer), what a callback
  * learns from mcp_result_space, the smallest response buffer a server needs
- * (mcp_server_min_response_cap) and the table usage (mcp_server_usage).
+ * (mcp_server_min_response_cap) and the table usage (mcp_server_usage);
+ * that a tool which may act must declare max_result_len, the largest result
+ * each tool wrote (mcp_server_tool_usage), the audit of a result larger than
+ * declared, and by how much a buffer is too small for server/discover or a
+ * list page.
  */
 #include "check.h"
 
@@ -86,6 +90,139 @@ static void test_refused_before_running(void)
     CHECK(motor_space >= 400 && motor_space < 1024);
 }
 
+/* A tool that is not readOnlyHint must declare the most bytes its result
+ * writes: registration refuses it otherwise, and says so. A read-only tool
+ * may leave it 0. */
+static void test_undeclared_actuator_refused(void)
+{
+    static mcp_server_t other;
+    init_server(&other, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t actuator = {
+        .name = "valve",
+        .description = "Opens the valve.",
+        .input_schema = MOTOR_SCHEMA,
+    };
+    CHECK_INT(mcp_server_add_tool(&other, &actuator, motor, NULL), -MCP_EINVAL);
+    char why[MCP_MAX_ERROR_MESSAGE + 1];
+    CHECK(mcp_server_schema_error(&other, why, sizeof why) > 0);
+    CHECK(strstr(why, "max_result_len") != NULL);
+    CHECK(strstr(why, "readOnlyHint") != NULL);
+    if (check_failed) {
+        printf("schema_error: %s\n", why);
+    }
+    /* Destructive or idempotent hints do not excuse it either. */
+    actuator.annotations = MCP_TOOL_DESTRUCTIVE | MCP_TOOL_IDEMPOTENT;
+    CHECK_INT(mcp_server_add_tool(&other, &actuator, motor, NULL), -MCP_EINVAL);
+    actuator.max_result_len = 64;
+    CHECK_INT(mcp_server_add_tool(&other, &actuator, motor, NULL), 0);
+    mcp_tool_t sensor = {
+        .name = "probe",
+        .input_schema = MOTOR_SCHEMA,
+        .annotations = MCP_TOOL_READ_ONLY,
+    };
+    CHECK_INT(mcp_server_add_tool(&other, &sensor, motor, NULL), 0);
+}
+
+static uint32_t last_outcome;
+
+static void record_outcome(void *user, const mcp_audit_t *record)
+{
+    (void)user;
+    last_outcome = record->outcome;
+}
+
+/* A result larger than the tool declares still reaches the client (it fit
+ * the buffer) and is audited as over-declared; one within it as ok. */
+static void test_over_declared_is_audited(void)
+{
+    static mcp_server_t s;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    /* motor writes {"type":"text","text":"moved"}: 30 bytes. */
+    mcp_tool_t low = {.name = "low", .input_schema = MOTOR_SCHEMA, .max_result_len = 29};
+    mcp_tool_t exact = {.name = "exact", .input_schema = MOTOR_SCHEMA, .max_result_len = 30};
+    CHECK_INT(mcp_server_add_tool(&s, &low, motor, NULL), 0);
+    CHECK_INT(mcp_server_add_tool(&s, &exact, motor, NULL), 0);
+    CHECK_INT(mcp_server_set_audit(&s, record_outcome, NULL, NULL), 0);
+    last_outcome = 0xFFFF;
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{" ENVELOPE ",\"name\":\"low\"}}");
+    CHECK_INT(R.info.rpc_error, 0);
+    CHECK_AT("result>content>0>text", "\"moved\"");
+    CHECK_INT(last_outcome, MCP_AUDIT_OVER_DECLARED);
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{" ENVELOPE ",\"name\":\"exact\"}}");
+    CHECK_INT(R.info.rpc_error, 0);
+    CHECK_INT(last_outcome, MCP_AUDIT_OK);
+    mcp_tool_usage_t t;
+    CHECK_INT(mcp_server_tool_usage(&s, 0, &t), 0);
+    CHECK_INT(t.largest_result, 30);
+    CHECK_INT(t.max_result_len, 29);
+}
+
+/* The number in a list or discover refusal: the exact buffer it needs. */
+static size_t needs_of(void)
+{
+    const char *m = strstr(R.text, "(needs ");
+    return m != NULL ? (size_t)strtoul(m + 7, NULL, 10) : 0;
+}
+
+/* A buffer too small for server/discover or one tools/list entry is answered
+ * with the request's id and by how much, as a tools/call refusal is. */
+static void test_list_and_discover_say_how_much(void)
+{
+    static mcp_server_t big;
+    static char description[600];
+    memset(description, 'd', sizeof description - 1);
+    init_server(&big, 0, MCP_CACHE_PRIVATE);
+    mcp_tool_t t = {
+        .name = "wordy",
+        .description = description,
+        .input_schema = MOTOR_SCHEMA,
+        .annotations = MCP_TOOL_READ_ONLY,
+    };
+    CHECK_INT(mcp_server_add_tool(&big, &t, motor, NULL), 0);
+    const char *list = "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/list\",\"params\":{" ENVELOPE "}}";
+    HANDLE_CAP(&big, NULL, list, 400);
+    CHECK_INT(R.info.rpc_error, MCP_RPC_INTERNAL_ERROR);
+    CHECK_AT("id", "41");
+    CHECK(strstr(R.text, "Response buffer of 400 bytes") != NULL);
+    size_t need = needs_of();
+    CHECK(need > 600 && need < 1200);
+    if (check_failed) {
+        check_print_bytes("list refusal", R.text, R.len);
+    }
+    if (need > 0) {
+        HANDLE_CAP(&big, NULL, list, need);
+        CHECK_INT(R.info.rpc_error, 0);
+        CHECK_INT(resp_count("result>tools"), 1);
+        HANDLE_CAP(&big, NULL, list, need - 1);
+        CHECK_INT(R.info.rpc_error, MCP_RPC_INTERNAL_ERROR);
+    }
+
+    static mcp_server_t chatty;
+    static char instructions[400];
+    memset(instructions, 'i', sizeof instructions - 1);
+    mcp_server_config_t info = {.name = "chatty", .version = "1", .instructions = instructions};
+    CHECK_INT(mcp_server_init(&chatty, &info), 0);
+    const char *discover =
+        "{\"jsonrpc\":\"2.0\",\"id\":\"d\",\"method\":\"server/discover\",\"params\":{" ENVELOPE "}}";
+    HANDLE_CAP(&chatty, NULL, discover, 300);
+    CHECK_INT(R.info.rpc_error, MCP_RPC_INTERNAL_ERROR);
+    CHECK_AT("id", "\"d\"");
+    CHECK(strstr(R.text, "Response buffer of 300 bytes") != NULL);
+    need = needs_of();
+    CHECK(need > 400 && need < 1000);
+    if (check_failed) {
+        check_print_bytes("discover refusal", R.text, R.len);
+    }
+    if (need > 0) {
+        HANDLE_CAP(&chatty, NULL, discover, need);
+        CHECK_INT(R.info.rpc_error, 0);
+        HANDLE_CAP(&chatty, NULL, discover, need - 1);
+        CHECK_INT(R.info.rpc_error, MCP_RPC_INTERNAL_ERROR);
+    }
+}
+
 static void request(const char *method, const char *params, size_t cap)
 {
     char req[512];
@@ -138,8 +275,30 @@ static void test_usage(void)
     /* The call needs its envelope and the declared 400 bytes. */
     CHECK(u.tools_call > 400 + MCP_MAX_ID_LEN);
 
+    /* One tool: the whole list is one page of it. */
+    CHECK_INT(u.tools_list_all, u.tools_list);
+
     CHECK_INT(mcp_server_usage(NULL, &u), -MCP_EINVAL);
     CHECK_INT(mcp_server_usage(&server, NULL), -MCP_EINVAL);
+}
+
+/* What each tool declares and the largest result it has written: motor has
+ * run (above) and wrote {"type":"text","text":"moved"}, 30 bytes. */
+static void test_tool_usage(void)
+{
+    mcp_tool_usage_t t;
+    memset(&t, 0xEE, sizeof t);
+    CHECK_INT(mcp_server_tool_usage(&server, 0, &t), 0);
+    CHECK_STR(t.name, "motor");
+    CHECK_INT(t.max_result_len, 400);
+    CHECK_INT(t.largest_result, 30);
+    /* A refused call (the tool did not run) writes nothing. */
+    call_motor("19", MCP_MIN_RESPONSE_CAP);
+    CHECK_INT(mcp_server_tool_usage(&server, 0, &t), 0);
+    CHECK_INT(t.largest_result, 30);
+    CHECK_INT(mcp_server_tool_usage(&server, 1, &t), -MCP_ENOENT);
+    CHECK_INT(mcp_server_tool_usage(NULL, 0, &t), -MCP_EINVAL);
+    CHECK_INT(mcp_server_tool_usage(&server, 0, NULL), -MCP_EINVAL);
 }
 
 int main(void)
@@ -148,5 +307,9 @@ int main(void)
     test_refused_before_running();
     test_min_response_cap();
     test_usage();
+    test_tool_usage();
+    test_undeclared_actuator_refused();
+    test_list_and_discover_say_how_much();
+    test_over_declared_is_audited();
     return check_summary("test_space");
 }

@@ -151,8 +151,9 @@ static void run(void)
     static mcp_listener_t listeners[2];
     mcp_server_t *s = &servers[form];
     init_server(s, 5, MCP_CACHE_PUBLIC);
-    const mcp_tool_t both = {.name = "both", .input_schema = "{\"type\":\"object\"}"};
-    const mcp_tool_t extra = {.name = "extra", .input_schema = "{\"type\":\"object\"}"};
+    /* 108: the largest result tool writes here (measured). */
+    const mcp_tool_t both = {.name = "both", .input_schema = "{\"type\":\"object\"}", .max_result_len = 108};
+    const mcp_tool_t extra = {.name = "extra", .input_schema = "{\"type\":\"object\"}", .max_result_len = 108};
     const mcp_resource_t fixed = {.uri = "a://t", .name = "t", .mime_type = "text/plain"};
     CHECK_INT(mcp_server_add_tool(s, &both, tool, NULL), 0);
     CHECK_INT(mcp_server_add_tool(s, &extra, tool, NULL), 0);

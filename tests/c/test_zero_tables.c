@@ -32,7 +32,7 @@ int main(void)
     CHECK_INT(mcp_build_limit("MCP_SERVER_SIZE"), MCP_SERVER_SIZE);
 
     init_server(&server, 0, MCP_CACHE_PRIVATE);
-    mcp_tool_t t = {.name = "ping_tool", .input_schema = "{\"type\":\"object\"}"};
+    mcp_tool_t t = {.name = "ping_tool", .input_schema = "{\"type\":\"object\"}", .max_result_len = 27};
     CHECK_INT(mcp_server_add_tool(&server, &t, noop, NULL), 0);
     mcp_resource_t r = {.uri = "demo://x", .name = "x", .text = "x"};
     CHECK_INT(mcp_server_add_resource(&server, &r, NULL, NULL), -MCP_ENOSPC);

@@ -101,7 +101,8 @@ def initialize(id: Any = 1, version: str = LEGACY) -> dict[str, Any]:
 # the core's audit hook once per tools/call of a registered tool.
 AUDIT_RE = re.compile(
     r"audit: principal=\S+ tool=[A-Za-z0-9_.-]+ args=\S.* "
-    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed) "
+    r"outcome=(ok|is_error|refused|rate_limited|duplicate|invalid_arguments|input_required|failed|"
+    r"no_space|over_declared) "
     r"trace=([0-9a-f]{32}|-) ms=\d+"
 )
 

@@ -539,3 +539,24 @@ def test_wind_lock_refusal_is_audited_as_error(spawn):
         audit("set_vent", {"percent": 60}, "is_error"),
         audit("set_vent", {"percent": 0}, "ok"),
     ]
+
+
+def test_session_reports_the_largest_result_of_each_tool(spawn):
+    """A host run gives the value to declare: at exit the gateway prints, per
+    tool, its max_result_len and the largest result it wrote (the bytes
+    max_result_len counts: content blocks and ,"structuredContent":{...})."""
+    s = spawn()
+    r = result_of(s.request(call("set_vent", {"percent": 80}, 1)), 1)
+    assert r["isError"] is False
+    # {"type":"text","text":"vent set to 80%"} and its structuredContent.
+    written = len(json.dumps(r["content"][0], separators=(",", ":"))) + len(
+        ',"structuredContent":' + json.dumps(r["structuredContent"], separators=(",", ":"))
+    )
+    rc, _ = s.finish()
+    assert rc == 0
+    rows = {}
+    for text in s.stderr_lines():
+        parts = text.split()
+        if len(parts) == 4 and parts[0] in TOOL_NAMES and parts[2] == "/":
+            rows[parts[0]] = (int(parts[1]), int(parts[3]))
+    assert rows == {"read_sensor": (0, 0), "set_vent": (129, written)}, s.stderr_text()

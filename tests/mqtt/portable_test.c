@@ -282,7 +282,8 @@ int main(void)
     memset(&cfg, 0, sizeof cfg);
     cfg.name = "portable-test";
     cfg.version = "1";
-    static const mcp_tool_t tool = {.name = "act", .input_schema = "{\"type\":\"object\"}"};
+    /* 40: act's {"type":"text","text":"run N"} for any int N. */
+    static const mcp_tool_t tool = {.name = "act", .input_schema = "{\"type\":\"object\"}", .max_result_len = 40};
     if (mcp_server_init(&server, &cfg) != 0 || mcp_server_add_tool(&server, &tool, act, NULL) != 0) {
         fprintf(stderr, "cannot set up the server\n");
         return 2;

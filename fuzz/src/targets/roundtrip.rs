@@ -89,9 +89,22 @@ pub fn run(data: &[u8]) {
             Op::Raw(b) => b.clone(),
         };
         let was_waiting = rt.waiting();
-        let res = rt.handle(&mut buf[..bcap], server, &info, Exchange::default(), &msg, &mut out[..ocap]);
-        assert!(buf[bcap..].iter().all(|&b| b == GUARD), "wrote past the round-trip buffer");
-        assert!(out[ocap..].iter().all(|&b| b == GUARD), "wrote past the response buffer");
+        let res = rt.handle(
+            &mut buf[..bcap],
+            server,
+            &info,
+            Exchange::default(),
+            &msg,
+            &mut out[..ocap],
+        );
+        assert!(
+            buf[bcap..].iter().all(|&b| b == GUARD),
+            "wrote past the round-trip buffer"
+        );
+        assert!(
+            out[ocap..].iter().all(|&b| b == GUARD),
+            "wrote past the response buffer"
+        );
         let Ok(o) = res else {
             assert!(ocap < MCP_MIN_RESPONSE_CAP);
             return;
@@ -99,7 +112,11 @@ pub fn run(data: &[u8]) {
         assert!(o.len <= ocap);
         let text = String::from_utf8_lossy(&out[..o.len]).into_owned();
         if o.len == 0 {
-            assert!(matches!(o.http_status, 202 | 400), "{} {text}", o.http_status);
+            assert!(
+                matches!(o.http_status, 202 | 400),
+                "{} {text}",
+                o.http_status
+            );
             continue;
         }
         if o.client_request() {
@@ -108,7 +125,9 @@ pub fn run(data: &[u8]) {
                 let v: serde_json::Value = serde_json::from_str(line)
                     .unwrap_or_else(|e| panic!("request line is not JSON ({e}): {line}"));
                 assert_eq!(v["jsonrpc"], "2.0", "{line}");
-                let id = v["id"].as_u64().unwrap_or_else(|| panic!("non-numeric id: {line}"));
+                let id = v["id"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("non-numeric id: {line}"));
                 assert!(id > last_sent, "id {id} reused: {line}");
                 last_sent = id;
                 assert!(v["method"].is_string(), "{line}");
@@ -122,7 +141,10 @@ pub fn run(data: &[u8]) {
         let v: serde_json::Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("response is not one JSON value ({e}): {text}"));
         assert_eq!(v["jsonrpc"], "2.0", "{text}");
-        assert!(v.get("result").is_some() ^ v.get("error").is_some(), "{text}");
+        assert!(
+            v.get("result").is_some() ^ v.get("error").is_some(),
+            "{text}"
+        );
         if was_waiting && !rt.waiting() {
             // The waiting call ended: unless this message was a request of its
             // own, the answer is the call's.

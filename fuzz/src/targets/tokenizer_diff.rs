@@ -222,5 +222,10 @@ fn check_finding_agrees(data: &[u8]) {
             .filter(|&v| doc.kind(v) == Some(Kind::Object));
         base += names.len();
     }
-    assert_eq!(found, want, "located members differ: {:?}", String::from_utf8_lossy(data));
+    assert_eq!(
+        found,
+        want,
+        "located members differ: {:?}",
+        String::from_utf8_lossy(data)
+    );
 }

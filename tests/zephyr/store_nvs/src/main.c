@@ -210,6 +210,9 @@ static int setup(void)
                         "\"maxLength\":64}}}",
         .annotations = MCP_TOOL_IDEMPOTENT,
         .idempotency_key = "idempotency_key",
+        /* move's {"type":"text","text":"moved KEY"}, every byte of the key
+         * escaped as \u00XX at worst. */
+        .max_result_len = 31 + 6 * MCP_DEDUP_KEY_MAX,
     };
     int rc = emcp_zephyr_check_limits();
     if (rc == 0) {
