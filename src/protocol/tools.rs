@@ -155,7 +155,11 @@ fn admit<'r, 's, 'a>(
     let unknown = || {
         Fail::Rpc(RpcError {
             code: MCP_RPC_INVALID_PARAMS,
-            message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
+            message: Message::WithRaw(
+                "Unknown tool: ",
+                doc.str_inner(name).unwrap_or(&[]),
+                crate::rpc::short::UNKNOWN_TOOL,
+            ),
             data: crate::rpc::Data::None,
         })
     };
@@ -390,7 +394,13 @@ fn no_space<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, needed: usize) -> Fail<'r
     msg.push(" bytes cannot hold this tool's result (needs ");
     msg.push_uint(needed as u64);
     msg.push("): the tool did not run");
-    super::sent(w, id, MCP_RPC_INTERNAL_ERROR, "Response buffer of ", &msg)
+    super::sent(
+        w,
+        id,
+        MCP_RPC_INTERNAL_ERROR,
+        ("Response buffer of ", crate::rpc::short::NO_SPACE),
+        &msg,
+    )
 }
 
 /// The key bytes of the idempotency-key argument `name` (string or number),
@@ -823,7 +833,10 @@ fn output_mismatch<'r>(
         w,
         id,
         MCP_RPC_INTERNAL_ERROR,
-        "structuredContent does not match outputSchema: ",
+        (
+            "structuredContent does not match outputSchema: ",
+            crate::rpc::short::OUTPUT_SCHEMA,
+        ),
         &msg,
     )
 }
