@@ -385,7 +385,7 @@ static const mcp_tool_t probe_def = {
     .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
                     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
     .annotations = MCP_TOOL_IDEMPOTENT,
-    .schema_seal = 0x6c567be8u, /* emcp-seal of the schema above */
+    .schema_seal = 0x67662573u, /* emcp-seal of the schema above */
 };
 
 static char deep_req[512];
