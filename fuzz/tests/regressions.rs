@@ -134,7 +134,11 @@ fn breaks_output(_: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
             .json()
             .is_ok_and(|w| w.key("n").and_then(|_| w.int(63)).is_ok())
         && res.structured_end().is_ok();
-    if ok { 0 } else { -105 }
+    if ok {
+        0
+    } else {
+        -105
+    }
 }
 
 /// Finding 2 (handle_structured target, output-schema-break-*): a tool whose
@@ -156,7 +160,11 @@ fn output_schema_break_at_the_smallest_buffer_says_so() {
     s.add_tool(Tool {
         output_schema: Some(r#"{"type":"object","properties":{"n":{"maximum":10}}}"#),
         annotations: emcp::limits::MCP_TOOL_READ_ONLY,
-        ..Tool::new("typed", r#"{"type":"object"}"#, Handler::Rust(breaks_output))
+        ..Tool::new(
+            "typed",
+            r#"{"type":"object"}"#,
+            Handler::Rust(breaks_output),
+        )
     })
     .expect("schema compiles");
     let id = format!("\"{}\"", "i".repeat(59));
