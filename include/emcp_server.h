@@ -446,7 +446,8 @@ int mcp_server_init(struct mcp_server_t *server, const struct mcp_server_config_
  * (for this request's id and era) plus the tool's `max_result_len` is
  * answered with -32603 `Response buffer of N bytes cannot hold this tool's
  * result (needs M): the tool did not run` (with a long id at a small buffer
- * the short form `Internal error`), audited as `MCP_AUDIT_NO_SPACE`. That is
+ * its short form `Response buffer too small for the result: the tool did
+ * not run`), audited as `MCP_AUDIT_NO_SPACE`. That is
  * a firmware configuration fault, not one to retry: size the buffer with
  * `mcp_server_min_response_cap` (or `mcp_server_usage`) after the last
  * registration. A callback learns its remaining room from

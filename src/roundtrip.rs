@@ -315,7 +315,7 @@ impl RoundTrip {
                 let id = buf.get(..usize::from(self.id_len)).unwrap_or(b"null");
                 let e = RpcError {
                     code,
-                    message: rpc::Message::Built(""),
+                    message: rpc::Message::Built("", ""),
                     data: rpc::Data::None,
                 };
                 rpc::write_error_with(&mut w, Some(id), &e, message.as_bytes());

@@ -104,17 +104,74 @@ impl Request<'_> {
     }
 }
 
-/// The text of an error's `message`.
+/// The text of an error's `message`. Each form says what replaces it when
+/// the whole response does not fit the buffer ([`RpcError::short`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Message<'r> {
-    /// A fixed text.
+    /// A fixed text, which is also its short form.
     Static(&'static str),
-    /// A fixed prefix followed by the escaped inside of a request string.
-    WithRaw(&'static str, &'r [u8]),
+    /// A fixed prefix followed by the escaped inside of a request string;
+    /// then the short form (one of [`short`]).
+    WithRaw(&'static str, &'r [u8], &'static str),
     /// A fixed prefix followed by the text the request built in its message
-    /// buffer (a validation message); see [`write_error_with`].
-    Built(&'static str),
+    /// buffer (a validation message; see [`write_error_with`]); then the
+    /// short form (one of [`short`], or "" for the code's standard message).
+    Built(&'static str, &'static str),
 }
+
+/// What an error says in place of a message that does not fit, so a client
+/// (and the fuzz invariants) can still tell what happened: a short form is
+/// sent with the same code and no data. Each fits a response of
+/// `MCP_MIN_RESPONSE_CAP` bytes with an id of `MCP_MAX_ID_LEN` bytes
+/// ([`SHORT_MESSAGE_MAX`]). A [`Message::Static`] text is its own short form.
+pub mod short {
+    /// structuredContent that does not match the tool's outputSchema (the
+    /// tool ran).
+    pub const OUTPUT_SCHEMA: &str = "Result breaks outputSchema";
+    /// A call refused because the buffer cannot hold its result.
+    pub const NO_SPACE: &str = "Response buffer too small for the result: the tool did not run";
+    /// A server/discover answer that cannot fit the response buffer.
+    pub const DISCOVER_NO_SPACE: &str = "Response buffer too small for the discover result";
+    /// A list page that cannot hold even one entry.
+    pub const LIST_NO_SPACE: &str = "Response buffer too small for one list entry";
+    /// A tools/call naming no registered tool.
+    pub const UNKNOWN_TOOL: &str = "Unknown tool";
+    /// A prompts/get naming no registered prompt.
+    pub const UNKNOWN_PROMPT: &str = "Unknown prompt";
+    /// A prompts/get without one of the prompt's required arguments.
+    pub const MISSING_ARGUMENT: &str = "Missing required prompt argument";
+    /// A 2026-07-28 request whose `_meta` lacks the envelope keys.
+    pub const NO_ENVELOPE: &str = "params._meta lacks the MCP envelope keys";
+
+    /// Every short form (each is tested to fit).
+    pub(crate) const ALL: [&str; 8] = [
+        OUTPUT_SCHEMA,
+        NO_SPACE,
+        DISCOVER_NO_SPACE,
+        LIST_NO_SPACE,
+        UNKNOWN_TOOL,
+        UNKNOWN_PROMPT,
+        MISSING_ARGUMENT,
+        NO_ENVELOPE,
+    ];
+}
+
+/// The error response around a message, with the longest code the core
+/// sends (`-32603`, like every `-32xxx`) and an empty id.
+const ERROR_FRAME: &str = r#"{"jsonrpc":"2.0","id":,"error":{"code":-32603,"message":""}}"#;
+
+/// The longest message (plain text, nothing to escape) that always fits: a
+/// response of `MCP_MIN_RESPONSE_CAP` bytes holds it with an id of
+/// `MCP_MAX_ID_LEN` bytes.
+pub const SHORT_MESSAGE_MAX: usize = MCP_MIN_RESPONSE_CAP - MCP_MAX_ID_LEN - ERROR_FRAME.len();
+
+const _: () = {
+    let mut rest: &[&str] = &short::ALL;
+    while let [first, tail @ ..] = rest {
+        assert!(first.len() <= SHORT_MESSAGE_MAX);
+        rest = tail;
+    }
+};
 
 /// The `data` member of an error.
 #[derive(Clone, Copy, Debug)]
@@ -158,10 +215,34 @@ impl<'r> RpcError<'r> {
         }
     }
 
+    /// An error with a fixed message too long to fit every buffer, and its
+    /// short form (one of [`short`]).
+    pub const fn long(code: i32, message: &'static str, short: &'static str) -> Self {
+        RpcError {
+            code,
+            message: Message::Built(message, short),
+            data: Data::None,
+        }
+    }
+
     /// The same error with `data`.
     pub const fn with_data(mut self, data: Data<'r>) -> Self {
         self.data = data;
         self
+    }
+
+    /// The message sent when the whole error does not fit: the cause's short
+    /// form, or the code's standard message ([`short_message`]) when it has
+    /// none.
+    pub fn short(&self) -> &'static str {
+        match self.message {
+            Message::Static(s) | Message::WithRaw(_, _, s) | Message::Built(_, s)
+                if !s.is_empty() =>
+            {
+                s
+            }
+            _ => short_message(self.code),
+        }
     }
 }
 
@@ -431,8 +512,9 @@ fn frame_open(w: &mut Writer<'_>, id: Option<&[u8]>, member: &[u8]) -> Result<()
 }
 
 /// Writes a whole error response; when it does not fit, writes the short form
-/// (same code, standard message, no data), which always fits a buffer of
-/// `MCP_MIN_RESPONSE_CAP` bytes.
+/// (same code, [`RpcError::short`], no data), which names the cause and
+/// always fits a buffer of `MCP_MIN_RESPONSE_CAP` bytes; a fixed message too
+/// long for that gives way to the code's standard message.
 pub fn write_error(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>) {
     write_error_with(w, id, e, b"");
 }
@@ -444,9 +526,12 @@ pub fn write_error_with(w: &mut Writer<'_>, id: Option<&[u8]>, e: &RpcError<'_>,
     if write_error_full(w, id, e, built).is_ok() {
         return;
     }
-    w.rewind(start);
-    let short = RpcError::new(e.code, short_message(e.code));
-    let _ = write_error_full(w, id, &short, b"");
+    for text in [e.short(), short_message(e.code)] {
+        w.rewind(start);
+        if write_error_full(w, id, &RpcError::new(e.code, text), b"").is_ok() {
+            return;
+        }
+    }
 }
 
 fn write_error_full(
@@ -461,8 +546,8 @@ fn write_error_full(
     let _ = w.key("message");
     match e.message {
         Message::Static(s) => w.string(s)?,
-        Message::WithRaw(prefix, raw) => w.string_with_raw_tail(prefix, raw)?,
-        Message::Built(prefix) => w.string_parts(&[prefix.as_bytes(), built])?,
+        Message::WithRaw(prefix, raw, _) => w.string_with_raw_tail(prefix, raw)?,
+        Message::Built(prefix, _) => w.string_parts(&[prefix.as_bytes(), built])?,
     }
     // The arms of data only a feature's methods send compile out without it.
     match e.data {
@@ -534,7 +619,7 @@ mod tests {
             let long = [b'x'; 400];
             let e = RpcError {
                 code,
-                message: Message::WithRaw("prefix ", &long),
+                message: Message::WithRaw("prefix ", &long, ""),
                 data: Data::Raw(b"\"data\""),
             };
             write_error(&mut w, Some(&id), &e);
@@ -542,6 +627,63 @@ mod tests {
             let mut t = [Token::EMPTY; 16];
             assert!(tokenize(w.as_bytes(), &mut t, 4).is_ok());
         }
+    }
+
+    /// Every short form, and any plain text of `SHORT_MESSAGE_MAX` bytes, is
+    /// sent as itself at `MCP_MIN_RESPONSE_CAP` with an id of
+    /// `MCP_MAX_ID_LEN` bytes, in place of a full message that does not fit.
+    #[test]
+    fn every_short_form_fits_the_minimum_buffer_with_the_longest_id() {
+        let id = [b'9'; MCP_MAX_ID_LEN];
+        let long = [b'x'; MCP_MIN_RESPONSE_CAP];
+        let widest: &'static str = Box::leak("m".repeat(SHORT_MESSAGE_MAX).into_boxed_str());
+        let mut forms: Vec<&'static str> = short::ALL.to_vec();
+        forms.push(widest);
+        for code in [
+            MCP_RPC_PARSE_ERROR,
+            MCP_RPC_INVALID_REQUEST,
+            MCP_RPC_INVALID_PARAMS,
+            MCP_RPC_INTERNAL_ERROR,
+            MCP_RPC_UNSUPPORTED_VERSION,
+        ] {
+            for &form in &forms {
+                for e in [
+                    RpcError {
+                        code,
+                        message: Message::Built("built ", form),
+                        data: Data::None,
+                    },
+                    RpcError {
+                        code,
+                        message: Message::WithRaw("raw ", &long, form),
+                        data: Data::Raw(b"\"data\""),
+                    },
+                ] {
+                    let mut buf = [0u8; MCP_MIN_RESPONSE_CAP];
+                    let mut w = Writer::new(&mut buf);
+                    write_error_with(&mut w, Some(&id), &e, &long);
+                    assert!(w.is_complete(), "{code} {form}");
+                    let want = format!(
+                        r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":{code},"message":"{form}"}}}}"#,
+                        "9".repeat(MCP_MAX_ID_LEN)
+                    );
+                    assert_eq!(w.as_bytes(), want.as_bytes());
+                }
+            }
+        }
+        // One byte more than the bound does not fit: the bound is exact, and
+        // such a text gives way to the code's standard message.
+        let wider = "m".repeat(SHORT_MESSAGE_MAX + 1);
+        let leaked: &'static str = Box::leak(wider.into_boxed_str());
+        let mut buf = [0u8; MCP_MIN_RESPONSE_CAP];
+        let mut w = Writer::new(&mut buf);
+        write_error(
+            &mut w,
+            Some(&id),
+            &RpcError::new(MCP_RPC_INTERNAL_ERROR, leaked),
+        );
+        assert!(w.is_complete());
+        assert!(w.as_bytes().ends_with(br#""message":"Internal error"}}"#));
     }
 
     /// The hosted match names the same slots as the table, for every name

@@ -475,9 +475,11 @@ fn refuse_early(w: &mut Writer<'_>, request: &[u8], e: TokenizeError) -> Outcome
     let mut msg = MsgBuf::new();
     msg.push_uint(limit as u64);
     msg.push(")");
+    // No short form: the longest of these messages (66 bytes with a
+    // ten-digit limit) fits in full (`rpc::SHORT_MESSAGE_MAX`).
     let err = RpcError {
         code: MCP_RPC_INVALID_REQUEST,
-        message: rpc::Message::Built(prefix),
+        message: rpc::Message::Built(prefix, ""),
         data: rpc::Data::None,
     };
     error_outcome(w, rpc::scan_id(request), &err, msg.as_bytes())
@@ -1604,6 +1606,62 @@ mod tests {
         let (r, o) = run(&modern(&too_long, "tools/list", ""));
         assert_eq!(o.rpc_error, -32600);
         assert!(r.contains(r#""id":null"#));
+    }
+
+    /// At the smallest buffer with the longest id, an error whose full
+    /// message does not fit is sent in a short form that still names its
+    /// cause (issue 42, item 9), not the code's generic message: a result
+    /// that breaks its outputSchema (the tool ran) must not read like a call
+    /// refused for space (the tool did not run).
+    #[test]
+    #[cfg_attr(not(feature = "legacy"), ignore = "needs the legacy feature")]
+    fn degraded_errors_still_name_their_cause() {
+        let long_id = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN - 2));
+        // A legacy call: with the longest id, a modern result's envelope
+        // alone does not fit the smallest buffer, so no tool would run.
+        let message = |method: &str, params: &str| {
+            let req = format!(
+                r#"{{"jsonrpc":"2.0","id":{long_id},"method":"{method}","params":{{{params}}}}}"#
+            );
+            let (r, o) = run_with(&RequestInfo::default(), &req, MCP_MIN_RESPONSE_CAP);
+            let v: serde_json::Value = serde_json::from_str(&r).unwrap();
+            assert_eq!(
+                v["id"].as_str().map(str::len),
+                Some(MCP_MAX_ID_LEN - 2),
+                "{r}"
+            );
+            (
+                o.rpc_error,
+                v["error"]["message"].as_str().unwrap().to_string(),
+            )
+        };
+        let before = CALLS.with(|c| c.load(Ordering::SeqCst));
+        assert_eq!(
+            message("tools/call", r#""name":"typed","arguments":{"n":11}"#),
+            (-32603, "Result breaks outputSchema".to_string())
+        );
+        assert_eq!(CALLS.with(|c| c.load(Ordering::SeqCst)), before + 1);
+        let unknown = format!(r#""name":"{}""#, "u".repeat(120));
+        assert_eq!(
+            message("tools/call", &unknown),
+            (-32602, "Unknown tool".to_string())
+        );
+        // A callback's overflow keeps its own message, which always fits.
+        assert_eq!(
+            message("tools/call", r#""name":"echo","arguments":{"n":5000}"#),
+            (-32603, "Response exceeds the response buffer".to_string())
+        );
+        // A modern request without its envelope keys.
+        assert_eq!(
+            message(
+                "tools/list",
+                r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#
+            ),
+            (
+                -32602,
+                "params._meta lacks the MCP envelope keys".to_string()
+            )
+        );
     }
 
     #[test]

@@ -305,6 +305,28 @@ mod tests {
         assert_eq!(listed(sizes.tools_list).0, 1);
     }
 
+    /// With the longest id at the smallest buffer the full refusal does not
+    /// fit; its short form still says the tool did not run (issue 42,
+    /// item 9), so neither a client nor the fuzz invariant has to guess.
+    #[test]
+    fn refusal_for_space_says_so_at_the_minimum_buffer() {
+        let s = server();
+        let id = format!("\"{}\"", "i".repeat(MCP_MAX_ID_LEN - 2));
+        let req = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{ENV},"name":"t"}}}}"#
+        );
+        RUNS.with(|c| c.set(0));
+        let (r, e) = call(&s, &req, MCP_MIN_RESPONSE_CAP);
+        assert_eq!(RUNS.with(Cell::get), 0, "{r}");
+        assert_eq!(e, MCP_RPC_INTERNAL_ERROR, "{r}");
+        assert_eq!(
+            r,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"Response buffer too small for the result: the tool did not run"}}}}"#
+            )
+        );
+    }
+
     /// Discover and initialize are measured exactly (the longest id; the
     /// list-changed capability a listen transport adds is counted).
     #[test]

@@ -123,6 +123,21 @@ fn the_checker_vouches_and_refuses() {
         Err(RegisterError::Schema(SchemaErrorKind::Invalid))
     );
     assert_eq!(seal_checked(VENT, None).ok(), Some(seal(VENT, None)));
+    // An integer whose bounds admit no integer gets no seal either, and is
+    // named by its path, as registration words it (issue 42, item 8).
+    let gap =
+        r#"{"type":"object","properties":{"n":{"type":"integer","minimum":2.5,"maximum":2.9}}}"#;
+    let e = seal_checked(gap, None).expect_err("sealed a contradiction");
+    let e = e.expect("the checker refuses");
+    assert_eq!((e.output, e.error.kind), (false, SchemaErrorKind::Invalid));
+    let mut m = emcp::schema::MsgBuf::new();
+    e.describe(&mut m);
+    assert!(
+        m.as_str()
+            .contains("properties.n.maximum: 2.9 leaves no integer at or above minimum 2.5"),
+        "{}",
+        m.as_str()
+    );
     assert_eq!(
         seal_checked(VENT, Some(PATTERN)).map_err(|e| e.map(|e| (e.output, e.error.kind))),
         Err(Some((true, SchemaErrorKind::Unsupported)))

@@ -389,7 +389,7 @@ static const mcp_tool_t probe_def = {
     /* Its longest result: {"type":"text","text":"ok"} and
      * ,"structuredContent":{"percent":100}. */
     .max_result_len = 63,
-    .schema_seal = 0x6c567be8u, /* emcp-seal of the schema above */
+    .schema_seal = 0x67662573u, /* emcp-seal of the schema above */
 };
 
 static char deep_req[512];

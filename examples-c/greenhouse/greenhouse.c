@@ -369,7 +369,7 @@ static const struct greenhouse_tool tools[] = {
               * registers the tool only with it; one with the checker (every
               * host build here) refuses it once the texts change, and its
               * mcp_server_schema_error gives the new seal. */
-             .schema_seal = 0x5df8daf1u},
+             .schema_seal = 0x3c81ef5eu},
      .body = read_sensor},
     {.def = {.name = "set_vent",
              .description = "Open the roof vent to 0-100 percent, at most once every 2 s. Refused "
@@ -386,7 +386,7 @@ static const struct greenhouse_tool tools[] = {
               * client cannot give" with {"ok":false} (129 bytes; success is
               * 87). Measured by mcp_server_tool_usage after the e2e tests. */
              .max_result_len = 129,
-             .schema_seal = 0x6aa42e7cu, /* emcp-seal of the schema above */
+             .schema_seal = 0x8d18e047u, /* emcp-seal of the schema above */
 #ifndef GREENHOUSE_NO_POLICY
              .min_interval_ms = GREENHOUSE_VENT_INTERVAL_MS,
              .idempotency_key = "idempotency_key"
@@ -405,7 +405,7 @@ static const char set_vent_keyed_schema[] =
     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
     "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
     "\"maxLength\":64}}}";
-#define SET_VENT_KEYED_SEAL 0xa44d0693u /* its emcp-seal */
+#define SET_VENT_KEYED_SEAL 0xf00e6264u /* its emcp-seal */
 
 void greenhouse_set_durable(const greenhouse_durable_t *d)
 {

@@ -5,6 +5,7 @@ use crate::tree::{self, J};
 use emcp::call::RequestInfo;
 use emcp::limits::{MCP_MAX_ID_LEN, MCP_MIN_RESPONSE_CAP};
 use emcp::protocol::listen::Listener;
+use emcp::rpc::short;
 use emcp::server::{HandleError, Outcome, Server};
 
 /// Filled into the response buffer past the capacity handed to `handle`.
@@ -321,11 +322,26 @@ pub fn all(server: &Server<'_>, info: &RequestInfo<'_>, req: &[u8]) -> Exchange 
 }
 
 /// The answer to a tools/call refused because the buffer cannot hold the
-/// tool's result (or its short form, when that message does not fit).
+/// tool's result, read from its message: the full form (`Response buffer of
+/// N bytes cannot hold this tool's result (needs M): the tool did not run`)
+/// or its short form ([`short::NO_SPACE`]). Any other error, degraded or not,
+/// names a different cause and says nothing about whether the tool ran.
 fn is_space_refusal(resp: &[u8]) -> bool {
-    let t = String::from_utf8_lossy(resp);
-    t.contains("\"code\":-32603")
-        && (t.contains("the tool did not run") || t.contains("\"message\":\"Internal error\""))
+    let Some(m) = tree::top(resp).and_then(tree::members) else {
+        return false;
+    };
+    let Some(err) = tree::first(&m, "error").and_then(tree::members) else {
+        return false;
+    };
+    let code = tree::first(&err, "code").map(tree::text);
+    let message = tree::first(&err, "message").and_then(tree::string);
+    code == Some("-32603")
+        && message.is_some_and(|t| {
+            t == short::NO_SPACE
+                || (t.starts_with("Response buffer of ")
+                    && t.contains(" bytes cannot hold this tool's result (needs ")
+                    && t.ends_with("): the tool did not run"))
+        })
 }
 
 fn is_list(resp: &[u8]) -> bool {

@@ -129,3 +129,62 @@ fn enum_string_element_against_a_number_instance() {
     );
     assert_eq!(ran, 0, "24932 passed const \"a\": {r}");
 }
+
+fn breaks_output(_: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
+    RAN.with(|r| r.set(r.get() + 1));
+    let ok = res.structured_begin().is_ok()
+        && res
+            .json()
+            .is_ok_and(|w| w.key("n").and_then(|_| w.int(63)).is_ok())
+        && res.structured_end().is_ok();
+    if ok {
+        0
+    } else {
+        -105
+    }
+}
+
+/// Finding 2 (handle_structured target, output-schema-break-*): a tool whose
+/// structuredContent breaks its outputSchema, called with a long id at the
+/// smallest buffer, was answered -32603 "Internal error" (the code's
+/// generic short form: the real message did not fit), which reads like the
+/// refusal for space that guarantees the tool did not run, though it ran.
+/// Each degraded error now has a short form that names its cause.
+#[test]
+fn output_schema_break_at_the_smallest_buffer_says_so() {
+    let mut s = Server::new(ServerInfo {
+        name: "r",
+        version: "1",
+        title: None,
+        instructions: None,
+        list_ttl_ms: 0,
+        cache_public: false,
+    });
+    s.add_tool(Tool {
+        output_schema: Some(r#"{"type":"object","properties":{"n":{"maximum":10}}}"#),
+        annotations: emcp::limits::MCP_TOOL_READ_ONLY,
+        ..Tool::new(
+            "typed",
+            r#"{"type":"object"}"#,
+            Handler::Rust(breaks_output),
+        )
+    })
+    .expect("schema compiles");
+    let id = format!("\"{}\"", "i".repeat(59));
+    let req = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"typed","arguments":{{}}}}}}"#
+    );
+    let before = RAN.with(|r| r.get());
+    let mut out = [0u8; emcp::limits::MCP_MIN_RESPONSE_CAP];
+    let o = s
+        .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+        .expect("cap");
+    let r = String::from_utf8(out[..o.len].to_vec()).expect("utf-8");
+    assert_eq!(RAN.with(|r| r.get()) - before, 1, "{r}");
+    assert_eq!(
+        r,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"Result breaks outputSchema"}}}}"#
+        )
+    );
+}

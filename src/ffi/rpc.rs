@@ -122,7 +122,7 @@ pub unsafe extern "C" fn mcp_write_error(
     };
     let e = RpcError {
         code,
-        message: Message::Built(""),
+        message: Message::Built("", ""),
         data: rpc::Data::None,
     };
     let mut w = Writer::new(out);

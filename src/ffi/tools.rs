@@ -109,7 +109,10 @@ pub struct mcp_tool_t {
 /// `maximum: 3` is refused, as a call without the argument would read 9), and
 /// bounds no value meets are refused (`minimum` > `maximum`, `minLength` >
 /// `maxLength`, `minItems` > `maxItems`, `exclusiveMinimum` >=
-/// `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`).
+/// `exclusiveMaximum` or `maximum`, `minimum` >= `exclusiveMaximum`; for an
+/// `integer` that admits no other number, bounds no integer meets:
+/// `minimum: 2.5` with `maximum: 2.9`, `exclusiveMinimum: 2` with
+/// `exclusiveMaximum: 3`).
 ///
 /// A library built without the schema checker (the `minimal` profile; the
 /// Cargo feature `schema-check` left out) checks here only that each schema

@@ -106,6 +106,21 @@ const F64_UNDERFLOW_PREFIX: &[u8; 20] = b"24703282292062327208";
 /// ones are clamped to it (such a value is 0 or beyond `f64` either way).
 const EXP_CLAMP: u64 = 1_000_000_000_000_000_000;
 
+/// Where [`Dec::int_part_diff`] stops counting: a difference of integer
+/// parts is exact up to this magnitude (enough to compare integers built
+/// from them with offsets of ±1 on each side).
+pub(crate) const INT_DIFF_CLAMP: i64 = 3;
+
+/// Zero, as [`Dec::parse`] reads `0`.
+pub(crate) const ZERO: Dec<'static> = Dec {
+    neg: false,
+    int: b"0",
+    frac: &[],
+    lo: 0,
+    nd: 0,
+    exp: 0,
+};
+
 /// The text of a JSON number read as an exact decimal.
 #[derive(Clone, Copy)]
 pub struct Dec<'a> {
@@ -321,6 +336,50 @@ impl<'a> Dec<'a> {
                 .unwrap_or(Ordering::Equal)
         });
         if a < 0 { mag.reverse() } else { mag }
+    }
+
+    /// True when the value is an integer (`2`, `2.50e1`, `-0`; not `2.5`).
+    pub fn is_integer(&self) -> bool {
+        self.exp >= self.nd as i64
+    }
+
+    /// `trunc(|o|) - trunc(|self|)`, the difference of the magnitudes'
+    /// integer parts, exactly when it lies within `±INT_DIFF_CLAMP`, else
+    /// that bound with its sign: digit by digit from the highest, no
+    /// integer built (`1e400` and `12345678901234567890.5` are exact).
+    pub fn int_part_diff(&self, o: &Dec<'_>) -> i64 {
+        // Power of ten of a value's first and last significant digit.
+        let top = |d: &Dec<'_>| if d.nd == 0 { i64::MIN } else { d.exp - 1 };
+        let low = |d: &Dec<'_>| {
+            if d.nd == 0 {
+                i64::MAX
+            } else {
+                d.exp - d.nd as i64
+            }
+        };
+        let at = |d: &Dec<'_>, p: i64| {
+            let k = d.exp - 1 - p;
+            if (0..d.nd as i64).contains(&k) {
+                i64::from(d.digit(k as usize))
+            } else {
+                0
+            }
+        };
+        let mut diff = 0i64;
+        let mut p = top(self).max(top(o));
+        while p >= 0 {
+            if p < low(self) && p < low(o) {
+                // Only zeros below: a difference is multiplied by 10^(p+1).
+                return diff.signum() * INT_DIFF_CLAMP;
+            }
+            // Once beyond the bound the difference stays there (10 × 3 - 9 > 3).
+            diff = (diff * 10 + at(o, p) - at(self, p)).clamp(-INT_DIFF_CLAMP, INT_DIFF_CLAMP);
+            if diff.abs() == INT_DIFF_CLAMP {
+                return diff;
+            }
+            p -= 1;
+        }
+        diff
     }
 
     /// Whether `self / m` is an integer, exactly. `None` when `m` is zero or
@@ -718,6 +777,72 @@ mod tests {
 
     fn dec(s: &str) -> Dec<'_> {
         Dec::parse(s.as_bytes()).unwrap()
+    }
+
+    /// Integer parts compared exactly, clamped at ±INT_DIFF_CLAMP, checked
+    /// against i128 arithmetic where that holds the values.
+    #[test]
+    fn int_part_diff_is_exact_within_its_clamp() {
+        let texts = [
+            "0",
+            "-0",
+            "0.5",
+            "-0.5",
+            "1",
+            "2.9",
+            "3",
+            "3.0",
+            "29e-1",
+            "0.3e1",
+            "-2.5",
+            "-3",
+            "9",
+            "10",
+            "11",
+            "99",
+            "100",
+            "1e2",
+            "999.9",
+            "1000",
+            "99999999999999999999",
+            "1e20",
+            "100000000000000000001",
+            "12345678901234567890.5",
+            "1e-400",
+            "5e-1",
+        ];
+        for a in texts {
+            for b in texts {
+                let trunc = |t: &str| {
+                    // |value| < 1e21 here: its integer part by i128 on the digits.
+                    let (int, frac_exp) = match t.split_once(['e', 'E']) {
+                        Some((m, e)) => (m, e.parse::<i32>().unwrap()),
+                        None => (t, 0),
+                    };
+                    let m = int.trim_start_matches('-');
+                    let (i, f) = m.split_once('.').unwrap_or((m, ""));
+                    let digits: String = format!("{i}{f}");
+                    let shift = frac_exp - f.len() as i32;
+                    let mut v: i128 = digits.parse().unwrap();
+                    if shift >= 0 {
+                        v *= 10i128.pow(shift as u32);
+                    } else if shift > -30 {
+                        v /= 10i128.pow((-shift) as u32);
+                    } else {
+                        v = 0;
+                    }
+                    v
+                };
+                let want =
+                    (trunc(b) - trunc(a)).clamp(-INT_DIFF_CLAMP as i128, INT_DIFF_CLAMP as i128);
+                assert_eq!(i128::from(dec(a).int_part_diff(&dec(b))), want, "{a} {b}");
+            }
+        }
+        assert_eq!(dec("1e400").int_part_diff(&dec("1e400")), 0);
+        assert_eq!(dec("1e400").int_part_diff(&dec("10e399")), 0);
+        assert_eq!(dec("1e400").int_part_diff(&dec("1.5e400")), INT_DIFF_CLAMP);
+        assert_eq!(ZERO.int_part_diff(&dec("2.999")), 2);
+        assert!(dec("2.50e1").is_integer() && dec("-0").is_integer() && !dec("2.5").is_integer());
     }
 
     /// Exponents of any length read without overflow: ordered exactly up to

@@ -47,9 +47,10 @@ pub fn era_of(req: &Request<'_>, info: &RequestInfo<'_>) -> Era {
 /// Validates a modern request's envelope and the transport's routing headers.
 pub fn check<'r>(req: &Request<'r>, info: &RequestInfo<'_>) -> Result<(), RpcError<'r>> {
     let doc = &req.doc;
-    let missing = RpcError::new(
+    let missing = RpcError::long(
         MCP_RPC_INVALID_PARAMS,
         "params._meta must be an object carrying the required 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' envelope keys",
+        crate::rpc::short::NO_ENVELOPE,
     );
     // Both are found only in an object `_meta` (see `Request::meta_version`).
     let keyed = req.meta_version().is_some() || req.meta_caps().is_some();

@@ -69,7 +69,8 @@ pub(crate) fn result_complete(
 }
 
 /// Rewrites the answer, from the start of the buffer, as the JSON-RPC error
-/// `code` whose message is `prefix` and then `built`: for a failure whose
+/// `code` whose message is `prefix` and then `built` (`short` when that does
+/// not fit, one of [`crate::rpc::short`]): for a failure whose
 /// message is built where it was found (the caller's buffer is in a frame
 /// that ends here, not under the whole request). The dispatcher sends what
 /// is written ([`crate::state::Fail::Sent`]).
@@ -78,13 +79,13 @@ pub(crate) fn sent<'r>(
     w: &mut crate::json::Writer<'_>,
     id: Option<&[u8]>,
     code: i32,
-    prefix: &'static str,
+    (prefix, short): (&'static str, &'static str),
     built: &crate::schema::MsgBuf,
 ) -> crate::state::Fail<'r> {
     w.reset();
     let e = crate::rpc::RpcError {
         code,
-        message: crate::rpc::Message::Built(prefix),
+        message: crate::rpc::Message::Built(prefix, short),
         data: crate::rpc::Data::None,
     };
     crate::rpc::write_error_with(w, id, &e, built.as_bytes());
@@ -93,7 +94,8 @@ pub(crate) fn sent<'r>(
 
 /// The -32603 answer to a request whose answer cannot fit the response
 /// buffer, saying by how much: `Response buffer of N bytes cannot hold
-/// <what> (needs M)<after>`, M being the least `response_cap` that holds it.
+/// <what> (needs M)<after>`, M being the least `response_cap` that holds it;
+/// `short` ([`crate::rpc::short`]) when that does not fit the buffer.
 #[inline(never)]
 pub(crate) fn too_small<'r>(
     w: &mut crate::json::Writer<'_>,
@@ -101,6 +103,7 @@ pub(crate) fn too_small<'r>(
     what: &str,
     needed: usize,
     after: &str,
+    short: &'static str,
 ) -> crate::state::Fail<'r> {
     let mut msg = crate::schema::MsgBuf::new();
     msg.push_uint(w.capacity() as u64);
@@ -114,7 +117,7 @@ pub(crate) fn too_small<'r>(
         w,
         id,
         crate::limits::MCP_RPC_INTERNAL_ERROR,
-        "Response buffer of ",
+        ("Response buffer of ", short),
         &msg,
     )
 }

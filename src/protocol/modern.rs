@@ -66,6 +66,7 @@ pub fn discover_answer<'r>(
                 "the server/discover result",
                 m.len(),
                 "",
+                crate::rpc::short::DISCOVER_NO_SPACE,
             ))
         }
         r => Ok(r?),

@@ -130,6 +130,7 @@ fn write_page<'r, P: Page + ?Sized>(
                     "one entry of this list",
                     needed,
                     "",
+                    crate::rpc::short::LIST_NO_SPACE,
                 ));
             }
             w.rewind(mark);

@@ -76,7 +76,11 @@ pub fn get<'r>(
     let Some(p) = s.catalog.prompt(|n| doc.str_eq(name, n)) else {
         return Err(Fail::Rpc(RpcError {
             code: MCP_RPC_INVALID_PARAMS,
-            message: Message::WithRaw("Unknown prompt: ", doc.str_inner(name).unwrap_or(&[])),
+            message: Message::WithRaw(
+                "Unknown prompt: ",
+                doc.str_inner(name).unwrap_or(&[]),
+                crate::rpc::short::UNKNOWN_PROMPT,
+            ),
             data: Data::None,
         }));
     };
@@ -135,7 +139,10 @@ fn missing_argument<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, name: &[u8]) -> F
         w,
         id,
         MCP_RPC_INVALID_PARAMS,
-        "Missing required argument: ",
+        (
+            "Missing required argument: ",
+            crate::rpc::short::MISSING_ARGUMENT,
+        ),
         &msg,
     )
 }

@@ -155,7 +155,11 @@ fn admit<'r, 's, 'a>(
     let unknown = || {
         Fail::Rpc(RpcError {
             code: MCP_RPC_INVALID_PARAMS,
-            message: Message::WithRaw("Unknown tool: ", doc.str_inner(name).unwrap_or(&[])),
+            message: Message::WithRaw(
+                "Unknown tool: ",
+                doc.str_inner(name).unwrap_or(&[]),
+                crate::rpc::short::UNKNOWN_TOOL,
+            ),
             data: crate::rpc::Data::None,
         })
     };
@@ -391,6 +395,7 @@ fn no_space<'r>(w: &mut Writer<'_>, id: Option<&[u8]>, needed: usize) -> Fail<'r
         "this tool's result",
         needed,
         ": the tool did not run",
+        crate::rpc::short::NO_SPACE,
     )
 }
 
@@ -852,7 +857,10 @@ fn output_mismatch<'r>(
         w,
         id,
         MCP_RPC_INTERNAL_ERROR,
-        "structuredContent does not match outputSchema: ",
+        (
+            "structuredContent does not match outputSchema: ",
+            crate::rpc::short::OUTPUT_SCHEMA,
+        ),
         &msg,
     )
 }

@@ -5,7 +5,7 @@
 
 use super::validate::{Rule, check_value, num};
 use super::{Kw, KwKind, MsgBuf, Schema, Span, kw_kind, ty, type_bit};
-use crate::json::num::Dec;
+use crate::json::num::{Dec, ZERO};
 use crate::json::{Doc, Kind, Unescape};
 use crate::limits::MCP_MAX_MULTIPLE_OF_DIGITS;
 
@@ -207,9 +207,14 @@ fn check_consistent(s: &Schema<'_>, i: usize) -> Result<(), SchemaError> {
         return Ok(());
     };
     let doc = s.doc();
+    // Numbers it admits are integers only: bounds must admit one.
+    let integer = node.types & ty::INTEGER != 0 && node.types & ty::NUMBER == 0;
     for hi in s.kws(&node) {
         for lo in s.kws(&node) {
             check_bounds(s.text, &lo, &hi)?;
+            if integer {
+                check_integer_bounds(s.text, &lo, &hi)?;
+            }
         }
     }
     for kw in s.kws(&node) {
@@ -268,6 +273,83 @@ fn check_bounds(text: &str, lo: &Kw, hi: &Kw) -> Result<(), SchemaError> {
         });
     }
     Ok(())
+}
+
+/// A lower bound `lo` and an upper bound `hi` of an integer that admit no
+/// integer, though numbers meet both (`minimum 2.5, maximum 2.9`;
+/// `exclusiveMinimum 2, exclusiveMaximum 3`), read exactly.
+fn check_integer_bounds(text: &str, lo: &Kw, hi: &Kw) -> Result<(), SchemaError> {
+    use KwKind::*;
+    let (lo_strict, reason) = match lo.kind {
+        Minimum => (false, " leaves no integer at or above minimum "),
+        ExclusiveMinimum => (true, " leaves no integer above exclusiveMinimum "),
+        _ => return Ok(()),
+    };
+    let hi_strict = match hi.kind {
+        Maximum => false,
+        ExclusiveMaximum => true,
+        _ => return Ok(()),
+    };
+    let (Some(l), Some(h)) = (Dec::parse(lo.value.of(text)), Dec::parse(hi.value.of(text))) else {
+        return Ok(());
+    };
+    let (least, most) = (Near::least(l, lo_strict), Near::most(h, hi_strict));
+    if most.minus(&least) >= 0 {
+        return Ok(());
+    }
+    Err(SchemaError {
+        kind: SchemaErrorKind::Invalid,
+        reason,
+        at: hi.value,
+        bound: Some(lo.value),
+    })
+}
+
+/// An integer near a bound `x`, as `±trunc(|x|) + off` (`off` in -1..=1),
+/// so no integer is built from the bound's text.
+struct Near<'a> {
+    neg: bool,
+    x: Dec<'a>,
+    off: i64,
+}
+
+impl<'a> Near<'a> {
+    /// The least integer at or above `x` (above it when `strict`).
+    fn least(x: Dec<'a>, strict: bool) -> Self {
+        let neg = x.is_negative();
+        // ceil(2.5) = trunc + 1; ceil(-2.5) = -trunc.
+        let off = match (x.is_integer(), neg) {
+            (true, _) => i64::from(strict),
+            (false, true) => 0,
+            (false, false) => 1,
+        };
+        Near { neg, x, off }
+    }
+
+    /// The greatest integer at or below `x` (below it when `strict`).
+    fn most(x: Dec<'a>, strict: bool) -> Self {
+        let neg = x.is_negative();
+        // floor(2.5) = trunc; floor(-2.5) = -trunc - 1.
+        let off = match (x.is_integer(), neg) {
+            (true, _) => -i64::from(strict),
+            (false, true) => -1,
+            (false, false) => 0,
+        };
+        Near { neg, x, off }
+    }
+
+    /// `self - o`, its sign exact (its magnitude clamped beyond
+    /// `INT_DIFF_CLAMP - 2`).
+    fn minus(&self, o: &Near<'_>) -> i64 {
+        let mag = |d: &Dec<'_>| ZERO.int_part_diff(d);
+        let d = match (self.neg, o.neg) {
+            (false, false) => o.x.int_part_diff(&self.x),
+            (true, true) => self.x.int_part_diff(&o.x),
+            (false, true) => mag(&self.x) + mag(&o.x),
+            (true, false) => -(mag(&self.x) + mag(&o.x)),
+        };
+        d + self.off - o.off
+    }
 }
 
 /// The registration reason for a validator rule (read after the value).
@@ -667,6 +749,115 @@ mod tests {
         ] {
             assert_eq!(message(s), w, "{s}");
         }
+    }
+
+    /// An integer whose bounds admit no integer (issue 42, item 8), with
+    /// the bounds read exactly: inclusive and exclusive forms, negatives,
+    /// and integers beyond i64 and f64's exact range.
+    #[test]
+    fn refuses_integer_bounds_that_admit_no_integer() {
+        let int = |bounds: &str| {
+            format!(r#"{{"type":"object","properties":{{"n":{{"type":"integer",{bounds}}}}}}}"#)
+        };
+        for (bounds, want) in [
+            (
+                r#""minimum":2.5,"maximum":2.9"#,
+                "properties.n.maximum: 2.9 leaves no integer at or above minimum 2.5",
+            ),
+            (
+                r#""maximum":2.9,"minimum":2.5"#,
+                "properties.n.maximum: 2.9 leaves no integer at or above minimum 2.5",
+            ),
+            (
+                r#""minimum":2.5,"maximum":2.5"#,
+                "properties.n.maximum: 2.5 leaves no integer at or above minimum 2.5",
+            ),
+            (
+                r#""exclusiveMinimum":2,"exclusiveMaximum":3"#,
+                "properties.n.exclusiveMaximum: 3 leaves no integer above exclusiveMinimum 2",
+            ),
+            (
+                r#""exclusiveMinimum":2,"maximum":2.9"#,
+                "properties.n.maximum: 2.9 leaves no integer above exclusiveMinimum 2",
+            ),
+            (
+                r#""minimum":2.1,"exclusiveMaximum":3"#,
+                "properties.n.exclusiveMaximum: 3 leaves no integer at or above minimum 2.1",
+            ),
+            (
+                r#""minimum":-2.9,"maximum":-2.5"#,
+                "properties.n.maximum: -2.5 leaves no integer at or above minimum -2.9",
+            ),
+            (
+                r#""exclusiveMinimum":-1,"exclusiveMaximum":0"#,
+                "properties.n.exclusiveMaximum: 0 leaves no integer above exclusiveMinimum -1",
+            ),
+            (
+                r#""exclusiveMinimum":-0.5,"exclusiveMaximum":0"#,
+                "properties.n.exclusiveMaximum: 0 leaves no integer above exclusiveMinimum -0.5",
+            ),
+            (
+                r#""minimum":0.25e1,"maximum":29e-1"#,
+                "properties.n.maximum: 29e-1 leaves no integer at or above minimum 0.25e1",
+            ),
+            (
+                r#""exclusiveMinimum":99999999999999999999,"exclusiveMaximum":1e20"#,
+                "properties.n.exclusiveMaximum: 1e20 leaves no integer above exclusiveMinimum 99999999999999999999",
+            ),
+            (
+                r#""minimum":12345678901234567890.5,"maximum":12345678901234567890.75"#,
+                "properties.n.maximum: 12345678901234567890.75 leaves no integer at or above minimum 12345678901234567890.5",
+            ),
+            (
+                r#""minimum":-0.9,"exclusiveMinimum":-1,"exclusiveMaximum":0"#,
+                "properties.n.exclusiveMaximum: 0 leaves no integer at or above minimum -0.9",
+            ),
+        ] {
+            let s = int(bounds);
+            let e = c(&s).expect_err(&s);
+            assert_eq!(e.kind, SchemaErrorKind::Invalid, "{s}");
+            assert_eq!(message(&s), want, "{s}");
+        }
+        // Bounds that admit an integer, if only one, and the same bounds
+        // where a non-integer may meet them.
+        for bounds in [
+            r#""minimum":2.5,"maximum":3"#,
+            r#""minimum":2,"maximum":2.9"#,
+            r#""minimum":2,"maximum":2"#,
+            r#""minimum":2.000,"maximum":2.0"#,
+            r#""exclusiveMinimum":2,"exclusiveMaximum":4"#,
+            r#""exclusiveMinimum":1.9,"exclusiveMaximum":2.1"#,
+            r#""exclusiveMinimum":2.9,"maximum":3"#,
+            r#""minimum":-0.5,"maximum":0.5"#,
+            r#""minimum":-0,"maximum":0"#,
+            r#""exclusiveMinimum":-1,"exclusiveMaximum":1"#,
+            r#""minimum":-3.5,"maximum":-2.9"#,
+            r#""exclusiveMinimum":99999999999999999999,"exclusiveMaximum":100000000000000000001"#,
+            r#""minimum":12345678901234567890.5,"maximum":12345678901234567891"#,
+            r#""minimum":1e300,"maximum":1e300"#,
+            r#""minimum":2.5"#,
+            r#""exclusiveMaximum":-7.5"#,
+        ] {
+            let s = int(bounds);
+            assert!(c(&s).is_ok(), "{s}: {:?}", c(&s));
+            for other in [r#""number""#, r#"["number","integer"]"#] {
+                let s = s.replace(r#""integer""#, other);
+                assert!(c(&s).is_ok(), "{s}: {:?}", c(&s));
+            }
+        }
+        for t in [r#""number""#, r#"["integer","number"]"#] {
+            let s = int(r#""minimum":2.5,"maximum":2.9"#).replace(r#""integer""#, t);
+            assert!(c(&s).is_ok(), "{s}: {:?}", c(&s));
+        }
+        // Without a type any value passes, numbers too.
+        let s = r#"{"type":"object","properties":{"n":{"minimum":2.5,"maximum":2.9}}}"#;
+        assert!(c(s).is_ok());
+        // Nested under items, like every other contradiction.
+        let s = r#"{"type":"object","properties":{"l":{"type":"array","items":{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":1}}}}"#;
+        assert_eq!(
+            message(s),
+            "properties.l.items.exclusiveMaximum: 1 leaves no integer above exclusiveMinimum 0"
+        );
     }
 
     #[test]

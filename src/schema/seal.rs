@@ -27,7 +27,7 @@ use crate::limits::{MCP_MAX_DEPTH, MCP_MAX_MULTIPLE_OF_DIGITS, MCP_MAX_SCHEMA_TO
 /// The checker's version: raised whenever the set of schemas the checker
 /// accepts, or what the validator makes of them, changes, so that seals
 /// from an older library stop matching.
-const SEAL_VERSION: u8 = 1;
+const SEAL_VERSION: u8 = 2;
 
 /// The seal of a tool's input schema and (optional) output schema. Never 0
 /// (`schema_seal = 0` means "not sealed").

@@ -14,4 +14,10 @@ execute_process(COMMAND "${SEAL}" "${DIR}/bad.json" ERROR_VARIABLE why RESULT_VA
 if(NOT rc4 EQUAL 1 OR NOT why MATCHES "inputSchema: properties.p.pattern: unsupported keyword")
   message(FATAL_ERROR "emcp-seal on a bad schema: ${rc4} '${why}'")
 endif()
+# An integer whose bounds admit no integer: refused like every contradiction.
+execute_process(COMMAND "${SEAL}" -t "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":2.5,\"maximum\":2.9}}}"
+  ERROR_VARIABLE why RESULT_VARIABLE rc5)
+if(NOT rc5 EQUAL 1 OR NOT why MATCHES "inputSchema: properties.n.maximum: 2.9 leaves no integer at or above minimum 2.5")
+  message(FATAL_ERROR "emcp-seal on an integer without integers: ${rc5} '${why}'")
+endif()
 message(STATUS "PASS emcp-seal: ${from_file}")
