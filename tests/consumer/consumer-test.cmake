@@ -42,11 +42,15 @@ endif()
 # The FreeRTOS example on the same installed tree (-DEMCP_PREBUILT_DIR),
 # configured with the filtered PATH of consumer_find_package (no cargo, no
 # rustc): configure level, as no FreeRTOS-Kernel is in CI (docs/freertos.md).
+# The compiler is named as run.cmake links it there (cc, gcc or clang: the
+# build's own).
+get_filename_component(emcp_consumer_cc "${CMAKE_C_COMPILER}" NAME)
 add_test(NAME freertos_prebuilt_configure
          COMMAND "${CMAKE_COMMAND}" -E env "PATH=${CMAKE_BINARY_DIR}/tests/consumer-find-package-path"
                  "${CMAKE_COMMAND}" -S "${PROJECT_SOURCE_DIR}/examples-c/freertos"
                  -B "${CMAKE_BINARY_DIR}/tests/freertos-prebuilt"
-                 "-DEMCP_PREBUILT_DIR=${CMAKE_BINARY_DIR}/tests/consumer-prefix" "-DCMAKE_C_COMPILER=cc")
+                 "-DEMCP_PREBUILT_DIR=${CMAKE_BINARY_DIR}/tests/consumer-prefix"
+                 "-DCMAKE_C_COMPILER=${emcp_consumer_cc}")
 set_tests_properties(freertos_prebuilt_configure PROPERTIES LABELS "consumer;cmake" TIMEOUT 120
                      FIXTURES_REQUIRED emcp_installed_greenhouse
                      PASS_REGULAR_EXPRESSION "emcp: prebuilt emcp [0-9.]+ \\(host, [a-z]+ profile\\) from [^\n]*: no Rust build")
