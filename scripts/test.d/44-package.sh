@@ -43,7 +43,7 @@ result() { # result STATUS NAME [LOG]
 
 rc=0
 scripts/package --help --out "$OUT/help" >"$OUT/help.txt" 2>&1 || rc=$?
-grep -q '^  scripts/package \[--core TRIPLE\]' "$OUT/help.txt" || rc=1
+grep -q '^Usage: scripts/package \[--core TRIPLE\]' "$OUT/help.txt" || rc=1
 [ ! -e "$OUT/help" ] || rc=1
 result "$rc" "scripts/package --help: usage, exit 0, nothing created" "$OUT/help.txt"
 
