@@ -81,9 +81,9 @@ SESSION: list[tuple[bytes, tuple | None]] = [
      ("err", 18, -32600)),                                              # too many tokens
     (b"", None),                                                          # blank line
     (b'{"jsonrpc":"2.0","id":19,"method":"ping","params":{"x":"' + b"a" * LINE_MAX + b'"}}',
-     ("err", None, -32600)),                                              # just over the line limit
+     ("err", 19, -32600)),                                                # just over the line limit (id kept)
     (b'{"jsonrpc":"2.0","id":20,"method":"ping","params":{"x":"' + b"b" * (1 << 20) + b'"}}',
-     ("err", None, -32600)),                                              # 1 MB line
+     ("err", 20, -32600)),                                                # 1 MB line (id kept)
     (b'{"jsonrpc":"2.0","id":"\\u0041","method":"ping"}', ("ok", "A")),
     (b'{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"set_vent","arguments":{"percent":18446744073709551616}}}', ("ok", 22)),
 ]
