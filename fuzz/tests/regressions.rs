@@ -73,15 +73,20 @@ fn probe(_: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
     }
 }
 
-fn call_with(schema: &str, args: &str) -> (String, usize) {
-    let mut s = Server::new(ServerInfo {
+/// A server with no tools yet, as these regression tests build it.
+fn bare_server() -> Server<'static> {
+    Server::new(ServerInfo {
         name: "r",
         version: "1",
         title: None,
         instructions: None,
         list_ttl_ms: 0,
         cache_public: false,
-    });
+    })
+}
+
+fn call_with(schema: &str, args: &str) -> (String, usize) {
+    let mut s = bare_server();
     s.add_tool(Tool {
         max_result_len: 28, // probe's {"type":"text","text":"ran"}
         ..Tool::new("t", schema, Handler::Rust(probe))
@@ -152,14 +157,7 @@ fn breaks_output(_: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
 /// Each degraded error now has a short form that names its cause.
 #[test]
 fn output_schema_break_at_the_smallest_buffer_says_so() {
-    let mut s = Server::new(ServerInfo {
-        name: "r",
-        version: "1",
-        title: None,
-        instructions: None,
-        list_ttl_ms: 0,
-        cache_public: false,
-    });
+    let mut s = bare_server();
     s.add_tool(Tool {
         output_schema: Some(r#"{"type":"object","properties":{"n":{"maximum":10}}}"#),
         annotations: emcp::limits::MCP_TOOL_READ_ONLY,
