@@ -7,11 +7,14 @@
 //!   string lengths, an outputSchema, input_required) whose Rust handlers
 //!   count their invocations and re-validate their own arguments.
 //! - [`check`]: the invariants asserted on every exchange.
+//! - [`reference`]: a JSON Schema validator for emcp's keyword subset,
+//!   written apart from emcp, that the `program` target checks verdicts with.
 //!
 //! Every violation is a panic, which libFuzzer reports as a crash.
 
 pub mod check;
 pub mod fixture;
 pub mod gen;
+pub mod reference;
 pub mod targets;
 pub mod tree;

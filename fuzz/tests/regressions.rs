@@ -48,6 +48,10 @@ fn regressions_tokenizer_diff() {
     replay("tokenizer_diff", emcp_fuzz::targets::tokenizer_diff::run);
 }
 #[test]
+fn regressions_program() {
+    replay("program", emcp_fuzz::targets::program::run);
+}
+#[test]
 fn regressions_schema() {
     replay("schema", emcp_fuzz::targets::schema::run);
 }

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-25}"
-TARGETS=(handle handle_structured tokenizer_diff schema framer headers roundtrip)
+TARGETS=(handle handle_structured tokenizer_diff schema program framer headers roundtrip)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

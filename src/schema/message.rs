@@ -109,7 +109,7 @@ impl MsgBuf {
 
     /// The argument path marked by [`MsgBuf::mark_path`] (may be cut short)
     /// and the keyword; `None` when no path was marked.
-    pub(crate) fn path_keyword(&self) -> Option<(&[u8], &'static str)> {
+    pub fn path_keyword(&self) -> Option<(&[u8], &'static str)> {
         let end = usize::from(self.path_end).min(self.len);
         // `path_end` was the length once, so it ends on a character boundary.
         let path = self.buf.get(..end).unwrap_or(&[]);

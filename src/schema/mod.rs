@@ -10,12 +10,17 @@
 //! in flash) is the only representation, so a schema costs no RAM.
 
 pub(crate) mod compile;
+mod emit;
 mod message;
+pub(crate) mod program;
+mod run;
 pub(crate) mod seal;
 mod validate;
 
 pub use compile::{SchemaError, SchemaErrorKind, compile};
+pub use emit::{MCP_MAX_PROGRAM_LEN, emit};
 pub use message::MsgBuf;
+pub use run::{PViolation, default_for as program_default_for, run};
 pub use seal::seal;
 pub use validate::{Violation, default_for, validate};
 

@@ -31,55 +31,55 @@ pub(crate) struct Text {
     pub(crate) keyword: &'static str,
 }
 
-const OUT_OF_RANGE: Text = Text {
+pub(crate) const OUT_OF_RANGE: Text = Text {
     text: " is out of range",
     keyword: "type",
 };
-const BEYOND_I64: Text = Text {
+pub(crate) const BEYOND_I64: Text = Text {
     text: " is beyond the 64-bit integer range",
     keyword: "type",
 };
-const BELOW_MIN: Text = Text {
+pub(crate) const BELOW_MIN: Text = Text {
     text: " is below minimum ",
     keyword: "minimum",
 };
-const ABOVE_MAX: Text = Text {
+pub(crate) const ABOVE_MAX: Text = Text {
     text: " is above maximum ",
     keyword: "maximum",
 };
-const NOT_ABOVE_XMIN: Text = Text {
+pub(crate) const NOT_ABOVE_XMIN: Text = Text {
     text: " is not above exclusiveMinimum ",
     keyword: "exclusiveMinimum",
 };
-const NOT_BELOW_XMAX: Text = Text {
+pub(crate) const NOT_BELOW_XMAX: Text = Text {
     text: " is not below exclusiveMaximum ",
     keyword: "exclusiveMaximum",
 };
-const NOT_MULTIPLE: Text = Text {
+pub(crate) const NOT_MULTIPLE: Text = Text {
     text: " is not a multiple of ",
     keyword: "multipleOf",
 };
-const SHORTER: Text = Text {
+pub(crate) const SHORTER: Text = Text {
     text: " is shorter than minLength ",
     keyword: "minLength",
 };
-const LONGER: Text = Text {
+pub(crate) const LONGER: Text = Text {
     text: " is longer than maxLength ",
     keyword: "maxLength",
 };
-const FEWER: Text = Text {
+pub(crate) const FEWER: Text = Text {
     text: " has fewer items than minItems ",
     keyword: "minItems",
 };
-const MORE: Text = Text {
+pub(crate) const MORE: Text = Text {
     text: " has more items than maxItems ",
     keyword: "maxItems",
 };
-const NOT_CONST: Text = Text {
+pub(crate) const NOT_CONST: Text = Text {
     text: " must equal ",
     keyword: "const",
 };
-const NOT_ALLOWED: Text = Text {
+pub(crate) const NOT_ALLOWED: Text = Text {
     text: " is not allowed (additionalProperties is false)",
     keyword: "additionalProperties",
 };
@@ -145,6 +145,12 @@ pub struct Violation {
 }
 
 impl Violation {
+    /// A violation as found by another walker of the same rules (the
+    /// program interpreter), for [`Violation::describe`] to word.
+    pub(crate) fn new(fail: Fail, args: Option<usize>) -> Self {
+        Violation { fail, args }
+    }
+
     /// Writes the message, e.g. `percent: 120 is above maximum 100`, with
     /// the argument's path and the keyword marked ([`MsgBuf::path_keyword`]);
     /// `t` and `doc` are the schema and the document [`validate`] was given.
@@ -262,12 +268,12 @@ fn kind_name(doc: &Doc<'_>, i: usize) -> &'static str {
 /// Iterates the members of a validated `[ ... ]` text (an `enum`, whose
 /// members registration checked are scalars), as written: read by the
 /// document reader every request already links.
-fn scalars(raw: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn scalars(raw: &[u8]) -> impl Iterator<Item = &[u8]> {
     let d = Doc::new(raw);
     d.elements(d.root()).map(move |e| d.raw(e))
 }
 
-fn str_inner(raw: &[u8]) -> &[u8] {
+pub(crate) fn str_inner(raw: &[u8]) -> &[u8] {
     raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[])
 }
 
