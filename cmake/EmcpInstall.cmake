@@ -8,7 +8,7 @@
 #   lib/libemcp_*.a     the binding libraries built here
 #   lib/cmake/emcp/     emcpConfig.cmake, emcpConfigVersion.cmake, emcpTargets*.cmake
 #   lib/pkgconfig/emcp.pc
-#   bin/                emcp-bridge and emcp-seal (with EMCP_BUILD_TOOLS)
+#   bin/                emcp-bridge, emcp-seal and emcp-gen (with EMCP_BUILD_TOOLS)
 #
 # A project then says find_package(emcp 0.1 REQUIRED) and links the same
 # targets add_subdirectory(emcp) gives: emcp::emcp, emcp::stdio, emcp::http,
@@ -51,6 +51,13 @@ install(EXPORT emcpTargets NAMESPACE emcp:: DESTINATION "${EMCP_INSTALL_CMAKEDIR
 if(EMCP_BUILD_TOOLS AND TARGET emcp-bridge)
   install(TARGETS emcp-bridge emcp-seal RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT emcp)
 endif()
+get_property(emcp_gen_built GLOBAL PROPERTY emcp_gen_built)
+if(EMCP_BUILD_TOOLS AND emcp_gen_built)
+  install(PROGRAMS "${emcp_gen_built}" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT emcp)
+endif()
+# emcp_generate_tools for projects that use the package (emcpConfig.cmake
+# includes it, with the package's bin/emcp-gen when it has one).
+install(FILES "${PROJECT_SOURCE_DIR}/cmake/EmcpGenerate.cmake" DESTINATION "${EMCP_INSTALL_CMAKEDIR}" COMPONENT emcp)
 
 # What emcpConfig.cmake reports and checks: the core's target and profile,
 # the limits, and which system libraries the bindings need.

@@ -36,6 +36,10 @@ for feature in legacy catalog mrtr policy rich schema-check http; do
   cargo test --quiet --no-default-features --features "minimal,$feature,std" --lib
 done
 
+step "emcp-gen (tools/gen: fmt, clippy, tests)"
+(cd tools/gen && cargo fmt -- --check && cargo clippy --quiet --locked --all-targets -- -D warnings &&
+  cargo test --quiet --locked)
+
 step "ABI checks (tests/abi: ctest + bindgen)"
 (cd tests/abi && cargo test)
 

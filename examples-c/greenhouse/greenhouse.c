@@ -5,6 +5,7 @@
  */
 
 #include "greenhouse.h"
+#include "greenhouse_tools.h" /* generated from greenhouse_tools.json */
 
 #include "emcp_clock.h"
 
@@ -344,68 +345,29 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 /* ---- Registration ------------------------------------------------------ */
 
 struct greenhouse_tool {
-    mcp_tool_t def;
+    const mcp_tool_t *def;
     tool_body_fn body;
 };
 
-/* Registered in this order; a fixed order helps client and prompt caches.
+/* The definitions (names, descriptions, schemas, limits, seals) are those of
+ * greenhouse_tools.json, turned into constants at build time by emcp-gen
+ * (emcp_generate_tools in CMakeLists.txt): every schema was checked then,
+ * and each definition carries its seal, so a library without the schema
+ * checker (the minimal profile, as the QEMU firmware) registers them as they
+ * are. set_vent's longest answer is the refusal "refused: opening above 80%
+ * needs a confirmation this client cannot give" with {"ok":false}
+ * (maxResultLen 129; success is 87), measured by mcp_server_tool_usage after
+ * the e2e tests, so a call whose answer cannot be delivered never moves the
+ * vent.
+ *
+ * Registered in this order; a fixed order helps client and prompt caches.
  * The policy bits of --policy are indices into this table. */
 static const struct greenhouse_tool tools[] = {
-    {.def = {.name = "read_sensor",
-             .description = "Latest reading of one sensor: value, unit, age_s.",
-             .input_schema = "{\"type\":\"object\",\"required\":[\"sensor_id\"],"
-                             "\"additionalProperties\":false,\"properties\":{\"sensor_id\":"
-                             "{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]}}}",
-             /* What read_sensor's structuredContent holds on success (the core
-              * checks every result against it; refusals carry none). Kept to
-              * types and required members: tools/list must still fit one page
-              * of the test firmware's 1280-byte response buffer (FW_TX_MAX). */
-             .output_schema = "{\"type\":\"object\",\"required\":[\"value\",\"unit\",\"age_s\"],"
-                              "\"properties\":{\"value\":{\"type\":\"number\"},"
-                              "\"unit\":{\"type\":\"string\"},\"age_s\":{\"type\":\"integer\"}}}",
-             .annotations = MCP_TOOL_READ_ONLY,
-             /* emcp-seal of the two schemas above: a library without the
-              * schema checker (the minimal profile, as the QEMU firmware)
-              * registers the tool only with it; one with the checker (every
-              * host build here) refuses it once the texts change, and its
-              * mcp_server_schema_error gives the new seal. */
-             .schema_seal = 0x3c81ef5eu},
-     .body = read_sensor},
-    {.def = {.name = "set_vent",
-             .description = "Open the roof vent to 0-100 percent, at most once every 2 s. Refused "
-                            "while the wind lock is on.",
-             .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],"
-                             "\"additionalProperties\":false,\"properties\":{\"percent\":"
-                             "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
-                             "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
-                             "\"maxLength\":64}}}",
-             .annotations = MCP_TOOL_IDEMPOTENT,
-             /* The most its result writes, so a call whose answer cannot be
-              * delivered never moves the vent: its longest answer is the
-              * refusal "refused: opening above 80% needs a confirmation this
-              * client cannot give" with {"ok":false} (129 bytes; success is
-              * 87). Measured by mcp_server_tool_usage after the e2e tests. */
-             .max_result_len = 129,
-             .schema_seal = 0x8d18e047u, /* emcp-seal of the schema above */
-#ifndef GREENHOUSE_NO_POLICY
-             .min_interval_ms = GREENHOUSE_VENT_INTERVAL_MS,
-             .idempotency_key = "idempotency_key"
-#endif
-    },
-     .body = set_vent},
+    {.def = &greenhouse_tools[GREENHOUSE_TOOL_READ_SENSOR], .body = read_sensor},
+    {.def = &greenhouse_tools[GREENHOUSE_TOOL_SET_VENT], .body = set_vent},
 };
 
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
-
-/* set_vent's schema with durable records (--state-dir): every call carries
- * an idempotency key, so none can move the vent without one. */
-static const char set_vent_keyed_schema[] =
-    "{\"type\":\"object\",\"required\":[\"percent\",\"idempotency_key\"],"
-    "\"additionalProperties\":false,\"properties\":{\"percent\":"
-    "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
-    "\"idempotency_key\":{\"type\":\"string\",\"minLength\":1,"
-    "\"maxLength\":64}}}";
-#define SET_VENT_KEYED_SEAL 0xf00e6264u /* its emcp-seal */
 
 void greenhouse_set_durable(const greenhouse_durable_t *d)
 {
@@ -449,7 +411,7 @@ int greenhouse_add_policy(const char *spec, const char **why)
         size_t tlen = comma != NULL ? (size_t)(comma - t) : strlen(t);
         size_t i = 0;
         while (i < TOOL_COUNT &&
-               !(strlen(tools[i].def.name) == tlen && memcmp(tools[i].def.name, t, tlen) == 0)) {
+               !(strlen(tools[i].def->name) == tlen && memcmp(tools[i].def->name, t, tlen) == 0)) {
             i++;
         }
         if (i == TOOL_COUNT) {
@@ -497,7 +459,7 @@ static bool policy_allows(void *user, const uint8_t *principal, size_t principal
             continue;
         }
         for (size_t t = 0; t < TOOL_COUNT; t++) {
-            if (strlen(tools[t].def.name) == tool_len && memcmp(tools[t].def.name, tool, tool_len) == 0) {
+            if (strlen(tools[t].def->name) == tool_len && memcmp(tools[t].def->name, tool, tool_len) == 0) {
                 return (policy[i].tools & (1u << t)) != 0;
             }
         }
@@ -674,19 +636,24 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
         return rc;
     }
     for (size_t i = 0; i < TOOL_COUNT; i++) {
-        mcp_tool_t def = tools[i].def;
+        mcp_tool_t def = *tools[i].def;
         if (def.idempotency_key != NULL && durable.key_required && !durable.retry_keys) {
-            def.input_schema = set_vent_keyed_schema;
-            def.schema_seal = SET_VENT_KEYED_SEAL;
+            /* With durable records every call carries an idempotency key,
+             * so none can move the vent without one. */
+            def = greenhouse_tools[GREENHOUSE_TOOL_SET_VENT_KEYED];
         }
-        if (def.min_interval_ms != 0 && durable.vent_interval_ms >= 0) {
-            def.min_interval_ms = (uint32_t)durable.vent_interval_ms;
+        if (def.min_interval_ms != 0) {
+            /* The tools file marks set_vent rate-limited; the interval is
+             * GREENHOUSE_VENT_INTERVAL_MS (a build may change it), or the
+             * durable state's. */
+            def.min_interval_ms = durable.vent_interval_ms >= 0 ? (uint32_t)durable.vent_interval_ms
+                                                                : GREENHOUSE_VENT_INTERVAL_MS;
         }
         rc = mcp_server_add_tool(server, &def, tool_call, (void *)&tools[i]);
         if (rc != 0) {
             char why[160];
             if (mcp_server_schema_error(server, why, sizeof why) > 0) {
-                fprintf(stderr, "greenhouse: %s: %s\n", tools[i].def.name, why);
+                fprintf(stderr, "greenhouse: %s: %s\n", tools[i].def->name, why);
             }
             return rc;
         }

@@ -36,6 +36,13 @@ set(emcp_program_files "")
 foreach(p IN LISTS emcp_programs)
   list(APPEND emcp_program_files "$<TARGET_FILE:${p}>")
 endforeach()
+# emcp-gen is built by cargo for the build machine (cmake/EmcpGenerate.cmake),
+# not as an executable target.
+get_property(emcp_gen_built GLOBAL PROPERTY emcp_gen_built)
+if(emcp_gen_built)
+  list(APPEND emcp_programs emcp-gen)
+  list(APPEND emcp_program_files "${emcp_gen_built}")
+endif()
 message(STATUS "emcp: help_flags checks the scripts and the programs ${emcp_programs}")
 add_test(NAME help_flags
          COMMAND "${EMCP_PYTHON3}" "${CMAKE_CURRENT_LIST_DIR}/check_help.py"

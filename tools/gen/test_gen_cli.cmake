@@ -1,0 +1,32 @@
+# CTest gen_cli (tools/gen/CMakeLists.txt): emcp-gen as a build runs it.
+#   -DGEN=<emcp-gen> -DDIR=<scratch> -DGREENHOUSE=<greenhouse_tools.json>
+# A good file writes both files, and running it again changes neither (no
+# rebuild); a refused file exits 1 naming file:line:col, the tool and the
+# keyword's path, and writes nothing.
+file(REMOVE_RECURSE "${DIR}")
+file(MAKE_DIRECTORY "${DIR}")
+execute_process(COMMAND "${GEN}" "${GREENHOUSE}" "${DIR}/ok" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${DIR}/ok/greenhouse_tools.c" OR NOT EXISTS "${DIR}/ok/greenhouse_tools.h")
+  message(FATAL_ERROR "emcp-gen on the greenhouse: exit ${rc}: ${err}")
+endif()
+file(READ "${DIR}/ok/greenhouse_tools.c" c)
+foreach(want "0x8d18e047u" "GREENHOUSE_TOOL_SET_VENT_KEYED" ".max_result_len = 129")
+  string(FIND "${c}" "${want}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "greenhouse_tools.c lacks ${want}")
+  endif()
+endforeach()
+file(TIMESTAMP "${DIR}/ok/greenhouse_tools.c" before "%s")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 1.1)
+execute_process(COMMAND "${GEN}" "${GREENHOUSE}" "${DIR}/ok" RESULT_VARIABLE rc)
+file(TIMESTAMP "${DIR}/ok/greenhouse_tools.c" after "%s")
+if(NOT rc EQUAL 0 OR NOT before STREQUAL after)
+  message(FATAL_ERROR "a second run rewrote an unchanged file (${before} -> ${after}, exit ${rc})")
+endif()
+file(WRITE "${DIR}/bad_tools.json" "{\"tools\": [\n  {\"name\": \"vent\", \"maxResultLen\": 9,\n   \"inputSchema\": {\"type\": \"object\", \"properties\": {\"p\": {\"type\": \"integer\", \"maximum\": 3, \"default\": 9}}}}]}\n")
+execute_process(COMMAND "${GEN}" "${DIR}/bad_tools.json" "${DIR}/bad" RESULT_VARIABLE rc ERROR_VARIABLE err)
+set(want "bad_tools.json:3:103: tool \"vent\": inputSchema: properties.p.default: 9 is above maximum 3")
+string(FIND "${err}" "${want}" at)
+if(NOT rc EQUAL 1 OR at LESS 0 OR EXISTS "${DIR}/bad")
+  message(FATAL_ERROR "a refused file: exit ${rc}, said: ${err} (wanted ${want}, and nothing written)")
+endif()
