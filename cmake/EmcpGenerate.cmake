@@ -33,6 +33,10 @@ function(emcp_gen_program out)
   get_filename_component(root "${root}" ABSOLUTE)
   set(dir "${CMAKE_BINARY_DIR}/emcp-gen-host")
   set(exe "${dir}/emcp-gen")
+  # cargo's build directory: shared by every build tree of this checkout
+  # (cargo locks it), so each does not compile the generator again.
+  set(EMCP_GEN_CARGO_TARGET_DIR "${root}/target/emcp-gen-host" CACHE PATH
+      "cargo --target-dir for emcp-gen (a host program; shared by the build trees of one checkout)")
   if(NOT TARGET emcp_gen_host)
     if(NOT EXISTS "${root}/tools/gen/Cargo.toml")
       message(FATAL_ERROR "emcp_generate_tools: no tools/gen under ${root}, and EMCP_GEN_EXECUTABLE is not set")
@@ -57,8 +61,8 @@ function(emcp_gen_program out)
       OUTPUT "${exe}"
       COMMAND "${CMAKE_COMMAND}" -E env ${unset}
               "${cargo}" build --release --locked --manifest-path "${root}/tools/gen/Cargo.toml"
-              --target-dir "${dir}/cargo"
-      COMMAND "${CMAKE_COMMAND}" -E copy "${dir}/cargo/release/emcp-gen" "${exe}"
+              --target-dir "${EMCP_GEN_CARGO_TARGET_DIR}"
+      COMMAND "${CMAKE_COMMAND}" -E copy "${EMCP_GEN_CARGO_TARGET_DIR}/release/emcp-gen" "${exe}"
       DEPENDS ${sources} "${root}/tools/gen/Cargo.toml" "${root}/tools/gen/Cargo.lock" "${root}/Cargo.toml"
       COMMENT "Building emcp-gen for the build machine"
       USES_TERMINAL

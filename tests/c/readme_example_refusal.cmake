@@ -1,0 +1,22 @@
+# The refusal README.md quotes under "Using it from C" is what emcp-gen says
+# for its tools file with "pattern": "x" in place of "minimum": 0
+# (run as: cmake -DGEN=<emcp-gen> -DREADME=<README.md> -DDIR=<scratch> -P).
+file(READ "${README}" readme)
+string(REGEX MATCH "<!-- readme-example: tools.json -->\n```json\n([^`]*)```" _ "${readme}")
+set(tools "${CMAKE_MATCH_1}")
+string(REPLACE "\"minimum\": 0" "\"pattern\": \"x\"" bad "${tools}")
+if(bad STREQUAL tools)
+  message(FATAL_ERROR "the README's tools file has no \"minimum\": 0 to replace")
+endif()
+string(REGEX MATCH "the build stops with\n`(tools\\.json:[^`]*)`" _ "${readme}")
+string(REPLACE "\n" " " quoted "${CMAKE_MATCH_1}")
+if(NOT quoted)
+  message(FATAL_ERROR "README.md quotes no refusal after 'the build stops with'")
+endif()
+file(REMOVE_RECURSE "${DIR}")
+file(WRITE "${DIR}/tools.json" "${bad}")
+execute_process(COMMAND "${GEN}" tools.json out WORKING_DIRECTORY "${DIR}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+string(STRIP "${err}" err)
+if(NOT rc EQUAL 1 OR NOT err STREQUAL quoted)
+  message(FATAL_ERROR "emcp-gen said (exit ${rc}):\n${err}\nREADME.md quotes:\n${quoted}")
+endif()
