@@ -62,6 +62,9 @@ set(EMCP_PACKAGE_HTTP_TLS "")
 if(TARGET emcp_http)
   set(EMCP_PACKAGE_HTTP_TLS "${EMCP_HTTP_TLS_BUILT}")
 endif()
+# With EMCP_HTTP_TLS=wolfssl: the wolfSSL prefix the build used, where the
+# package looks first (wolfSSL itself is not installed with emcp).
+set(EMCP_PACKAGE_WOLFSSL_ROOT "${EMCP_WOLFSSL_ROOT_USED}")
 set(EMCP_PACKAGE_SANITIZER "${emcp_sanitizer_link_options}")
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/package/emcpConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/package/emcpConfig.cmake"
