@@ -12,7 +12,8 @@
 #  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
 #    through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
-#  - tests/http/test_https.py against the wolfSSL engine (Python's own TLS).
+#  - tests/http/test_https.py against the wolfSSL engine (Python's own TLS);
+#  - scripts/pqc-report -n 50 (the handshake figures, printed).
 . "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,4 +49,6 @@ done
 
 echo "65-pqc: tests/http/test_https.py on the wolfSSL engine"
 (cd tests/http && timeout 300 python3 -m pytest -v -p no:cacheprovider test_https.py)
+echo "65-pqc: scripts/pqc-report -n 50 (printed; fails only when a group is not negotiated)"
+scripts/pqc-report -n 50
 echo "65-pqc: done in $((SECONDS - t0)) s"

@@ -13,11 +13,14 @@
  * --report, appended):
  *
  *   relay: conn=N group=X25519MLKEM768 version=TLSv1.3 cipher=... handshake_us=...
- *          tx=BYTES rx=BYTES expect=ok
+ *          tx=BYTES rx=BYTES round_trips=N expect=ok
  *   relay: conn=N handshake=failed tx=BYTES rx=BYTES error=REASON
  *
  * tx/rx are the bytes of the handshake sent to and received from the server
- * (TCP payload, records included). With --expect-group, a connection that
+ * (TCP payload, records included) until the client's handshake completes;
+ * round_trips counts the times the client waited for the server after
+ * sending (1 for a full TLS 1.3 handshake, 2 after a HelloRetryRequest).
+ * --bench N makes N handshakes and prints their medians (scripts/pqc-report). With --expect-group, a connection that
  * negotiated another group (a server that fell back to X25519) is closed
  * before any request goes through ("expect=MISMATCH"), and a failed
  * handshake is reported as "handshake=failed". On SIGTERM or SIGINT the relay
@@ -86,16 +89,21 @@ static void usage(FILE *to)
     fprintf(to,
             "Usage: emcp-pqc-relay --connect ADDR:PORT --ca CERT.pem --groups G[:G...]\n"
             "                      [--listen ADDR:PORT] [--expect-group G] [--server-name NAME]\n"
-            "                      [--report FILE]\n"
+            "                      [--report FILE] [--bench N]\n"
             "  Test code of the post-quantum TLS profile: accepts plain HTTP on --listen\n"
             "  (default 127.0.0.1:0; the port is printed to stderr as 'listening on ADDR:PORT')\n"
             "  and relays each connection over TLS 1.3 (wolfSSL) to --connect, offering only\n"
             "  the key-exchange groups of --groups: X25519, X25519MLKEM768, SecP256r1MLKEM768,\n"
             "  secp256r1, ML-KEM-768. The server certificate must chain to --ca and name\n"
             "  --server-name (default localhost). One line per handshake on stdout and in\n"
-            "  --report: conn, group, version, cipher, handshake_us, tx/rx handshake bytes.\n"
+            "  --report: conn, group, version, cipher, handshake_us, tx/rx handshake bytes,\n"
+            "  round trips.\n"
             "  --expect-group G  close a connection that negotiated another group; exit 3 then\n"
-            "                    (4 after a failed handshake) on SIGTERM, else 0.\n");
+            "                    (4 after a failed handshake) on SIGTERM, else 0.\n"
+            "  --bench N         listen to nothing: N handshakes in a row (new TCP connection\n"
+            "                    each, no resumption), then one line: group= handshakes=\n"
+            "                    handshake_median_us= client_to_server_bytes= server_to_client_bytes=\n"
+            "                    round_trips= (medians; exit 3 or 4 as above)\n");
 }
 
 static bool parse_addr(const char *s, struct sockaddr_in *out)
@@ -152,6 +160,8 @@ struct conn {
     unsigned id;
     unsigned long tx;
     unsigned long rx;
+    unsigned round_trips; /* times the client waited for the server after sending */
+    bool sent;            /* sent since the last receive */
 };
 
 static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
@@ -161,6 +171,8 @@ static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
     ssize_t n = recv(c->server, buf, (size_t)sz, 0);
     if (n > 0) {
         c->rx += (unsigned long)n;
+        c->round_trips += c->sent;
+        c->sent = false;
         return (int)n;
     }
     if (n == 0) {
@@ -176,6 +188,7 @@ static int io_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
     ssize_t n = send(c->server, buf, (size_t)sz, MSG_NOSIGNAL);
     if (n >= 0) {
         c->tx += (unsigned long)n;
+        c->sent = c->sent || n > 0;
         return (int)n;
     }
     return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_CONN_RST;
@@ -243,64 +256,82 @@ static void pump(struct conn *c, WOLFSSL *ssl)
     }
 }
 
-static void *serve(void *arg)
+/* Connects to the upstream and runs the TLS 1.3 handshake offering the
+ * configured groups: the WOLFSSL object (group, tx, rx, round trips, *us
+ * set), or NULL with the failure's report line in line. */
+static WOLFSSL *handshake(struct conn *c, long *us, char *line, size_t cap)
 {
-    struct conn *c = arg;
-    char line[512];
-    WOLFSSL *ssl = NULL;
-    c->server = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
+    c->server = socket(AF_INET, SOCK_STREAM, 0);
     if (c->server < 0 || connect(c->server, (struct sockaddr *)&relay.upstream, sizeof relay.upstream) != 0) {
-        snprintf(line, sizeof line, "relay: conn=%u handshake=failed tx=0 rx=0 error=connect:%s", c->id,
-                 strerror(errno));
-        goto failed;
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=0 rx=0 error=connect:%s", c->id, strerror(errno));
+        return NULL;
     }
     (void)setsockopt(c->server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    (void)setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    ssl = wolfSSL_new(relay.ctx);
+    WOLFSSL *ssl = wolfSSL_new(relay.ctx);
     if (ssl == NULL || wolfSSL_set_groups(ssl, relay.groups, relay.n_groups) != WOLFSSL_SUCCESS ||
         wolfSSL_UseSNI(ssl, WOLFSSL_SNI_HOST_NAME, relay.server_name,
                        (unsigned short)strlen(relay.server_name)) != WOLFSSL_SUCCESS ||
         wolfSSL_check_domain_name(ssl, relay.server_name) != WOLFSSL_SUCCESS) {
-        snprintf(line, sizeof line, "relay: conn=%u handshake=failed tx=0 rx=0 error=setup", c->id);
-        goto failed;
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=0 rx=0 error=setup", c->id);
+        wolfSSL_free(ssl);
+        return NULL;
     }
     wolfSSL_SetIOReadCtx(ssl, c);
     wolfSSL_SetIOWriteCtx(ssl, c);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int ret = wolfSSL_connect(ssl);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
     if (ret != WOLFSSL_SUCCESS) {
         char err[WOLFSSL_MAX_ERROR_SZ];
         wolfSSL_ERR_error_string_n((unsigned long)wolfSSL_get_error(ssl, ret), err, sizeof err);
-        snprintf(line, sizeof line, "relay: conn=%u handshake=failed tx=%lu rx=%lu error=%s", c->id, c->tx,
-                 c->rx, err);
-        goto failed;
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=%lu rx=%lu error=%s", c->id, c->tx, c->rx,
+                 err);
+        wolfSSL_free(ssl);
+        return NULL;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    long us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
-    const char *group = group_name(wolfSSL_get_curve_name(ssl));
-    bool ok = relay.expect == NULL || strcmp(group, relay.expect) == 0;
-    snprintf(line, sizeof line, "relay: conn=%u group=%s version=%s cipher=%s handshake_us=%ld tx=%lu rx=%lu expect=%s",
-             c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->tx, c->rx,
-             relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
-    report(line);
-    if (ok) {
-        pump(c, ssl);
-        (void)wolfSSL_shutdown(ssl);
-    } else {
-        pthread_mutex_lock(&relay.lock);
-        relay.mismatches++;
-        pthread_mutex_unlock(&relay.lock);
-    }
-    goto done;
-failed:
-    report(line);
+    return ssl;
+}
+
+static void count_failure(void)
+{
     pthread_mutex_lock(&relay.lock);
     relay.failures++;
     pthread_mutex_unlock(&relay.lock);
-done:
-    wolfSSL_free(ssl);
+}
+
+static void *serve(void *arg)
+{
+    struct conn *c = arg;
+    char line[512];
+    long us = 0;
+    int one = 1;
+    (void)setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    WOLFSSL *ssl = handshake(c, &us, line, sizeof line);
+    if (ssl == NULL) {
+        report(line);
+        count_failure();
+    } else {
+        const char *group = group_name(wolfSSL_get_curve_name(ssl));
+        bool ok = relay.expect == NULL || strcmp(group, relay.expect) == 0;
+        snprintf(line, sizeof line,
+                 "relay: conn=%u group=%s version=%s cipher=%s handshake_us=%ld tx=%lu rx=%lu round_trips=%u "
+                 "expect=%s",
+                 c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->tx, c->rx,
+                 c->round_trips, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
+        report(line);
+        if (ok) {
+            pump(c, ssl);
+            (void)wolfSSL_shutdown(ssl);
+        } else {
+            pthread_mutex_lock(&relay.lock);
+            relay.mismatches++;
+            pthread_mutex_unlock(&relay.lock);
+        }
+        wolfSSL_free(ssl);
+    }
     if (c->server >= 0) {
         close(c->server);
     }
@@ -309,10 +340,76 @@ done:
     return NULL;
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static long median(long *v, unsigned n)
+{
+    qsort(v, n, sizeof v[0], cmp_long);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* --bench N: N handshakes one after another (a new TCP connection each, no
+ * session resumption), then one key=value line of medians. */
+static int bench(unsigned n)
+{
+    long *us = calloc(n, sizeof *us), *tx = calloc(n, sizeof *tx), *rx = calloc(n, sizeof *rx),
+         *rt = calloc(n, sizeof *rt);
+    const char *group = "none";
+    unsigned done = 0;
+    int rc = 0;
+    if (us == NULL || tx == NULL || rx == NULL || rt == NULL) {
+        rc = 1;
+        goto out;
+    }
+    for (unsigned i = 0; i < n && !stop; i++) {
+        struct conn c = {.client = -1, .server = -1, .id = i + 1};
+        char line[512];
+        WOLFSSL *ssl = handshake(&c, &us[done], line, sizeof line);
+        if (ssl == NULL) {
+            fprintf(stderr, "%s\n", line);
+            rc = 4;
+        } else {
+            group = group_name(wolfSSL_get_curve_name(ssl));
+            if (relay.expect != NULL && strcmp(group, relay.expect) != 0) {
+                fprintf(stderr, "emcp-pqc-relay: negotiated %s, not %s\n", group, relay.expect);
+                rc = 3;
+            }
+            tx[done] = (long)c.tx;
+            rx[done] = (long)c.rx;
+            rt[done] = c.round_trips;
+            done++;
+            (void)wolfSSL_shutdown(ssl);
+            wolfSSL_free(ssl);
+        }
+        if (c.server >= 0) {
+            close(c.server);
+        }
+        if (rc != 0) {
+            break;
+        }
+    }
+    if (done > 0) {
+        printf("group=%s handshakes=%u handshake_median_us=%ld client_to_server_bytes=%ld "
+               "server_to_client_bytes=%ld round_trips=%ld\n",
+               group, done, median(us, done), median(tx, done), median(rx, done), median(rt, done));
+    }
+out:
+    free(us);
+    free(tx);
+    free(rx);
+    free(rt);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *listen_at = "127.0.0.1:0", *connect_to = NULL, *ca = NULL, *groups = NULL,
                *report_path = NULL;
+    unsigned long bench_n = 0;
     relay.server_name = "localhost";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -339,6 +436,13 @@ int main(int argc, char **argv)
             relay.server_name = v;
         } else if (strcmp(a, "--report") == 0) {
             report_path = v;
+        } else if (strcmp(a, "--bench") == 0) {
+            char *end = NULL;
+            bench_n = strtoul(v, &end, 10);
+            if (*end != '\0' || bench_n == 0 || bench_n > 100000) {
+                usage(stderr);
+                return 2;
+            }
         } else {
             usage(stderr);
             return 2;
@@ -363,6 +467,12 @@ int main(int argc, char **argv)
     wolfSSL_CTX_set_verify(relay.ctx, WOLFSSL_VERIFY_PEER, NULL);
     wolfSSL_SetIORecv(relay.ctx, io_recv);
     wolfSSL_SetIOSend(relay.ctx, io_send);
+    if (bench_n > 0) {
+        int rc = bench((unsigned)bench_n);
+        wolfSSL_CTX_free(relay.ctx);
+        wolfSSL_Cleanup();
+        return rc;
+    }
 
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;

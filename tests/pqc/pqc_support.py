@@ -22,7 +22,7 @@ from http_support import HttpServer, binary
 START_TIMEOUT_S = 10
 LINE_RE = re.compile(
     r"relay: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) tx=(\d+) rx=(\d+) "
-    r"expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"
+    r"round_trips=(\d+) expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"
 )
 
 
@@ -75,12 +75,13 @@ class Relay:
         for line in Path(self.report.name).read_text().splitlines():
             m = LINE_RE.fullmatch(line)
             assert m, f"malformed relay line: {line!r}"
-            conn, group, version, cipher, us, tx, rx, expect, ftx, frx, error = m.groups()
+            conn, group, version, cipher, us, tx, rx, rt, expect, ftx, frx, error = m.groups()
             if error is not None:
                 out.append({"conn": int(conn), "error": error, "tx": int(ftx), "rx": int(frx)})
             else:
                 out.append({"conn": int(conn), "group": group, "version": version, "cipher": cipher,
-                            "handshake_us": int(us), "tx": int(tx), "rx": int(rx), "expect": expect})
+                            "handshake_us": int(us), "tx": int(tx), "rx": int(rx), "round_trips": int(rt),
+                            "expect": expect})
         return out
 
     def finish(self) -> int | None:

@@ -83,7 +83,7 @@ def test_group_negotiated_as_configured(servers, relays, cert, group):
     assert srv.audit_lines() == [audit("read_sensor", {"sensor_id": "t1"}, "ok")]
     assert relay.finish() == 0, relay.stderr()
     [h] = relay.handshakes()
-    assert (h["group"], h["version"], h["expect"]) == (group, "TLSv1.3", "ok"), h
+    assert (h["group"], h["version"], h["expect"], h["round_trips"]) == (group, "TLSv1.3", "ok", 1), h
     # The key shares really crossed the wire: the ClientHello carries the
     # client's share, the ServerHello the server's (plus the certificate).
     client_share, server_share = SHARES[group]
@@ -112,8 +112,9 @@ def test_silent_fallback_to_x25519_is_detected(servers, relays, cert):
     assert relay.finish() == 3, relay.stderr()
     [h] = relay.handshakes()
     assert (h["group"], h["expect"]) == ("X25519", "MISMATCH"), h
-    # Two ClientHellos: the first with the hybrid share, the retry with X25519.
-    assert h["tx"] > SHARES["X25519MLKEM768"][0] + SHARES["X25519"][0], h
+    # Two ClientHellos: the first with the hybrid share, the retry with X25519
+    # after the server's HelloRetryRequest (a second round trip).
+    assert h["tx"] > SHARES["X25519MLKEM768"][0] + SHARES["X25519"][0] and h["round_trips"] == 2, h
 
 
 def test_server_with_both_groups_prefers_what_the_client_shares(servers, relays, cert):
