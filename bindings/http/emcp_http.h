@@ -276,8 +276,7 @@ typedef struct emcp_http_config_t {
     /** PEM certificate (chain) and private key files: serve HTTPS through
      *  the TLS library the binding is built with (EMCP_HTTP_WITH_OPENSSL,
      *  EMCP_HTTP_WITH_MBEDTLS or EMCP_HTTP_WITH_WOLFSSL; Mbed TLS needs
-     *  MBEDTLS_FS_IO). NULL, and no
-     *  tls_cert below: plain HTTP. */
+     *  MBEDTLS_FS_IO). NULL, and no tls_cert below: plain HTTP. */
     const char *tls_cert_file;
     const char *tls_key_file; /**< See tls_cert_file. */
     /** The certificate and key in memory instead of files (Mbed TLS only):
@@ -292,8 +291,10 @@ typedef struct emcp_http_config_t {
      *  "X25519MLKEM768:X25519"); the certificate and its verification do not
      *  depend on it. NULL: the TLS library's defaults. The wolfSSL engine
      *  (EMCP_HTTP_WITH_WOLFSSL) knows X25519, X25519MLKEM768,
-     *  SecP256r1MLKEM768, ML-KEM-768 and secp256r1; OpenSSL takes its own
-     *  group names; Mbed TLS refuses a list (-MCP_ENOTSUP). */
+     *  SecP256r1MLKEM768, secp256r1 and, in a wolfSSL built with standalone
+     *  ML-KEM, ML-KEM-768; an unknown name fails emcp_http_open() with
+     *  -MCP_ENOTSUP. OpenSSL takes its own group names; Mbed TLS refuses a
+     *  list (-MCP_ENOTSUP). */
     const char *tls_groups;
 } emcp_http_config_t;
 

@@ -32,6 +32,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -178,6 +179,9 @@ static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
     if (n == 0) {
         return WOLFSSL_CBIO_ERR_CONN_CLOSE;
     }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return WOLFSSL_CBIO_ERR_WANT_READ;
+    }
     return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_GENERAL;
 }
 
@@ -190,6 +194,9 @@ static int io_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
         c->tx += (unsigned long)n;
         c->sent = c->sent || n > 0;
         return (int)n;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return WOLFSSL_CBIO_ERR_WANT_WRITE;
     }
     return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_CONN_RST;
 }
@@ -222,16 +229,31 @@ static bool send_all(int fd, const char *buf, size_t len)
     return true;
 }
 
-/* Copies both ways until either side ends. */
+/* wolfSSL's wait on the non-blocking upstream socket: true to try again. */
+static bool again(WOLFSSL *ssl, int ret, int fd)
+{
+    int err = wolfSSL_get_error(ssl, ret);
+    if (err != WOLFSSL_ERROR_WANT_READ && err != WOLFSSL_ERROR_WANT_WRITE) {
+        return false;
+    }
+    struct pollfd p = {fd, err == WOLFSSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
+    return poll(&p, 1, 1000) >= 0 || errno == EINTR;
+}
+
+/* Copies both ways until either side ends. The upstream socket is
+ * non-blocking here: a read that finds only a post-handshake message (the
+ * server's NewSessionTicket) returns instead of waiting for data while the
+ * client's next request waits on the other socket. */
 static void pump(struct conn *c, WOLFSSL *ssl)
 {
     char data[1 << 14];
-    for (;;) {
+    int flags = fcntl(c->server, F_GETFL);
+    if (flags < 0 || fcntl(c->server, F_SETFL, flags | O_NONBLOCK) != 0) {
+        return;
+    }
+    while (!stop) {
         struct pollfd pfd[2] = {{c->client, POLLIN, 0}, {c->server, POLLIN, 0}};
         if (wolfSSL_pending(ssl) == 0 && poll(pfd, 2, 1000) < 0 && errno != EINTR) {
-            return;
-        }
-        if (stop) {
             return;
         }
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -239,17 +261,22 @@ static void pump(struct conn *c, WOLFSSL *ssl)
             if (n <= 0) {
                 return;
             }
-            for (ssize_t off = 0; off < n;) {
+            for (ssize_t off = 0; off < n && !stop;) {
                 int w = wolfSSL_write(ssl, data + off, (int)(n - off));
-                if (w <= 0) {
-                    return;
+                if (w > 0) {
+                    off += w;
+                } else if (!again(ssl, w, c->server)) {
+                    return; /* after WANT_*, the same bytes are written again */
                 }
-                off += w;
             }
         }
         if (wolfSSL_pending(ssl) > 0 || (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             int n = wolfSSL_read(ssl, data, (int)sizeof data);
-            if (n <= 0 || !send_all(c->client, data, (size_t)n)) {
+            if (n > 0) {
+                if (!send_all(c->client, data, (size_t)n)) {
+                    return;
+                }
+            } else if (wolfSSL_get_error(ssl, n) != WOLFSSL_ERROR_WANT_READ) {
                 return;
             }
         }

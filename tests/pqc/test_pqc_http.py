@@ -12,6 +12,7 @@ to X25519 and lets no request through.
 from __future__ import annotations
 
 import subprocess
+import time
 
 import pytest
 
@@ -162,3 +163,17 @@ def test_groups_without_a_certificate_are_refused(greenhouse_http_bin):
     p = subprocess.run([greenhouse_http_bin, "--listen", "127.0.0.1:0", "--tls-groups", "X25519MLKEM768"],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "--tls-groups needs --tls-cert" in p.stderr, p.stderr
+
+
+def test_a_client_that_waits_before_its_request_is_served(servers, relays, cert):
+    # Whatever the server sends after its handshake (a NewSessionTicket) can
+    # reach the relay before any request: the relay must not sit in a read
+    # of the server while the request waits on the client's socket.
+    srv = servers("X25519MLKEM768")
+    relay = relays(srv.port, cert[0], "X25519MLKEM768", "X25519MLKEM768")
+    c = Conn(relay.port, timeout=5)
+    time.sleep(0.5)
+    r = c.request("POST", "/mcp", modern_headers("tools/call", "read_sensor"),
+                  call_body("read_sensor", {"sensor_id": "t1"}))
+    assert r.status == 200 and r.json()["result"]["structuredContent"]["value"] == 21.5
+    c.close()
