@@ -14,7 +14,7 @@
 # targets add_subdirectory(emcp) gives: emcp::emcp, emcp::stdio, emcp::http,
 # ... (emcpConfig.cmake, from cmake/package/emcpConfig.cmake.in). The tree is
 # relocatable: every path in the package is relative to its own location, and
-# the bindings' system libraries (http_parser, OpenSSL or Mbed TLS, libcoap,
+# the bindings' system libraries (http_parser, OpenSSL, Mbed TLS or wolfSSL, libcoap,
 # libmosquitto) are looked up again on the machine that uses it.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
