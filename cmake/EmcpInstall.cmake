@@ -14,7 +14,7 @@
 # targets add_subdirectory(emcp) gives: emcp::emcp, emcp::stdio, emcp::http,
 # ... (emcpConfig.cmake, from cmake/package/emcpConfig.cmake.in). The tree is
 # relocatable: every path in the package is relative to its own location, and
-# the bindings' system libraries (http_parser, OpenSSL or Mbed TLS, libcoap,
+# the bindings' system libraries (http_parser, OpenSSL, Mbed TLS or wolfSSL, libcoap,
 # libmosquitto) are looked up again on the machine that uses it.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
@@ -69,6 +69,9 @@ set(EMCP_PACKAGE_HTTP_TLS "")
 if(TARGET emcp_http)
   set(EMCP_PACKAGE_HTTP_TLS "${EMCP_HTTP_TLS_BUILT}")
 endif()
+# With EMCP_HTTP_TLS=wolfssl: the wolfSSL prefix the build used, where the
+# package looks first (wolfSSL itself is not installed with emcp).
+set(EMCP_PACKAGE_WOLFSSL_ROOT "${EMCP_WOLFSSL_ROOT_USED}")
 set(EMCP_PACKAGE_SANITIZER "${emcp_sanitizer_link_options}")
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/package/emcpConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/package/emcpConfig.cmake"

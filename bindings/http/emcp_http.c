@@ -31,11 +31,12 @@
 #include <unistd.h>
 #endif
 
-#if EMCP_HTTP_WITH_OPENSSL && EMCP_HTTP_WITH_MBEDTLS
-#error "emcp_http: build with one TLS library, EMCP_HTTP_WITH_OPENSSL or EMCP_HTTP_WITH_MBEDTLS"
+#if (EMCP_HTTP_WITH_OPENSSL + EMCP_HTTP_WITH_MBEDTLS + EMCP_HTTP_WITH_WOLFSSL) > 1
+#error "emcp_http: build with one TLS library, EMCP_HTTP_WITH_OPENSSL, _MBEDTLS or _WOLFSSL"
 #endif
 /* TLS goes through one engine, linked beside this file: emcp_http_tls_none.c,
- * emcp_http_openssl.c or emcp_http_mbedtls.c (emcp_http_tls.h). */
+ * emcp_http_openssl.c, emcp_http_mbedtls.c or emcp_http_wolfssl.c
+ * (emcp_http_tls.h). */
 #include "emcp_http_tls.h"
 
 #ifndef MSG_NOSIGNAL

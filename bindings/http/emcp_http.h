@@ -274,9 +274,9 @@ typedef struct emcp_http_config_t {
     /** Passed to log. */
     void *log_user;
     /** PEM certificate (chain) and private key files: serve HTTPS through
-     *  the TLS library the binding is built with (EMCP_HTTP_WITH_OPENSSL or
-     *  EMCP_HTTP_WITH_MBEDTLS; Mbed TLS needs MBEDTLS_FS_IO). NULL, and no
-     *  tls_cert below: plain HTTP. */
+     *  the TLS library the binding is built with (EMCP_HTTP_WITH_OPENSSL,
+     *  EMCP_HTTP_WITH_MBEDTLS or EMCP_HTTP_WITH_WOLFSSL; Mbed TLS needs
+     *  MBEDTLS_FS_IO). NULL, and no tls_cert below: plain HTTP. */
     const char *tls_cert_file;
     const char *tls_key_file; /**< See tls_cert_file. */
     /** The certificate and key in memory instead of files (Mbed TLS only):
@@ -286,6 +286,16 @@ typedef struct emcp_http_config_t {
     size_t tls_cert_len; /**< See tls_cert. */
     const uint8_t *tls_key;
     size_t tls_key_len; /**< See tls_cert. */
+    /** TLS 1.3 key-exchange groups the server accepts, in order of
+     *  preference, separated by ':' (e.g. "X25519MLKEM768" or
+     *  "X25519MLKEM768:X25519"); the certificate and its verification do not
+     *  depend on it. NULL: the TLS library's defaults. The wolfSSL engine
+     *  (EMCP_HTTP_WITH_WOLFSSL) knows X25519, X25519MLKEM768,
+     *  SecP256r1MLKEM768, secp256r1 and, in a wolfSSL built with standalone
+     *  ML-KEM, ML-KEM-768; an unknown name fails emcp_http_open() with
+     *  -MCP_ENOTSUP. OpenSSL takes its own group names; Mbed TLS refuses a
+     *  list (-MCP_ENOTSUP). */
+    const char *tls_groups;
 } emcp_http_config_t;
 
 #if EMCP_HTTP_WITH_MBEDTLS
@@ -374,7 +384,7 @@ typedef struct emcp_http_t {
     uint16_t port;
     char path[EMCP_HTTP_PATH_MAX];
     uint64_t session_counter;
-    void *tls_ctx; /* SSL_CTX * (OpenSSL) or &mbedtls (Mbed TLS) when serving HTTPS */
+    void *tls_ctx; /* SSL_CTX * (OpenSSL), &mbedtls (Mbed TLS) or WOLFSSL_CTX * (wolfSSL) when serving HTTPS */
 #if EMCP_HTTP_WITH_MBEDTLS
     struct emcp_http_mbedtls mbedtls;
 #endif

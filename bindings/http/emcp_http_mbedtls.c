@@ -169,6 +169,12 @@ static void engine_close(struct emcp_http_mbedtls *m)
 
 int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
 {
+    if (cfg->tls_groups != NULL) {
+        if (cfg->log != NULL) {
+            cfg->log(cfg->log_user, "emcp_http: tls_groups needs the OpenSSL or wolfSSL engine");
+        }
+        return -MCP_ENOTSUP;
+    }
     int rc = engine_open(&h->mbedtls, cfg, cfg->log, cfg->log_user);
     if (rc != 0) {
         engine_close(&h->mbedtls);

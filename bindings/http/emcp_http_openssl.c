@@ -30,10 +30,11 @@ int emcp_http_tls_open(emcp_http_t *h, const emcp_http_config_t *cfg)
         SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
         SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert_file) != 1 ||
         SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key_file, SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(ctx) != 1) {
+        SSL_CTX_check_private_key(ctx) != 1 ||
+        (cfg->tls_groups != NULL && SSL_CTX_set1_groups_list(ctx, cfg->tls_groups) != 1)) {
         SSL_CTX_free(ctx);
         ERR_clear_error();
-        log_line(cfg, "emcp_http: cannot load the TLS certificate or key");
+        log_line(cfg, "emcp_http: cannot load the TLS certificate or key, or set tls_groups");
         return -MCP_ENOTSUP;
     }
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);

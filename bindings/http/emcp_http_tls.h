@@ -8,11 +8,14 @@
  *   emcp_http_mbedtls.c    Mbed TLS (firmware, and the host's libmbedtls;
  *                          EMCP_HTTP_WITH_MBEDTLS=1, which emcp_http.h needs
  *                          for emcp_http_t's layout)
+ *   emcp_http_wolfssl.c    wolfSSL, with ML-KEM key exchange (the
+ *                          post-quantum profile; EMCP_HTTP_WITH_WOLFSSL=1)
  *
  * Every engine is non-blocking TLS over the connection's socket, so the
  * handshake, like every read and write, advances a step per poll and a
  * stalled client never holds the loop. bindings/http/sources.cmake lists
- * the files (EMCP_HTTP_TLS_NONE_SOURCES, _OPENSSL_SOURCES, _MBEDTLS_SOURCES).
+ * the files (EMCP_HTTP_TLS_NONE_SOURCES, _OPENSSL_SOURCES, _MBEDTLS_SOURCES,
+ * _WOLFSSL_SOURCES).
  */
 #ifndef EMCP_HTTP_TLS_H
 #define EMCP_HTTP_TLS_H

@@ -7,12 +7,14 @@
  *                   [--policy PRINCIPAL=TOOL[,TOOL...]]...
  *                   [--allow-origin ORIGIN]... [--max-conns N]
  *                   [--header-timeout-ms MS] [--idle-timeout-ms MS]
- *                   [--tls-cert CERT.pem --tls-key KEY.pem]
+ *                   [--tls-cert CERT.pem --tls-key KEY.pem [--tls-groups G[:G...]]]
  *
  * Listens on 127.0.0.1:8080 unless told otherwise; logs and audit lines go to
  * stderr; once listening it prints "listening on http(s)://ADDR:PORT/mcp" to
  * stderr (PORT 0 picks a free port). With a certificate and key it serves
- * HTTPS (OpenSSL) behind the same binding. Stops on SIGINT or SIGTERM.
+ * HTTPS (OpenSSL, Mbed TLS or wolfSSL, as the binding was built) behind the
+ * same binding; --tls-groups picks the TLS 1.3 key exchange (X25519 or the
+ * post-quantum hybrid X25519MLKEM768 with wolfSSL). Stops on SIGINT or SIGTERM.
  */
 
 #include <signal.h>
@@ -54,7 +56,7 @@ static void usage(FILE *to, const char *prog)
             "          [--token TOKEN | --token NAME:TOKEN...] [--policy P=T[,T...]]...\n"
             "          [--allow-origin ORIGIN]... [--max-conns N]\n"
             "          [--header-timeout-ms MS] [--idle-timeout-ms MS]\n"
-            "          [--tls-cert CERT.pem --tls-key KEY.pem]\n"
+            "          [--tls-cert CERT.pem --tls-key KEY.pem [--tls-groups G[:G...]]]\n"
             "  Serves the greenhouse gateway over MCP Streamable HTTP at /mcp.\n"
             "  --listen        IPv4 address and port (default 127.0.0.1:8080; port 0: any)\n"
             "  --wind-lock     start with the wind lock on (set_vent above 0 is refused)\n"
@@ -65,7 +67,10 @@ static void usage(FILE *to, const char *prog)
             GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE
             "  --allow-origin  accept this Origin besides loopback ones (repeatable)\n"
             "  --max-conns     concurrent connections (at most %d; beyond: 503)\n"
-            "  --tls-cert/--tls-key  serve HTTPS with this PEM certificate and key\n",
+            "  --tls-cert/--tls-key  serve HTTPS with this PEM certificate and key\n"
+            "  --tls-groups    the TLS 1.3 key-exchange groups accepted, ':'-separated, e.g.\n"
+            "                  X25519MLKEM768 or X25519 (wolfSSL build: X25519, X25519MLKEM768,\n"
+            "                  SecP256r1MLKEM768, secp256r1; default: the TLS library's own)\n",
             prog, MAX_TOKENS, EMCP_HTTP_MAX_CONNS);
 }
 
@@ -185,6 +190,8 @@ int main(int argc, char **argv)
             cfg.tls_cert_file = v;
         } else if (strcmp(a, "--tls-key") == 0) {
             cfg.tls_key_file = v;
+        } else if (strcmp(a, "--tls-groups") == 0) {
+            cfg.tls_groups = v;
         } else if (strcmp(a, "--idle-timeout-ms") == 0 && parse_u32(v, 3600000, &n)) {
             cfg.idle_timeout_ms = n;
         } else {
@@ -192,6 +199,10 @@ int main(int argc, char **argv)
             usage(stderr, prog);
             return 2;
         }
+    }
+    if (cfg.tls_groups != NULL && cfg.tls_cert_file == NULL) {
+        fprintf(stderr, "%s: --tls-groups needs --tls-cert and --tls-key\n", prog);
+        return 2;
     }
     cfg.bind_addr = addr;
     cfg.allowed_origins = origins;

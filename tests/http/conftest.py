@@ -24,13 +24,33 @@ def greenhouse_http_bin() -> str:
         pytest.fail(str(e), pytrace=False)
 
 
+# The post-quantum profile (tests/pqc, scripts/test.d/65-pqc.sh): with
+# EMCP_PQC_GROUP set, every server start() gives is a greenhouse-http built
+# on wolfSSL serving TLS with that key-exchange group, reached through
+# emcp-pqc-relay (plain HTTP in, TLS 1.3 out); at teardown every handshake
+# the relay made must have negotiated that group.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pqc"))
+from pqc_support import RelayedServer, group_under_test, make_cert  # noqa: E402
+
+PQC = group_under_test()
+
+
+@pytest.fixture(scope="session")
+def pqc_cert(tmp_path_factory) -> tuple[str, str] | None:
+    return make_cert(tmp_path_factory.mktemp("pqc")) if PQC else None
+
+
 @pytest.fixture
-def start(greenhouse_http_bin: str) -> Iterator:
+def start(greenhouse_http_bin: str, pqc_cert) -> Iterator:
     """start(*args) -> HttpServer; every server is stopped at teardown and must still be running."""
     started: list[HttpServer] = []
 
     def _start(*args: str) -> HttpServer:
-        s = HttpServer(greenhouse_http_bin, *args)
+        if PQC:
+            server_groups, relay_groups, expect = PQC
+            s = RelayedServer(greenhouse_http_bin, pqc_cert, server_groups, relay_groups, expect, *args)
+        else:
+            s = HttpServer(greenhouse_http_bin, *args)
         started.append(s)
         return s
 
@@ -41,6 +61,14 @@ def start(greenhouse_http_bin: str) -> Iterator:
         # Built with ASan/UBSan in CI: any report (including leaks at exit) fails the test.
         assert report_in(log) is None, log[-3000:]
         assert code == 0, f"greenhouse-http exited {code} after SIGTERM:\n{log[-3000:]}"
+    for s in started if PQC else []:
+        shakes = s.relay.handshakes()
+        s.relay.cleanup()
+        assert shakes, "no TLS handshake went through the relay"
+        for h in shakes:
+            assert h.get("group") == PQC[2] and h["expect"] == "ok" and h["version"] == "TLSv1.3", \
+                f"negotiated {h}, wanted {PQC[2]}"
+        assert s.relay_rc == 0, f"emcp-pqc-relay exited {s.relay_rc}"
 
 
 @pytest.fixture

@@ -1,0 +1,556 @@
+/*
+ * emcp-pqc-relay: test code of the post-quantum TLS profile (issue 39). A
+ * loopback TLS client on wolfSSL that lets a client without ML-KEM (the MCP
+ * Python SDK on this machine's OpenSSL 3.0) reach greenhouse-http over TLS
+ * 1.3 with the key-exchange group asked for:
+ *
+ *   SDK --plain HTTP--> 127.0.0.1:LISTEN  relay  --TLS 1.3, --groups--> server
+ *
+ * Every accepted connection gets its own TLS connection upstream, which
+ * offers exactly the groups of --groups (the first one with a key share),
+ * verifies the server's certificate against --ca and its name against
+ * --server-name, and after the handshake writes one line to stdout (and to
+ * --report, appended):
+ *
+ *   relay: conn=N group=X25519MLKEM768 version=TLSv1.3 cipher=... handshake_us=...
+ *          tx=BYTES rx=BYTES round_trips=N expect=ok
+ *   relay: conn=N handshake=failed tx=BYTES rx=BYTES error=REASON
+ *
+ * tx/rx are the bytes of the handshake sent to and received from the server
+ * (TCP payload, records included) until the client's handshake completes;
+ * round_trips counts the times the client waited for the server after
+ * sending (1 for a full TLS 1.3 handshake, 2 after a HelloRetryRequest).
+ * --bench N makes N handshakes and prints their medians (scripts/pqc-report). With --expect-group, a connection that
+ * negotiated another group (a server that fell back to X25519) is closed
+ * before any request goes through ("expect=MISMATCH"), and a failed
+ * handshake is reported as "handshake=failed". On SIGTERM or SIGINT the relay
+ * exits 0 when every connection negotiated the expected group, 3 when one
+ * did not, 4 when a handshake failed (and 0 with no --expect-group).
+ */
+#include <wolfssl/options.h>
+#include <wolfssl/ssl.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_GROUPS 8
+
+/* Names as the TLS registry spells them, and the registry's code points
+ * (kept here, not taken from wolfSSL's enum, so a wrong id in either shows). */
+static const struct {
+    const char *name;
+    int id;
+    const char *wolfssl_name; /* what wolfSSL_get_curve_name() says */
+} known_groups[] = {
+    {"X25519", 29, "X25519"},
+    {"secp256r1", 23, "SECP256R1"},
+    {"X25519MLKEM768", 4588, "X25519MLKEM768"},
+    {"SecP256r1MLKEM768", 4587, "SecP256r1MLKEM768"},
+    {"ML-KEM-768", 513, "ML_KEM_768"},
+};
+#define N_KNOWN (sizeof known_groups / sizeof known_groups[0])
+
+static struct {
+    struct sockaddr_in upstream;
+    WOLFSSL_CTX *ctx;
+    int groups[MAX_GROUPS];
+    int n_groups;
+    const char *expect;
+    const char *server_name;
+    FILE *report;
+    pthread_mutex_t lock;
+    unsigned conns;
+    unsigned mismatches;
+    unsigned failures;
+} relay = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "Usage: emcp-pqc-relay --connect ADDR:PORT --ca CERT.pem --groups G[:G...]\n"
+            "                      [--listen ADDR:PORT] [--expect-group G] [--server-name NAME]\n"
+            "                      [--report FILE] [--bench N]\n"
+            "  Test code of the post-quantum TLS profile: accepts plain HTTP on --listen\n"
+            "  (default 127.0.0.1:0; the port is printed to stderr as 'listening on ADDR:PORT')\n"
+            "  and relays each connection over TLS 1.3 (wolfSSL) to --connect, offering only\n"
+            "  the key-exchange groups of --groups: X25519, X25519MLKEM768, SecP256r1MLKEM768,\n"
+            "  secp256r1, ML-KEM-768. The server certificate must chain to --ca and name\n"
+            "  --server-name (default localhost). One line per handshake on stdout and in\n"
+            "  --report: conn, group, version, cipher, handshake_us, tx/rx handshake bytes,\n"
+            "  round trips.\n"
+            "  --expect-group G  close a connection that negotiated another group; exit 3 then\n"
+            "                    (4 after a failed handshake) on SIGTERM, else 0.\n"
+            "  --bench N         listen to nothing: N handshakes in a row (new TCP connection\n"
+            "                    each, no resumption), then one line: group= handshakes=\n"
+            "                    handshake_median_us= client_to_server_bytes= server_to_client_bytes=\n"
+            "                    round_trips= (medians; exit 3 or 4 as above)\n");
+}
+
+static bool parse_addr(const char *s, struct sockaddr_in *out)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    if (colon == NULL || (size_t)(colon - s) >= sizeof host) {
+        return false;
+    }
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    char *end = NULL;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    memset(out, 0, sizeof *out);
+    out->sin_family = AF_INET;
+    out->sin_port = htons((uint16_t)port);
+    return *end == '\0' && port <= 65535 && inet_pton(AF_INET, host, &out->sin_addr) == 1;
+}
+
+static int parse_groups(const char *list)
+{
+    const char *p = list;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ":,");
+        size_t i = 0;
+        while (i < N_KNOWN && !(strlen(known_groups[i].name) == len &&
+                                strncmp(known_groups[i].name, p, len) == 0)) {
+            i++;
+        }
+        if (i == N_KNOWN || relay.n_groups == MAX_GROUPS) {
+            fprintf(stderr, "emcp-pqc-relay: unknown group '%.*s'\n", (int)len, p);
+            return -1;
+        }
+        relay.groups[relay.n_groups++] = known_groups[i].id;
+        p += len + (p[len] != '\0');
+    }
+    return relay.n_groups > 0 ? 0 : -1;
+}
+
+static const char *group_name(const char *wolfssl_name)
+{
+    for (size_t i = 0; wolfssl_name != NULL && i < N_KNOWN; i++) {
+        if (strcmp(known_groups[i].wolfssl_name, wolfssl_name) == 0) {
+            return known_groups[i].name;
+        }
+    }
+    return wolfssl_name != NULL ? wolfssl_name : "none";
+}
+
+/* Socket I/O through wolfSSL's callbacks, counting the bytes each way. */
+struct conn {
+    int client;
+    int server;
+    unsigned id;
+    unsigned long tx;
+    unsigned long rx;
+    unsigned round_trips; /* times the client waited for the server after sending */
+    bool sent;            /* sent since the last receive */
+};
+
+static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
+{
+    (void)ssl;
+    struct conn *c = ctx;
+    ssize_t n = recv(c->server, buf, (size_t)sz, 0);
+    if (n > 0) {
+        c->rx += (unsigned long)n;
+        c->round_trips += c->sent;
+        c->sent = false;
+        return (int)n;
+    }
+    if (n == 0) {
+        return WOLFSSL_CBIO_ERR_CONN_CLOSE;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return WOLFSSL_CBIO_ERR_WANT_READ;
+    }
+    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_GENERAL;
+}
+
+static int io_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
+{
+    (void)ssl;
+    struct conn *c = ctx;
+    ssize_t n = send(c->server, buf, (size_t)sz, MSG_NOSIGNAL);
+    if (n >= 0) {
+        c->tx += (unsigned long)n;
+        c->sent = c->sent || n > 0;
+        return (int)n;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return WOLFSSL_CBIO_ERR_WANT_WRITE;
+    }
+    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_CONN_RST;
+}
+
+static void report(const char *line)
+{
+    pthread_mutex_lock(&relay.lock);
+    printf("%s\n", line);
+    fflush(stdout);
+    if (relay.report != NULL) {
+        fprintf(relay.report, "%s\n", line);
+        fflush(relay.report);
+    }
+    pthread_mutex_unlock(&relay.lock);
+}
+
+static bool send_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            return false;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* wolfSSL's wait on the non-blocking upstream socket: true to try again. */
+static bool again(WOLFSSL *ssl, int ret, int fd)
+{
+    int err = wolfSSL_get_error(ssl, ret);
+    if (err != WOLFSSL_ERROR_WANT_READ && err != WOLFSSL_ERROR_WANT_WRITE) {
+        return false;
+    }
+    struct pollfd p = {fd, err == WOLFSSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
+    return poll(&p, 1, 1000) >= 0 || errno == EINTR;
+}
+
+/* Copies both ways until either side ends. The upstream socket is
+ * non-blocking here: a read that finds only a post-handshake message (the
+ * server's NewSessionTicket) returns instead of waiting for data while the
+ * client's next request waits on the other socket. */
+static void pump(struct conn *c, WOLFSSL *ssl)
+{
+    char data[1 << 14];
+    int flags = fcntl(c->server, F_GETFL);
+    if (flags < 0 || fcntl(c->server, F_SETFL, flags | O_NONBLOCK) != 0) {
+        return;
+    }
+    while (!stop) {
+        struct pollfd pfd[2] = {{c->client, POLLIN, 0}, {c->server, POLLIN, 0}};
+        if (wolfSSL_pending(ssl) == 0 && poll(pfd, 2, 1000) < 0 && errno != EINTR) {
+            return;
+        }
+        if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = recv(c->client, data, sizeof data, 0);
+            if (n <= 0) {
+                return;
+            }
+            for (ssize_t off = 0; off < n && !stop;) {
+                int w = wolfSSL_write(ssl, data + off, (int)(n - off));
+                if (w > 0) {
+                    off += w;
+                } else if (!again(ssl, w, c->server)) {
+                    return; /* after WANT_*, the same bytes are written again */
+                }
+            }
+        }
+        if (wolfSSL_pending(ssl) > 0 || (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            int n = wolfSSL_read(ssl, data, (int)sizeof data);
+            if (n > 0) {
+                if (!send_all(c->client, data, (size_t)n)) {
+                    return;
+                }
+            } else if (wolfSSL_get_error(ssl, n) != WOLFSSL_ERROR_WANT_READ) {
+                return;
+            }
+        }
+    }
+}
+
+/* Connects to the upstream and runs the TLS 1.3 handshake offering the
+ * configured groups: the WOLFSSL object (group, tx, rx, round trips, *us
+ * set), or NULL with the failure's report line in line. */
+static WOLFSSL *handshake(struct conn *c, long *us, char *line, size_t cap)
+{
+    int one = 1;
+    c->server = socket(AF_INET, SOCK_STREAM, 0);
+    if (c->server < 0 || connect(c->server, (struct sockaddr *)&relay.upstream, sizeof relay.upstream) != 0) {
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=0 rx=0 error=connect:%s", c->id, strerror(errno));
+        return NULL;
+    }
+    (void)setsockopt(c->server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    WOLFSSL *ssl = wolfSSL_new(relay.ctx);
+    if (ssl == NULL || wolfSSL_set_groups(ssl, relay.groups, relay.n_groups) != WOLFSSL_SUCCESS ||
+        wolfSSL_UseSNI(ssl, WOLFSSL_SNI_HOST_NAME, relay.server_name,
+                       (unsigned short)strlen(relay.server_name)) != WOLFSSL_SUCCESS ||
+        wolfSSL_check_domain_name(ssl, relay.server_name) != WOLFSSL_SUCCESS) {
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=0 rx=0 error=setup", c->id);
+        wolfSSL_free(ssl);
+        return NULL;
+    }
+    wolfSSL_SetIOReadCtx(ssl, c);
+    wolfSSL_SetIOWriteCtx(ssl, c);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int ret = wolfSSL_connect(ssl);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    if (ret != WOLFSSL_SUCCESS) {
+        char err[WOLFSSL_MAX_ERROR_SZ];
+        wolfSSL_ERR_error_string_n((unsigned long)wolfSSL_get_error(ssl, ret), err, sizeof err);
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=%lu rx=%lu error=%s", c->id, c->tx, c->rx,
+                 err);
+        wolfSSL_free(ssl);
+        return NULL;
+    }
+    return ssl;
+}
+
+static void count_failure(void)
+{
+    pthread_mutex_lock(&relay.lock);
+    relay.failures++;
+    pthread_mutex_unlock(&relay.lock);
+}
+
+static void *serve(void *arg)
+{
+    struct conn *c = arg;
+    char line[512];
+    long us = 0;
+    int one = 1;
+    (void)setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    WOLFSSL *ssl = handshake(c, &us, line, sizeof line);
+    if (ssl == NULL) {
+        report(line);
+        count_failure();
+    } else {
+        const char *group = group_name(wolfSSL_get_curve_name(ssl));
+        bool ok = relay.expect == NULL || strcmp(group, relay.expect) == 0;
+        snprintf(line, sizeof line,
+                 "relay: conn=%u group=%s version=%s cipher=%s handshake_us=%ld tx=%lu rx=%lu round_trips=%u "
+                 "expect=%s",
+                 c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->tx, c->rx,
+                 c->round_trips, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
+        report(line);
+        if (ok) {
+            pump(c, ssl);
+            (void)wolfSSL_shutdown(ssl);
+        } else {
+            pthread_mutex_lock(&relay.lock);
+            relay.mismatches++;
+            pthread_mutex_unlock(&relay.lock);
+        }
+        wolfSSL_free(ssl);
+    }
+    if (c->server >= 0) {
+        close(c->server);
+    }
+    close(c->client);
+    free(c);
+    return NULL;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static long median(long *v, unsigned n)
+{
+    qsort(v, n, sizeof v[0], cmp_long);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* --bench N: N handshakes one after another (a new TCP connection each, no
+ * session resumption), then one key=value line of medians. */
+static int bench(unsigned n)
+{
+    long *us = calloc(n, sizeof *us), *tx = calloc(n, sizeof *tx), *rx = calloc(n, sizeof *rx),
+         *rt = calloc(n, sizeof *rt);
+    const char *group = "none";
+    unsigned done = 0;
+    int rc = 0;
+    if (us == NULL || tx == NULL || rx == NULL || rt == NULL) {
+        rc = 1;
+        goto out;
+    }
+    for (unsigned i = 0; i < n && !stop; i++) {
+        struct conn c = {.client = -1, .server = -1, .id = i + 1};
+        char line[512];
+        WOLFSSL *ssl = handshake(&c, &us[done], line, sizeof line);
+        if (ssl == NULL) {
+            fprintf(stderr, "%s\n", line);
+            rc = 4;
+        } else {
+            group = group_name(wolfSSL_get_curve_name(ssl));
+            if (relay.expect != NULL && strcmp(group, relay.expect) != 0) {
+                fprintf(stderr, "emcp-pqc-relay: negotiated %s, not %s\n", group, relay.expect);
+                rc = 3;
+            }
+            tx[done] = (long)c.tx;
+            rx[done] = (long)c.rx;
+            rt[done] = c.round_trips;
+            done++;
+            (void)wolfSSL_shutdown(ssl);
+            wolfSSL_free(ssl);
+        }
+        if (c.server >= 0) {
+            close(c.server);
+        }
+        if (rc != 0) {
+            break;
+        }
+    }
+    if (done > 0) {
+        printf("group=%s handshakes=%u handshake_median_us=%ld client_to_server_bytes=%ld "
+               "server_to_client_bytes=%ld round_trips=%ld\n",
+               group, done, median(us, done), median(tx, done), median(rx, done), median(rt, done));
+    }
+out:
+    free(us);
+    free(tx);
+    free(rx);
+    free(rt);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *listen_at = "127.0.0.1:0", *connect_to = NULL, *ca = NULL, *groups = NULL,
+               *report_path = NULL;
+    unsigned long bench_n = 0;
+    relay.server_name = "localhost";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+    }
+    for (int i = 1; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v == NULL) {
+            usage(stderr);
+            return 2;
+        } else if (strcmp(a, "--listen") == 0) {
+            listen_at = v;
+        } else if (strcmp(a, "--connect") == 0) {
+            connect_to = v;
+        } else if (strcmp(a, "--ca") == 0) {
+            ca = v;
+        } else if (strcmp(a, "--groups") == 0) {
+            groups = v;
+        } else if (strcmp(a, "--expect-group") == 0) {
+            relay.expect = v;
+        } else if (strcmp(a, "--server-name") == 0) {
+            relay.server_name = v;
+        } else if (strcmp(a, "--report") == 0) {
+            report_path = v;
+        } else if (strcmp(a, "--bench") == 0) {
+            char *end = NULL;
+            bench_n = strtoul(v, &end, 10);
+            if (*end != '\0' || bench_n == 0 || bench_n > 100000) {
+                usage(stderr);
+                return 2;
+            }
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    struct sockaddr_in listen_addr;
+    if (connect_to == NULL || ca == NULL || groups == NULL || !parse_addr(connect_to, &relay.upstream) ||
+        !parse_addr(listen_at, &listen_addr) || parse_groups(groups) != 0) {
+        usage(stderr);
+        return 2;
+    }
+    if (report_path != NULL && (relay.report = fopen(report_path, "a")) == NULL) {
+        perror(report_path);
+        return 1;
+    }
+    wolfSSL_Init();
+    relay.ctx = wolfSSL_CTX_new(wolfTLSv1_3_client_method());
+    if (relay.ctx == NULL || wolfSSL_CTX_load_verify_locations(relay.ctx, ca, NULL) != WOLFSSL_SUCCESS) {
+        fprintf(stderr, "emcp-pqc-relay: cannot load %s\n", ca);
+        return 1;
+    }
+    wolfSSL_CTX_set_verify(relay.ctx, WOLFSSL_VERIFY_PEER, NULL);
+    wolfSSL_SetIORecv(relay.ctx, io_recv);
+    wolfSSL_SetIOSend(relay.ctx, io_send);
+    if (bench_n > 0) {
+        int rc = bench((unsigned)bench_n);
+        wolfSSL_CTX_free(relay.ctx);
+        wolfSSL_Cleanup();
+        return rc;
+    }
+
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    socklen_t alen = sizeof listen_addr;
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(lfd, (struct sockaddr *)&listen_addr, sizeof listen_addr) != 0 || listen(lfd, 64) != 0 ||
+        getsockname(lfd, (struct sockaddr *)&listen_addr, &alen) != 0) {
+        perror("emcp-pqc-relay: listen");
+        return 1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: accept() returns EINTR */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &listen_addr.sin_addr, host, sizeof host);
+    fprintf(stderr, "emcp-pqc-relay: listening on %s:%u, TLS 1.3 to %s offering %s\n", host,
+            ntohs(listen_addr.sin_port), connect_to, groups);
+    fflush(stderr);
+
+    while (!stop) {
+        int cfd = accept(lfd, NULL, NULL);
+        if (cfd < 0) {
+            continue;
+        }
+        struct conn *c = calloc(1, sizeof *c);
+        pthread_t t;
+        if (c == NULL) {
+            close(cfd);
+            continue;
+        }
+        c->client = cfd;
+        c->server = -1;
+        pthread_mutex_lock(&relay.lock);
+        c->id = ++relay.conns;
+        pthread_mutex_unlock(&relay.lock);
+        if (pthread_create(&t, NULL, serve, c) != 0) {
+            close(cfd);
+            free(c);
+            continue;
+        }
+        pthread_detach(t);
+    }
+    close(lfd);
+    pthread_mutex_lock(&relay.lock);
+    int rc = relay.expect == NULL ? 0 : relay.mismatches > 0 ? 3 : relay.failures > 0 ? 4 : 0;
+    fprintf(stderr, "emcp-pqc-relay: %u connections, %u of another group, %u failed handshakes\n",
+            relay.conns, relay.mismatches, relay.failures);
+    pthread_mutex_unlock(&relay.lock);
+    /* Connection threads still running end with the process (test code). */
+    return rc;
+}

@@ -1,0 +1,147 @@
+"""greenhouse-http on wolfSSL with a key-exchange group, behind emcp-pqc-relay.
+
+The relay (tests/pqc/emcp_pqc_relay.c) takes plain HTTP on a loopback port
+and speaks TLS 1.3 to the server offering only the groups it is given, then
+reports the group negotiated. RelayedServer looks like http_support's
+HttpServer (url, port, audit_lines, stderr, finish), so a test written for
+greenhouse-http runs through the relay unchanged (tests/http/conftest.py,
+EMCP_PQC_GROUP); the relay's own report is checked on top.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from http_support import HttpServer, binary
+
+START_TIMEOUT_S = 10
+LINE_RE = re.compile(
+    r"relay: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) tx=(\d+) rx=(\d+) "
+    r"round_trips=(\d+) expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"
+)
+
+
+def relay_bin() -> str:
+    return binary("emcp-pqc-relay", "EMCP_PQC_RELAY", "build/pqc/tests/pqc/emcp-pqc-relay")
+
+
+def make_cert(directory: Path) -> tuple[str, str]:
+    """A P-256 certificate for localhost and its key: the same whichever group."""
+    crt, key = directory / "cert.pem", directory / "key.pem"
+    if not crt.exists():
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                        "-nodes", "-keyout", str(key), "-out", str(crt), "-days", "2", "-subj", "/CN=localhost",
+                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                       check=True, capture_output=True, timeout=60)
+    return str(crt), str(key)
+
+
+class Relay:
+    """emcp-pqc-relay in front of 127.0.0.1:upstream_port."""
+
+    def __init__(self, upstream_port: int, ca: str, groups: str, expect: str | None):
+        self.log = tempfile.NamedTemporaryFile(prefix="emcp-relay-", suffix=".log", delete=False)
+        self.report = tempfile.NamedTemporaryFile(prefix="emcp-relay-", suffix=".report", delete=False)
+        args = [relay_bin(), "--connect", f"127.0.0.1:{upstream_port}", "--ca", ca, "--groups", groups,
+                "--report", self.report.name]
+        if expect is not None:
+            args += ["--expect-group", expect]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        self.port = 0
+        while time.monotonic() < deadline and not self.port:
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", Path(self.log.name).read_text(errors="replace"))
+            if m:
+                self.port = int(m.group(1))
+            elif self.proc.poll() is not None:
+                raise RuntimeError(f"relay exited with {self.proc.returncode}: {self.stderr()}")
+            else:
+                time.sleep(0.02)
+        if not self.port:
+            self.finish()
+            raise RuntimeError("relay did not report its port")
+
+    def stderr(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")
+
+    def handshakes(self) -> list[dict]:
+        """One dict per line of the report: conn, group, ..., or error."""
+        out = []
+        for line in Path(self.report.name).read_text().splitlines():
+            m = LINE_RE.fullmatch(line)
+            assert m, f"malformed relay line: {line!r}"
+            conn, group, version, cipher, us, tx, rx, rt, expect, ftx, frx, error = m.groups()
+            if error is not None:
+                out.append({"conn": int(conn), "error": error, "tx": int(ftx), "rx": int(frx)})
+            else:
+                out.append({"conn": int(conn), "group": group, "version": version, "cipher": cipher,
+                            "handshake_us": int(us), "tx": int(tx), "rx": int(rx), "round_trips": int(rt),
+                            "expect": expect})
+        return out
+
+    def finish(self) -> int | None:
+        """SIGTERM; the relay's exit status (0, 3 another group, 4 a failed handshake)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.log.close()
+        self.report.close()
+        return self.proc.returncode
+
+    def cleanup(self) -> None:
+        for f in (self.log.name, self.report.name):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+
+
+class RelayedServer:
+    """greenhouse-http serving TLS with --tls-groups server_groups, reached
+    through a relay offering relay_groups; url and port are the relay's."""
+
+    def __init__(self, server_bin: str, cert: tuple[str, str], server_groups: str, relay_groups: str,
+                 expect: str | None, *args: str):
+        crt, key = cert
+        self.server = HttpServer(server_bin, "--tls-cert", crt, "--tls-key", key, "--tls-groups", server_groups,
+                                 *args)
+        assert self.server.scheme == "https"
+        try:
+            self.relay = Relay(self.server.port, crt, relay_groups, expect)
+        except Exception:
+            self.server.stop()
+            raise
+        self.port = self.relay.port
+        self.scheme = "http"
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def stderr(self) -> str:
+        return self.server.stderr()
+
+    def audit_lines(self) -> list[str]:
+        return self.server.audit_lines()
+
+    def finish(self) -> tuple[bool, int | None, str]:
+        """The server's (alive, exit status, stderr), as HttpServer.finish; the
+        relay's report stays readable (handshakes) and its status in relay_rc."""
+        self.relay_rc = self.relay.finish()
+        return self.server.finish()
+
+
+def group_under_test() -> tuple[str, str, str] | None:
+    """(server groups, relay groups, expected group) from EMCP_PQC_GROUP (and
+    EMCP_PQC_SERVER_GROUPS, EMCP_PQC_RELAY_GROUPS to try a mismatch), or None."""
+    g = os.environ.get("EMCP_PQC_GROUP")
+    if not g:
+        return None
+    return os.environ.get("EMCP_PQC_SERVER_GROUPS", g), os.environ.get("EMCP_PQC_RELAY_GROUPS", g), g
+
