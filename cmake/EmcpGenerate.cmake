@@ -17,7 +17,19 @@
 #     host (EMCP_CARGO, or cargo on the PATH), from tools/gen.
 include_guard(GLOBAL)
 
-set_property(GLOBAL PROPERTY emcp_gen_root "${CMAKE_CURRENT_LIST_DIR}/..")
+# The source checkout whose tools/gen the fallback builds: the first copy of
+# this file included from a checkout names it. An installed copy
+# (lib/cmake/emcp/, no tools/gen beside it) never replaces it: in Zephyr's
+# module with CONFIG_EMCP_PREBUILT_DIR, find_package includes the tree's copy
+# after the module's, and a tree without bin/emcp-gen (cmake --install of a
+# cross build) then still has the module's tools/gen to build it from.
+get_filename_component(_emcp_gen_here "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+get_property(_emcp_gen_root_set GLOBAL PROPERTY emcp_gen_root SET)
+if(NOT _emcp_gen_root_set AND EXISTS "${_emcp_gen_here}/tools/gen/Cargo.toml")
+  set_property(GLOBAL PROPERTY emcp_gen_root "${_emcp_gen_here}")
+endif()
+unset(_emcp_gen_here)
+unset(_emcp_gen_root_set)
 
 # The host build of emcp-gen (one per build tree): the path of the program.
 function(emcp_gen_program out)
@@ -30,7 +42,11 @@ function(emcp_gen_program out)
     return()
   endif()
   get_property(root GLOBAL PROPERTY emcp_gen_root)
-  get_filename_component(root "${root}" ABSOLUTE)
+  if("${root}" STREQUAL "")
+    message(FATAL_ERROR "emcp_generate_tools: no emcp-gen: this emcp package has no bin/emcp-gen (the trees "
+                        "of scripts/package have one; cmake --install adds it with EMCP_BUILD_TOOLS=ON), no "
+                        "emcp source checkout is known to build it from, and EMCP_GEN_EXECUTABLE is not set")
+  endif()
   set(dir "${CMAKE_BINARY_DIR}/emcp-gen-host")
   set(exe "${dir}/emcp-gen")
   # cargo's build directory: shared by every build tree of this checkout
@@ -38,9 +54,6 @@ function(emcp_gen_program out)
   set(EMCP_GEN_CARGO_TARGET_DIR "${root}/target/emcp-gen-host" CACHE PATH
       "cargo --target-dir for emcp-gen (a host program; shared by the build trees of one checkout)")
   if(NOT TARGET emcp_gen_host)
-    if(NOT EXISTS "${root}/tools/gen/Cargo.toml")
-      message(FATAL_ERROR "emcp_generate_tools: no tools/gen under ${root}, and EMCP_GEN_EXECUTABLE is not set")
-    endif()
     if(EMCP_CARGO)
       set(cargo "${EMCP_CARGO}")
     else()

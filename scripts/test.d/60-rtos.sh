@@ -10,7 +10,8 @@
 # - the FreeRTOS example (built and driven by the Python SDK client over
 #   stdio and over HTTP) when
 #   FREERTOS_KERNEL_PATH names a FreeRTOS-Kernel tree, the Zephyr sample on native_sim_64
-#   when ZEPHYR_BASE names a Zephyr tree (and west is installed), its CoAP
+#   when ZEPHYR_BASE names a Zephyr tree (and west is installed), also on a
+#   prebuilt tree (CONFIG_EMCP_PREBUILT_DIR, with and without bin/emcp-gen), its CoAP
 #   overlay when LIBCOAP_PATH also names a libcoap checkout, the
 #   durable records' NVS backend on native_sim_64 across process restarts
 #   (tests/zephyr/store_nvs_check.py) with the same tree, the
@@ -160,6 +161,49 @@ if [ -n "${ZEPHYR_BASE:-}" ] && command -v west >/dev/null; then
   grep -E '^(== |   [a-z])' "$OUT/zephyr.log" | sed 's/^/    /' || true
   result "$rc" "Zephyr greenhouse on native_sim_64 with the Python SDK client" "$OUT/zephyr.log"
   zsize "$OUT/zephyr-greenhouse"
+
+  # The same sample with CONFIG_EMCP_PREBUILT_DIR, on a tree for
+  # native_sim_64's core (x86_64-unknown-linux-gnu): cmake --install of a
+  # Generic build (the core and the bare-metal bindings, no host tools), as
+  # for a cross build. First as it is, without bin/emcp-gen: the module builds
+  # emcp-gen from its own tools/gen (the tree's installed EmcpGenerate.cmake,
+  # included after the module's, must not take that source away). Then with
+  # bin/emcp-gen added (here the one the build above made), as scripts/package
+  # makes the MCU trees: everything from the tree, and EMCP_CARGO=/bin/false
+  # fails the build at any cargo step (the core, or emcp-gen from tools/gen).
+  tree="$PWD/$OUT/zephyr-prebuilt-tree"
+  rc=0
+  {
+    rm -rf "$OUT/zephyr-prebuilt-core" "$tree" &&
+    cmake -S . -B "$OUT/zephyr-prebuilt-core" -G Ninja -DCMAKE_SYSTEM_NAME=Generic \
+      -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY -DEMCP_RUST_TARGET=x86_64-unknown-linux-gnu \
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DEMCP_BUILD_EXAMPLES=OFF -DEMCP_BUILD_TESTS=OFF -DEMCP_BUILD_TOOLS=OFF &&
+    cmake --build "$OUT/zephyr-prebuilt-core" &&
+    cmake --install "$OUT/zephyr-prebuilt-core" --prefix "$tree" &&
+    [ ! -e "$tree/bin/emcp-gen" ] &&
+    ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+      -d "$PWD/$OUT/zephyr-prebuilt-nogen" -- -DZEPHYR_EXTRA_MODULES="$PWD" -DCONFIG_EMCP_PREBUILT_DIR="\"$tree\"" &&
+    grep -qF "$PWD/$OUT/zephyr-prebuilt-nogen/emcp-gen-host/emcp-gen $PWD/examples-c/greenhouse/greenhouse_tools.json" \
+      "$OUT/zephyr-prebuilt-nogen/build.ninja" &&
+    grep -qF "$tree/lib/libemcp.a" "$OUT/zephyr-prebuilt-nogen/build.ninja" &&
+    python3 tests/rtos/mcp_client_check.py "$PWD/$OUT/zephyr-prebuilt-nogen/zephyr/zephyr.exe"
+  } >"$OUT/zephyr-prebuilt-nogen.log" 2>&1 || rc=$?
+  grep -E '^-- emcp: prebuilt|^== ' "$OUT/zephyr-prebuilt-nogen.log" | sed 's/^/    /' || true
+  result "$rc" "Zephyr greenhouse on a cmake --install tree without bin/emcp-gen: its libemcp.a, emcp-gen from tools/gen" \
+    "$OUT/zephyr-prebuilt-nogen.log"
+  rc=0
+  {
+    install -D -m 755 "$OUT/zephyr-greenhouse/emcp-gen-host/emcp-gen" "$tree/bin/emcp-gen" &&
+    ZEPHYR_TOOLCHAIN_VARIANT=host west build -p always -b native_sim_64 zephyr/samples/greenhouse \
+      -d "$PWD/$OUT/zephyr-prebuilt" -- -DZEPHYR_EXTRA_MODULES="$PWD" \
+      -DCONFIG_EMCP_PREBUILT_DIR="\"$tree\"" -DEMCP_CARGO=/bin/false &&
+    grep -qF "$tree/bin/emcp-gen $PWD/examples-c/greenhouse/greenhouse_tools.json" "$OUT/zephyr-prebuilt/build.ninja" &&
+    grep -qF "$tree/lib/libemcp.a" "$OUT/zephyr-prebuilt/build.ninja" &&
+    python3 tests/rtos/mcp_client_check.py "$PWD/$OUT/zephyr-prebuilt/zephyr/zephyr.exe"
+  } >"$OUT/zephyr-prebuilt.log" 2>&1 || rc=$?
+  grep -E '^(== |   [a-z])' "$OUT/zephyr-prebuilt.log" | sed 's/^/    /' || true
+  result "$rc" "Zephyr greenhouse on that tree with bin/emcp-gen: its libemcp.a and emcp-gen, no cargo" \
+    "$OUT/zephyr-prebuilt.log"
 
   # Durable idempotency records on NVS (bindings/store/emcp_store_nvs.c,
   # CONFIG_EMCP_STORE_NVS) in the flash simulator: tests/zephyr/store_nvs
