@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import threading
@@ -154,21 +155,31 @@ class RawGateway:
         self.proc = subprocess.Popen([binary, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.err: list[str] = []
+        self.out: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
+        threading.Thread(target=self._read, daemon=True).start()
 
     def _drain(self) -> None:
         for raw in iter(self.proc.stderr.readline, b""):
             self.err.append(raw.decode(errors="replace").rstrip("\n"))
 
-    def ask(self, msg: dict[str, Any], timeout: float = 10.0) -> bytes:
+    def _read(self) -> None:
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.out.put(raw)
+
+    def send(self, msg: dict[str, Any]) -> None:
         self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
         self.proc.stdin.flush()
-        got: list[bytes] = []
-        t = threading.Thread(target=lambda: got.append(self.proc.stdout.readline()), daemon=True)
-        t.start()
-        t.join(timeout)
-        assert got and got[0], f"no answer within {timeout}s; stderr:\n" + "\n".join(self.err)
-        return got[0]
+
+    def line(self, timeout: float = 10.0) -> bytes:
+        try:
+            return self.out.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no line within {timeout}s; stderr:\n" + "\n".join(self.err)) from None
+
+    def ask(self, msg: dict[str, Any], timeout: float = 10.0) -> bytes:
+        self.send(msg)
+        return self.line(timeout)
 
     def close(self) -> int:
         self.proc.stdin.close()
@@ -229,4 +240,34 @@ def test_exact_results_and_timeout(gateway_bin, broker, fleet):
         print(f"  hung gh-b answered after {took:.2f}s: {res['content'][0]['text']}")
     finally:
         mq.close()
+        assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_listen_stream_sees_devices_leave_and_return(gateway_bin, broker, fleet):
+    """2026-07-28 subscriptions/listen: the stream gets tools/list_changed when
+    a device's Will clears it and when it is back; tools/list follows."""
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        gw.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                 "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
+        ack = json.loads(gw.line())
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            assert r["id"] == "t", r
+            return {t["name"] for t in r["result"]["tools"]}
+
+        assert tools() == expected(DEVICES)
+        fleet.devices["gh-b"].kill()
+        note = json.loads(gw.line(timeout=5))
+        assert note["method"] == "notifications/tools/list_changed", note
+        assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "L"
+        assert tools() == expected(["gh-a", "gh-c"])
+        fleet.start("gh-b")
+        note = json.loads(gw.line(timeout=5))
+        assert note["method"] == "notifications/tools/list_changed", note
+        assert tools() == expected(DEVICES)
+    finally:
         assert gw.close() == 0, "\n".join(gw.err)

@@ -255,6 +255,8 @@ static void set_online(int d, bool online)
         dev->failed_lists = 0;
         pthread_cond_broadcast(&discovery_cond);
         gw_log("device %s is online", dev->id);
+        /* Listed (and the list changes) once its tools are read. */
+        return;
     } else {
         for (int w = 0; w < GW_MAX_WAITS; w++) {
             if (waits[w].used && waits[w].dev == d) {
@@ -482,7 +484,9 @@ static void on_disconnect(struct mosquitto *m, void *obj, int rc, const mosquitt
     pthread_mutex_lock(&lock);
     connected = false;
     pthread_mutex_unlock(&lock);
-    gw_log("lost the broker (%s); reconnecting", mosquitto_strerror(rc));
+    if (rc != 0) {
+        gw_log("lost the broker (%s); reconnecting", mosquitto_strerror(rc));
+    }
 }
 
 static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_message *msg,
@@ -730,8 +734,7 @@ static void apply_pending(void)
         def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
         int rc = mcp_server_add_tool(&server, &def, tool_call, (void *)(intptr_t)i);
         if (rc == 0) {
-            tl->registered = true;
-            changed = true;
+            tl->registered = true; /* the core told the listen streams itself */
         } else {
             char why[256];
             if (mcp_server_schema_error(&server, why, sizeof why) <= 0) {
