@@ -44,6 +44,17 @@ def text_of(result) -> str:
     return "\n".join(b.text for b in result.content if b.type == "text")
 
 
+def settled_audits(device) -> int:
+    """The device's audit lines once its stderr reader has caught up (no new line for 0.3 s)."""
+    n = -1
+    while True:
+        time.sleep(0.3)
+        now = len(device.audits())
+        if now == n:
+            return n
+        n = now
+
+
 def readme_entry(gateway_bin: str, port: int) -> tuple[str, list[str]]:
     """README.md's "A fleet" host entry (`<!-- host-config:mcpservers-gateway -->`),
     with the build path and the broker's port filled in."""
@@ -93,6 +104,7 @@ def test_fleet_through_gateway(gateway_bin, broker, fleet, mode, version):
             assert r.is_error is False, text_of(r)
             assert r.structured_content == {"ok": True, "percent": 10 * (i + 1)}
         for i, d in enumerate(DEVICES):
+            fleet.devices[d].wait_log(r"^vent: ", timeout=5)  # its stderr is read by a thread
             moves = fleet.devices[d].vent_moves()
             assert moves == [f"vent: 0% -> {10 * (i + 1)}%"], (d, moves)
         r = await c.call_tool("gh-b.read_sensor", {"sensor_id": "t1"})
@@ -101,14 +113,13 @@ def test_fleet_through_gateway(gateway_bin, broker, fleet, mode, version):
         assert "gh-b.read_sensor" not in text_of(r)
 
         # Invalid arguments: refused by the gateway's core, never forwarded.
-        before = len(fleet.devices["gh-a"].audits())
+        before = settled_audits(fleet.devices["gh-a"])
         r = await c.call_tool("gh-a.set_vent", {"percent": 130})
         assert r.is_error is True
         assert "percent: 130 is above maximum 100" in text_of(r)
         r = await c.call_tool("gh-a.read_sensor", {"sensor_id": "t9"})
         assert r.is_error is True and "sensor_id" in text_of(r)
-        time.sleep(0.3)
-        assert len(fleet.devices["gh-a"].audits()) == before, fleet.devices["gh-a"].audits()
+        assert settled_audits(fleet.devices["gh-a"]) == before, fleet.devices["gh-a"].audits()
         assert fleet.devices["gh-a"].vent_moves() == ["vent: 0% -> 10%"]
 
         # A killed device: its Will clears its presence, its tools leave the
@@ -133,6 +144,7 @@ def test_fleet_through_gateway(gateway_bin, broker, fleet, mode, version):
         r = await c.call_tool("gh-c.set_vent", {"percent": 55})
         assert r.is_error is False, text_of(r)
         assert r.structured_content == {"ok": True, "percent": 55}
+        back.wait_log(r"^vent: ", timeout=5)
         assert back.vent_moves() == ["vent: 0% -> 55%"]
 
     async def main() -> None:
@@ -222,6 +234,13 @@ def test_exact_results_and_timeout(gateway_bin, broker, fleet):
         d = exact(mq.request("mcp/gh-a/request", call(1, "read_sensor", {"sensor_id": "soil1"})).payload)
         assert r["result"]["isError"] is True and r["result"]["content"] == d["result"]["content"]
 
+        # Invalid arguments: the gateway's core refuses them (nothing forwarded).
+        before = settled_audits(fleet.devices["gh-a"])
+        r = exact(gw.ask(call(6, "gh-a.set_vent", {"percent": -1})))
+        assert r["result"]["isError"] is True
+        assert r["result"]["content"][0]["_meta"]["emcp/invalidArgument"]["keyword"] == "minimum"
+        assert settled_audits(fleet.devices["gh-a"]) == before
+
         # A device that hangs (SIGSTOP: its connection stays, no Will) gets an
         # isError result after the timeout, under the request's id.
         hung = fleet.devices["gh-b"]
@@ -241,6 +260,14 @@ def test_exact_results_and_timeout(gateway_bin, broker, fleet):
     finally:
         mq.close()
         assert gw.close() == 0, "\n".join(gw.err)
+    # One audit line per call, with device, tool, outcome and latency.
+    audits = [line for line in gw.err if line.startswith("audit: ")]
+    print("  " + "\n  ".join(audits))
+    assert len(audits) == 6, audits
+    assert audits[0].startswith("audit: principal=local device=gh-a tool=read_sensor outcome=ok ms=")
+    assert audits[4].startswith("audit: principal=local device=gh-a tool=set_vent outcome=invalid_arguments ms=")
+    assert audits[5].startswith("audit: principal=local device=gh-b tool=set_vent outcome=timeout ms=")
+    assert int(audits[5].rsplit("ms=", 1)[1]) >= 1900
 
 
 def test_listen_stream_sees_devices_leave_and_return(gateway_bin, broker, fleet):

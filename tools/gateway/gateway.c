@@ -136,6 +136,10 @@ static int ntools;
 static struct gw_wait waits[GW_MAX_WAITS];
 static uint64_t corr_counter;
 static bool connected;
+/* The retained presence present at start-up has arrived (the sync marker
+ * published after the subscriptions came back after it). */
+static bool synced;
+#define GW_SYNC_CORR "emcp-gateway-sync"
 static bool list_changed; /* the serving thread must apply and notify */
 static int wake_pipe[2] = {-1, -1};
 static char reply_topic_buf[GW_TOPIC_MAX + 1];
@@ -144,15 +148,19 @@ static char presence_filter[GW_TOPIC_MAX + 1];
 
 /* The line the binding is handling now is a tools/call (serving thread). */
 static bool current_is_call;
+/* What the gateway itself answered for the running call, for its audit
+ * line ("offline", "timeout", ...), or NULL (serving thread). */
+static const char *call_note;
 
 static void gw_log(const char *fmt, ...)
 {
+    /* One write per line: three threads log. */
+    char line[768];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, GW_NAME ": ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    fprintf(stderr, GW_NAME ": %s\n", line);
 }
 
 static void wake_server(void)
@@ -430,6 +438,10 @@ static void on_reply(const struct mosquitto_message *m, const mosquitto_property
     }
     bool matched = false;
     pthread_mutex_lock(&lock);
+    if (corr_len == sizeof GW_SYNC_CORR - 1 && memcmp(corr, GW_SYNC_CORR, corr_len) == 0) {
+        synced = true;
+        matched = true;
+    }
     for (int w = 0; w < GW_MAX_WAITS; w++) {
         struct gw_wait *wt = &waits[w];
         if (wt->used && !wt->done && wt->corr_len == corr_len && memcmp(wt->corr, corr, corr_len) == 0) {
@@ -469,6 +481,13 @@ static void on_connect(struct mosquitto *m, void *obj, int rc, int flags, const 
     if (r1 != MOSQ_ERR_SUCCESS || r2 != MOSQ_ERR_SUCCESS) {
         gw_log("cannot subscribe: %s", mosquitto_strerror(r1 != MOSQ_ERR_SUCCESS ? r1 : r2));
     }
+    /* A marker to ourselves: the broker handles this connection's packets
+     * in order, so it comes back after the retained presence that the
+     * subscription above delivers. */
+    mosquitto_property *sp = NULL;
+    mosquitto_property_add_binary(&sp, MQTT_PROP_CORRELATION_DATA, GW_SYNC_CORR, sizeof GW_SYNC_CORR - 1);
+    (void)mosquitto_publish_v5(m, NULL, opt.reply_topic, 0, NULL, 1, false, sp);
+    mosquitto_property_free_all(&sp);
     pthread_mutex_lock(&lock);
     connected = true;
     pthread_mutex_unlock(&lock);
@@ -917,11 +936,13 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
     const char *dtool = tl->device_tool;
     pthread_mutex_unlock(&lock);
     if (!online) {
+        call_note = "offline";
         result_errorf(result, "device %s is offline (its presence was cleared); %s was not called", device,
                       dtool);
         return 0;
     }
     if (gone) {
+        call_note = "not_offered";
         result_errorf(result, "device %s no longer offers %s", device, dtool);
         return 0;
     }
@@ -948,9 +969,11 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
     free(req);
     if (reply == NULL) {
         if (strcmp(why, "did not answer within the timeout") == 0) {
+            call_note = "timeout";
             result_errorf(result, "device %s did not answer %s within %u ms (timeout); it may or may not have run it",
                           device, dtool, opt.timeout_ms);
         } else {
+            call_note = "unreachable";
             result_errorf(result, "device %s %s", device, why);
         }
         return 0;
@@ -973,6 +996,7 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
                 rc = relay_result(result, device, &j, res);
             }
         } else if (err >= 0) {
+            call_note = "device_error";
             char *msg = emcp_gw_json_str(&j, emcp_gw_json_get(&j, err, "message"), NULL);
             char *code = emcp_gw_json_raw(&j, emcp_gw_json_get(&j, err, "code"));
             result_errorf(result, "device %s refused %s: error %s: %s", device, dtool, code ? code : "?",
@@ -989,6 +1013,35 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
         gw_log("the answer of device %s to %s does not fit the response buffer", device, dtool);
     }
     return rc;
+}
+
+/* One audit line per tools/call on stderr: principal, device, tool, outcome
+ * (the core's, or what the gateway answered itself) and latency. */
+static void audit(void *user, const mcp_audit_t *a)
+{
+    (void)user;
+    static const char *const outcomes[] = {"ok",           "is_error",          "refused",
+                                           "rate_limited", "duplicate",         "invalid_arguments",
+                                           "input_required", "failed",          "no_space",
+                                           "over_declared"};
+    const char *outcome = a->outcome < sizeof outcomes / sizeof outcomes[0] ? outcomes[a->outcome] : "other";
+    if (call_note != NULL && a->outcome == MCP_AUDIT_IS_ERROR) {
+        outcome = call_note;
+    }
+    call_note = NULL;
+    const char *dot = memchr(a->tool, '.', a->tool_len);
+    int dev_len = dot ? (int)(dot - a->tool) : 0;
+    const char *tool = dot ? dot + 1 : a->tool;
+    int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
+    fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
+            (int)a->principal_len, a->principal ? a->principal : "", dev_len, a->tool, tool_len, tool, outcome,
+            a->duration_ms);
+}
+
+static uint64_t audit_clock(void *user)
+{
+    (void)user;
+    return now_ms();
 }
 
 /* ---- The binding's input: one line at a time ------------------------------ */
@@ -1227,14 +1280,12 @@ static int mqtt_setup(void)
     return 0;
 }
 
-/* Waits until the devices online at start have their tools read, or
- * discover_ms passed. The broker sends the retained presence right after
- * the subscription; a short quiet period lets it arrive. */
+/* Waits until the retained presence has arrived and the devices online
+ * then have their tools read, or discover_ms passed. */
 static void initial_discovery(void)
 {
     uint64_t start = now_ms();
     uint64_t deadline = start + opt.discover_ms;
-    uint64_t connected_at = 0;
     for (;;) {
         uint64_t t = now_ms();
         pthread_mutex_lock(&lock);
@@ -1243,12 +1294,9 @@ static void initial_discovery(void)
             busy = busy || (devices[i].online && !devices[i].listed &&
                             (devices[i].need_discovery || devices[i].discovering));
         }
-        bool conn = connected;
+        bool ready = connected && synced;
         pthread_mutex_unlock(&lock);
-        if (conn && connected_at == 0) {
-            connected_at = t;
-        }
-        if (t >= deadline || (connected_at != 0 && t >= connected_at + 300 && !busy)) {
+        if (t >= deadline || (ready && !busy)) {
             break;
         }
         usleep(20000);
@@ -1319,7 +1367,8 @@ int main(int argc, char **argv)
         .cache_scope = MCP_CACHE_PRIVATE,
         .list_page_size = 0,
     };
-    if (mcp_server_init(&server, &cfg) != 0 || mcp_server_set_policy(&server, tool_policy, NULL) != 0) {
+    if (mcp_server_init(&server, &cfg) != 0 || mcp_server_set_policy(&server, tool_policy, NULL) != 0 ||
+        mcp_server_set_audit(&server, audit, audit_clock, NULL) != 0) {
         gw_log("cannot initialise the MCP server");
         return 1;
     }
