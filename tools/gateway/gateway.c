@@ -19,6 +19,7 @@
 #define _GNU_SOURCE /* fopencookie */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -624,13 +625,17 @@ static int discover(int d)
             /* The cursor goes back as the device wrote it (raw JSON string). */
             cur_json = cursor;
         }
-        snprintf(req, sizeof req,
+        int rlen = snprintf(req, sizeof req,
                  "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
                  "\"io.modelcontextprotocol/protocolVersion\":\"" GW_PROTOCOL "\","
                  "\"io.modelcontextprotocol/clientCapabilities\":{}}%s%s}}",
                  pages + 1, cur_json ? ",\"cursor\":" : "", cur_json ? cur_json : "");
         free(cursor);
         cursor = NULL;
+        if (rlen < 0 || (size_t)rlen >= sizeof req) {
+            gw_log("tools/list of device %s: its cursor is too long; the rest is not served", devices[d].id);
+            return 0;
+        }
         size_t len = 0;
         const char *why = NULL;
         char *reply = device_rpc(d, req, &len, &why);
@@ -1373,7 +1378,10 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t max_tools = mcp_build_limit("MCP_MAX_TOOLS");
-    if (pipe(wake_pipe) != 0) {
+    /* Non-blocking: a full pipe already wakes the serving thread, and a
+     * writer holding the lock must never wait for it. */
+    if (pipe(wake_pipe) != 0 || fcntl(wake_pipe[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(wake_pipe[1], F_SETFL, O_NONBLOCK) != 0) {
         gw_log("cannot create the wake pipe");
         return 1;
     }
