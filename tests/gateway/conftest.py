@@ -21,6 +21,8 @@ from sanitizer_fixture import no_sanitizer_reports  # noqa: E402,F401 (autouse)
 from sanitizers import report_in  # noqa: E402
 
 DEVICES = ["gh-a", "gh-b", "gh-c"]
+# gh-a lists one tool per tools/list page, so the gateway must follow nextCursor.
+DEVICE_ARGS = {"gh-a": ["--list-page-size", "1"]}
 
 
 def gateway_path() -> Path:
@@ -57,7 +59,7 @@ class Fleet:
         self.all: list[Gateway] = []
 
     def start(self, server_id: str) -> Gateway:
-        g = Gateway(binary_path(), self.broker.port, server_id)
+        g = Gateway(binary_path(), self.broker.port, server_id, *DEVICE_ARGS.get(server_id, []))
         g.wait_log(r"subscribed to ")
         self.devices[server_id] = g
         self.all.append(g)
