@@ -8,6 +8,8 @@
 # before forwarding, a SIGKILLed device (its Will fires) leaves the list and
 # a call to it answers "offline" as isError, a restarted one returns; raw
 # lines check number text against a direct call and a hung device's timeout.
+# Then tests/ts/fleet-gateway.mjs: the official TypeScript SDK client through
+# the gateway with README's host entry (2025-11-25 era), the same session.
 . "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +25,7 @@ for attempt in 1 2 3 4 5 6; do
   sleep 10
 done
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/gateway/requirements.txt
+[ -d tests/ts/node_modules ] || (cd tests/ts && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
 
 # The same flags as scripts/test.sh, so the shared build dir is not
 # reconfigured; configured again because a fresh machine's first configure
@@ -38,3 +41,7 @@ echo "62-gateway: Python SDK $(python3 -c 'import importlib.metadata as m; print
 EMCP_GATEWAY="$PWD/build/tools/gateway/emcp-gateway" \
 GREENHOUSE_MQTT="$PWD/build/examples-c/greenhouse/greenhouse-mqtt" \
   python3 -m pytest -v --basetemp="$PWD/build/pytest-gateway" tests/gateway
+
+echo "62-gateway: TypeScript SDK $(node -p 'require("./tests/ts/node_modules/@modelcontextprotocol/sdk/package.json").version') through emcp-gateway"
+(cd tests/ts && GREENHOUSE_MQTT="$PWD/../../build/examples-c/greenhouse/greenhouse-mqtt" \
+  timeout 300 node --test --test-concurrency=1 --test-timeout=60000 --test-reporter=spec fleet-gateway.mjs)
