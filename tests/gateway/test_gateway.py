@@ -298,3 +298,37 @@ def test_listen_stream_sees_devices_leave_and_return(gateway_bin, broker, fleet)
         assert tools() == expected(DEVICES)
     finally:
         assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_broker_restart(gateway_bin, broker, fleet):
+    """The broker restarts: the gateway reconnects and subscribes again, the
+    devices come back, and calls work again; meanwhile a call is an isError
+    result, never a hang."""
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        r = json.loads(gw.ask(call(1, "gh-a.read_sensor", {"sensor_id": "t1"})))
+        assert r["result"]["isError"] is False
+        broker.stop()
+        t0 = time.monotonic()
+        r = json.loads(gw.ask(call(2, "gh-a.read_sensor", {"sensor_id": "t1"})))
+        assert r["id"] == 2 and r["result"]["isError"] is True, r
+        assert "gh-a" in r["result"]["content"][0]["text"]
+        assert time.monotonic() - t0 < 5.0
+        print(f"  broker down: {r['result']['content'][0]['text']}")
+        broker.start()
+
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            return {t["name"] for t in r["result"]["tools"]}
+
+        deadline = time.monotonic() + 15
+        while tools() != expected(DEVICES):
+            assert time.monotonic() < deadline, f"after a broker restart the list is {sorted(tools())}"
+            time.sleep(0.2)
+        print(f"  listed again {time.monotonic() - t0:.2f}s after the broker stopped")
+        r = json.loads(gw.ask(call(3, "gh-c.read_sensor", {"sensor_id": "rh1"})))
+        assert r["id"] == 3 and r["result"]["isError"] is False, r
+        assert r["result"]["structuredContent"]["value"] == 62
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)
