@@ -332,3 +332,19 @@ def test_broker_restart(gateway_bin, broker, fleet):
         assert r["result"]["structuredContent"]["value"] == 62
     finally:
         assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_restarted_gateway_is_not_answered_from_the_replay_cache(gateway_bin, broker, fleet):
+    """Two runs with one --client-id share a Response Topic: the second run's
+    calls must carry new Correlation Data, or the device's replay cache
+    answers them with the first run's responses instead of executing them."""
+    device = fleet.devices["gh-a"]
+    for run in (1, 2):
+        before = settled_audits(device)
+        gw = RawGateway(gateway_bin, gateway_args(broker, "--client-id", "gw-fixed"))
+        try:
+            r = json.loads(gw.ask(call(1, "gh-a.read_sensor", {"sensor_id": "t1"})))
+            assert r["result"]["isError"] is False, r
+        finally:
+            assert gw.close() == 0, "\n".join(gw.err)
+        assert settled_audits(device) == before + 1, f"run {run}: the call was not executed:\n{device.text()}"

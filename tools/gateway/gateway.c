@@ -136,6 +136,7 @@ static struct gw_tool tools[GW_MAX_TOOLS];
 static int ntools;
 static struct gw_wait waits[GW_MAX_WAITS];
 static uint64_t corr_counter;
+static uint64_t corr_nonce; /* random, per run */
 static bool connected;
 /* The retained presence present at start-up has arrived (the sync marker
  * published after the subscriptions came back after it). */
@@ -372,10 +373,11 @@ static char *device_rpc(int d, const char *payload, size_t *reply_len, const cha
     memset(wt, 0, sizeof *wt);
     wt->used = true;
     wt->dev = d;
-    wt->corr_len = (size_t)snprintf(wt->corr, sizeof wt->corr, "%s-%" PRIu64, client_id_buf, ++corr_counter);
-    if (wt->corr_len >= sizeof wt->corr) {
-        wt->corr_len = sizeof wt->corr - 1;
-    }
+    /* New for every request of every run: the device's replay cache keys
+     * on (Response Topic, Correlation Data), and a gateway restarted with
+     * the same --client-id has the same Response Topic. */
+    wt->corr_len = (size_t)snprintf(wt->corr, sizeof wt->corr, "%016" PRIx64 "-%" PRIu64, corr_nonce,
+                                    ++corr_counter);
     char topic[GW_TOPIC_MAX + 1];
     snprintf(topic, sizeof topic, "%s", devices[d].request_topic);
     char corr[48];
@@ -1378,6 +1380,13 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t max_tools = mcp_build_limit("MCP_MAX_TOOLS");
+    FILE *rnd = fopen("/dev/urandom", "rb");
+    if (rnd == NULL || fread(&corr_nonce, sizeof corr_nonce, 1, rnd) != 1) {
+        corr_nonce = now_ms() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
+    }
+    if (rnd != NULL) {
+        fclose(rnd);
+    }
     /* Non-blocking: a full pipe already wakes the serving thread, and a
      * writer holding the lock must never wait for it. */
     if (pipe(wake_pipe) != 0 || fcntl(wake_pipe[0], F_SETFL, O_NONBLOCK) != 0 ||
