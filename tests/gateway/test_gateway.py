@@ -348,3 +348,27 @@ def test_restarted_gateway_is_not_answered_from_the_replay_cache(gateway_bin, br
         finally:
             assert gw.close() == 0, "\n".join(gw.err)
         assert settled_audits(device) == before + 1, f"run {run}: the call was not executed:\n{device.text()}"
+
+
+def test_gateway_started_before_the_broker(gateway_bin, broker, fleet):
+    """The gateway starts while the broker is down: it serves an empty list,
+    keeps connecting, and registers the devices' tools at run time once the
+    broker is up (the first registration happens while serving)."""
+    broker.stop()
+    gw = RawGateway(gateway_bin, gateway_args(broker, "--discover-ms", "300"))
+    try:
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            return {t["name"] for t in r["result"]["tools"]}
+
+        assert tools() == set()
+        broker.start()
+        deadline = time.monotonic() + 15
+        while tools() != expected(DEVICES):
+            assert time.monotonic() < deadline, f"the list is {sorted(tools())}\n" + "\n".join(gw.err)
+            time.sleep(0.2)
+        r = json.loads(gw.ask(call(1, "gh-b.set_vent", {"percent": 35})))
+        assert r["result"]["structuredContent"] == {"ok": True, "percent": 35}, r
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)

@@ -9,7 +9,7 @@
  *   the MQTT side learnt: tool registration (never while mcp_server_handle
  *   runs, the core's rule, since both happen on this thread) and list-change
  *   notifications (written by the binding's own emit, on this thread).
- * - libmosquitto's loop thread (mosquitto_loop_start): presence messages and
+ * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
  *   online, following nextCursor.
@@ -1240,6 +1240,36 @@ static int parse_args(int argc, char **argv, const char *prog)
     return 0;
 }
 
+static volatile bool mqtt_stopping;
+
+/* Connects (again after a failure, 100 ms doubling to 2 s) and runs
+ * libmosquitto's loop, which reconnects by itself once it was connected. */
+static void *mqtt_main(void *arg)
+{
+    (void)arg;
+    unsigned delay_ms = 100;
+    bool told = false;
+    while (!mqtt_stopping) {
+        int rc = mosquitto_connect(mosq, opt.host, opt.port, opt.keepalive_s);
+        if (rc == MOSQ_ERR_SUCCESS) {
+            told = false;
+            delay_ms = 100;
+            rc = mosquitto_loop_forever(mosq, -1, 1);
+            if (mqtt_stopping) {
+                break;
+            }
+            gw_log("MQTT loop ended (%s); connecting again", mosquitto_strerror(rc));
+        } else if (!told) {
+            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.host, opt.port,
+                   rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+            told = true;
+        }
+        usleep(delay_ms * 1000);
+        delay_ms = delay_ms < 1000 ? delay_ms * 2 : 2000;
+    }
+    return NULL;
+}
+
 static int mqtt_setup(void)
 {
     mosquitto_lib_init();
@@ -1274,14 +1304,12 @@ static int mqtt_setup(void)
     mosquitto_connect_v5_callback_set(mosq, on_connect);
     mosquitto_disconnect_v5_callback_set(mosq, on_disconnect);
     mosquitto_message_v5_callback_set(mosq, on_message);
-    rc = mosquitto_connect_async(mosq, opt.host, opt.port, opt.keepalive_s);
-    if (rc != MOSQ_ERR_SUCCESS) {
-        /* The loop thread retries (the broker may start later). */
-        gw_log("cannot connect to %s:%d yet (%s); retrying", opt.host, opt.port, mosquitto_strerror(rc));
-    }
-    rc = mosquitto_loop_start(mosq);
-    if (rc != MOSQ_ERR_SUCCESS) {
-        gw_log("cannot start the MQTT thread: %s", mosquitto_strerror(rc));
+    /* Our own loop thread (mosquitto_loop_start does not retry a first
+     * connection that failed): the other threads publish meanwhile. */
+    mosquitto_threaded_set(mosq, true);
+    pthread_t t;
+    if (pthread_create(&t, NULL, mqtt_main, NULL) != 0) {
+        gw_log("cannot start the MQTT thread");
         return -1;
     }
     return 0;
@@ -1426,10 +1454,10 @@ int main(int argc, char **argv)
     int rc = emcp_stdio_serve(&server, in, stdout, stderr);
     fclose(in);
     free(input.buf);
+    /* Not destroyed: the discovery thread may still be publishing with it
+     * until the process exits. */
+    mqtt_stopping = true;
     mosquitto_disconnect_v5(mosq, 0, NULL);
-    mosquitto_loop_stop(mosq, false);
-    mosquitto_destroy(mosq);
-    mosquitto_lib_cleanup();
     gw_log("end of input; stopped");
     return rc == 0 ? 0 : 1;
 }
