@@ -1312,6 +1312,8 @@ static int mqtt_setup(void)
         gw_log("cannot start the MQTT thread");
         return -1;
     }
+    /* Never joined: at the end of input it may still wait for a broker. */
+    pthread_detach(t);
     return 0;
 }
 
