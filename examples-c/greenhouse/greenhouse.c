@@ -605,15 +605,23 @@ static int random_bytes(uint8_t *buf, size_t len)
 }
 #endif
 
+static uint32_t list_page_size;
+
+void greenhouse_set_list_page_size(uint32_t tools_per_page)
+{
+    list_page_size = tools_per_page;
+}
+
 int greenhouse_register(mcp_server_t *server, bool wind_lock)
 {
-    static const mcp_server_config_t config = {
+    const mcp_server_config_t config = {
         .name = "greenhouse-gw",
         .version = "0.4.0",
         .title = "Greenhouse gateway",
         .instructions = NULL,
         .list_ttl_ms = 3600000u,
         .cache_scope = MCP_CACHE_PUBLIC,
+        .list_page_size = list_page_size,
     };
 
     atomic_store(&readings_taken_ms, emcp_monotonic_ms());

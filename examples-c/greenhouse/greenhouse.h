@@ -115,6 +115,13 @@ extern "C" {
 int greenhouse_add_policy(const char *spec, const char **why);
 
 /**
+ * Most tools per tools/list page (mcp_server_config_t.list_page_size; 0, the
+ * default: as many as fit). Set before greenhouse_register; greenhouse-mqtt's
+ * --list-page-size, so a client's nextCursor handling can be tested.
+ */
+void greenhouse_set_list_page_size(uint32_t tools_per_page);
+
+/**
  * Initialises @p server as "greenhouse-gw" 0.4.0 and registers the tools,
  * the audit hook and (after greenhouse_add_policy) the policy hook.
  * Takes the simulated sensor readings now and closes the vent.

@@ -7,7 +7,7 @@
  *                   [--username U] [--password-env VAR]
  *                   [--cafile F] [--capath D] [--cert F] [--key F]
  *                   [--tls-version V] [--tls-insecure]
- *                   [--policy PRINCIPAL=TOOL[,TOOL...]]...
+ *                   [--policy PRINCIPAL=TOOL[,TOOL...]]... [--list-page-size N]
  *
  * Requests on {prefix}/{ID}/request, presence on {prefix}/{ID}/presence
  * (per instance below it with --share). Logs and the audit lines of the
@@ -63,6 +63,7 @@ static void usage(FILE *to, const char *prog)
             "  --cert F --key F     TLS: client certificate and key\n"
             "  --tls-version V      TLS: tlsv1.2 or tlsv1.3\n"
             "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n"
+            "  --list-page-size N   at most N tools per tools/list page (default: all that fit)\n"
             GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE,
             prog, EMCP_MQTT_KEEPALIVE_S);
 }
@@ -139,6 +140,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             opt.keepalive_s = (int)k;
+        } else if (strcmp(a, "--list-page-size") == 0) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end != '\0' || n < 1 || n > 1000) {
+                fprintf(stderr, "%s: --list-page-size wants 1 to 1000\n", prog);
+                return 2;
+            }
+            greenhouse_set_list_page_size((uint32_t)n);
         } else if (strcmp(a, "--policy") == 0) {
             const char *why = NULL;
             if (greenhouse_add_policy(v, &why) != 0) {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# emcp-gateway (tools/gateway, docs/gateway.md): one MCP server on stdio for
+# the devices behind an MQTT 5 broker. tests/gateway starts a real mosquitto
+# on a free loopback port, three real greenhouse-mqtt devices and the
+# gateway, and drives it with the official Python SDK client in both eras:
+# the list shows DEVICE.read_sensor and DEVICE.set_vent of all three, calls
+# reach the right device, invalid arguments are refused by the gateway's core
+# before forwarding, a SIGKILLed device (its Will fires) leaves the list and
+# a call to it answers "offline" as isError, a restarted one returns; raw
+# lines check number text against a direct call and a hung device's timeout.
+# Then tests/ts/fleet-gateway.mjs: the official TypeScript SDK client through
+# the gateway with README's host entry (2025-11-25 era), the same session.
+. "$(dirname "$0")/../lib/help.sh" "$@"
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+. scripts/lib/apt.sh
+# Another apt client may hold the dpkg lock for a moment; retry a few times.
+for attempt in 1 2 3 4 5 6; do
+  if apt_ensure mosquitto mosquitto-clients libmosquitto-dev pkg-config; then
+    break
+  fi
+  [ "$attempt" = 6 ] && { echo "62-gateway: cannot install mosquitto and libmosquitto-dev" >&2; exit 1; }
+  sleep 10
+done
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/gateway/requirements.txt
+[ -d tests/ts/node_modules ] || (cd tests/ts && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
+
+# The same flags as scripts/test.sh, so the shared build dir is not
+# reconfigured; configured again because a fresh machine's first configure
+# ran before libmosquitto-dev was installed (no gateway, no greenhouse-mqtt).
+cmake -S . -B build -DEMCP_SANITIZE=ON >/dev/null
+cmake --build build -j"$(nproc)" --target emcp-gateway greenhouse-mqtt
+for bin in build/tools/gateway/emcp-gateway build/examples-c/greenhouse/greenhouse-mqtt; do
+  [ -x "$bin" ] || { echo "62-gateway: $bin was not built (is libmosquitto found by pkg-config?)" >&2; exit 1; }
+done
+
+echo "62-gateway: Python SDK $(python3 -c 'import importlib.metadata as m; print(m.version("mcp"))') through emcp-gateway"
+# Its own base temp dir: the default one is shared with (and pruned by) other pytest runs.
+EMCP_GATEWAY="$PWD/build/tools/gateway/emcp-gateway" \
+GREENHOUSE_MQTT="$PWD/build/examples-c/greenhouse/greenhouse-mqtt" \
+  python3 -m pytest -v --basetemp="$PWD/build/pytest-gateway" tests/gateway
+
+echo "62-gateway: TypeScript SDK $(node -p 'require("./tests/ts/node_modules/@modelcontextprotocol/sdk/package.json").version') through emcp-gateway"
+(cd tests/ts && GREENHOUSE_MQTT="$PWD/../../build/examples-c/greenhouse/greenhouse-mqtt" \
+  timeout 300 node --test --test-concurrency=1 --test-timeout=60000 --test-reporter=spec fleet-gateway.mjs)

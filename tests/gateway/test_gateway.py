@@ -1,0 +1,374 @@
+"""emcp-gateway end to end: three real greenhouse-mqtt devices behind a real
+mosquitto, one gateway on stdio, and the MCP Python SDK client (mcp 2.3.0,
+as tests/e2e uses it) in both eras; plus raw JSON-RPC lines for what the SDK
+hides (exact number text, the request's id on a timeout).
+
+Run with `pytest -s` to read the exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import StdioServerParameters
+from mcp.client.client import Client
+
+from conftest import DEVICES
+from mqtt_support import REPO
+from mqtt_support import Client as MqttClient
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+SESSION_S = 90
+
+
+def names(listed) -> set[str]:
+    return {t.name for t in listed.tools}
+
+
+def expected(devices) -> set[str]:
+    return {f"{d}.{t}" for d in devices for t in ("read_sensor", "set_vent")}
+
+
+def text_of(result) -> str:
+    return "\n".join(b.text for b in result.content if b.type == "text")
+
+
+def settled_audits(device) -> int:
+    """The device's audit lines once its stderr reader has caught up (no new line for 0.3 s)."""
+    n = -1
+    while True:
+        time.sleep(0.3)
+        now = len(device.audits())
+        if now == n:
+            return n
+        n = now
+
+
+def readme_entry(gateway_bin: str, port: int) -> tuple[str, list[str]]:
+    """README.md's "A fleet" host entry (`<!-- host-config:mcpservers-gateway -->`),
+    with the build path and the broker's port filled in."""
+    text = (REPO / "README.md").read_text()
+    marker = "<!-- host-config:mcpservers-gateway -->"
+    at = text.index(marker) + len(marker)
+    body = text[at:].split("```json\n", 1)[1].split("\n```", 1)[0]
+    build = str(Path(gateway_bin).resolve().parents[2])
+    body = body.replace("/ABSOLUTE/PATH/TO/emcp/build", build).replace("127.0.0.1:1883", f"127.0.0.1:{port}")
+    server = json.loads(body)["mcpServers"]["fleet"]
+    return server["command"], server["args"]
+
+
+def gateway_args(broker, *extra: str) -> list[str]:
+    return ["--broker", f"127.0.0.1:{broker.port}", "--timeout-ms", "2000", *extra]
+
+
+async def wait_listed(c: Client, want: set[str], absent: set[str], timeout: float = 10.0) -> float:
+    """Lists until every name of `want` is there and none of `absent`; returns the seconds it took."""
+    start = time.monotonic()
+    while True:
+        got = names(await c.list_tools())
+        if want <= got and not (absent & got):
+            return time.monotonic() - start
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"after {timeout}s the list is {sorted(got)}; want {sorted(want)}, not {sorted(absent)}")
+        await anyio.sleep(0.1)
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_fleet_through_gateway(gateway_bin, broker, fleet, mode, version):
+    async def session(c: Client) -> None:
+        assert c.protocol_version == version
+        assert (c.server_info.name if c.server_info else None) == "emcp-gateway"
+
+        # Every device's tools, named DEVICE.TOOL, saying which device.
+        listed = await c.list_tools()
+        assert names(listed) == expected(DEVICES)
+        for t in listed.tools:
+            device = t.name.split(".")[0]
+            assert f"device {device}" in (t.description or ""), t
+        print(f"  tools/list: {sorted(names(listed))}")
+
+        # Calls reach the right device, and only it.
+        for i, d in enumerate(DEVICES):
+            r = await c.call_tool(f"{d}.set_vent", {"percent": 10 * (i + 1)})
+            assert r.is_error is False, text_of(r)
+            assert r.structured_content == {"ok": True, "percent": 10 * (i + 1)}
+        for i, d in enumerate(DEVICES):
+            fleet.devices[d].wait_log(r"^vent: ", timeout=5)  # its stderr is read by a thread
+            moves = fleet.devices[d].vent_moves()
+            assert moves == [f"vent: 0% -> {10 * (i + 1)}%"], (d, moves)
+        r = await c.call_tool("gh-b.read_sensor", {"sensor_id": "t1"})
+        assert r.is_error is False
+        assert r.structured_content["value"] == 21.5 and r.structured_content["unit"] == "C"
+        assert "gh-b.read_sensor" not in text_of(r)
+
+        # Invalid arguments: refused by the gateway's core, never forwarded.
+        before = settled_audits(fleet.devices["gh-a"])
+        r = await c.call_tool("gh-a.set_vent", {"percent": 130})
+        assert r.is_error is True
+        assert "percent: 130 is above maximum 100" in text_of(r)
+        r = await c.call_tool("gh-a.read_sensor", {"sensor_id": "t9"})
+        assert r.is_error is True and "sensor_id" in text_of(r)
+        assert settled_audits(fleet.devices["gh-a"]) == before, fleet.devices["gh-a"].audits()
+        assert fleet.devices["gh-a"].vent_moves() == ["vent: 0% -> 10%"]
+
+        # A killed device: its Will clears its presence, its tools leave the
+        # list, and a call to it answers "offline" as an isError result.
+        fleet.devices["gh-c"].kill()
+        gone = await wait_listed(c, expected(["gh-a", "gh-b"]), expected(["gh-c"]))
+        print(f"  gh-c killed: its tools left the list after {gone:.2f}s")
+        t0 = time.monotonic()
+        r = await c.call_tool("gh-c.set_vent", {"percent": 70})
+        assert r.is_error is True
+        assert "gh-c" in text_of(r) and "offline" in text_of(r), text_of(r)
+        assert time.monotonic() - t0 < 1.0, "an offline device must be answered at once, not after the timeout"
+        print(f"  call to gh-c: {text_of(r)}")
+        # The others still work (a read: set_vent runs at most once per 2 s on a device).
+        r = await c.call_tool("gh-a.read_sensor", {"sensor_id": "rh1"})
+        assert r.is_error is False and r.structured_content["value"] == 62
+
+        # It comes back: listed again, and calls reach the new process.
+        back = fleet.start("gh-c")
+        again = await wait_listed(c, expected(DEVICES), set())
+        print(f"  gh-c restarted: listed again after {again:.2f}s")
+        r = await c.call_tool("gh-c.set_vent", {"percent": 55})
+        assert r.is_error is False, text_of(r)
+        assert r.structured_content == {"ok": True, "percent": 55}
+        back.wait_log(r"^vent: ", timeout=5)
+        assert back.vent_moves() == ["vent: 0% -> 55%"]
+
+    async def main() -> None:
+        # Exactly the host entry README.md documents.
+        command, args = readme_entry(gateway_bin, broker.port)
+        assert os.path.samefile(command, gateway_bin)
+        params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+        with anyio.fail_after(SESSION_S):
+            async with Client(params, mode=mode, read_timeout_seconds=10) as c:
+                print(f"\n== emcp-gateway mode={mode} -> protocol {c.protocol_version}")
+                await session(c)
+
+    anyio.run(main)
+
+
+class RawGateway:
+    """emcp-gateway with raw JSON-RPC lines on its stdin and stdout."""
+
+    def __init__(self, binary: str, args: list[str]) -> None:
+        self.proc = subprocess.Popen([binary, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.err: list[str] = []
+        self.out: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._drain, daemon=True).start()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _drain(self) -> None:
+        for raw in iter(self.proc.stderr.readline, b""):
+            self.err.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def _read(self) -> None:
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.out.put(raw)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def line(self, timeout: float = 10.0) -> bytes:
+        try:
+            return self.out.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no line within {timeout}s; stderr:\n" + "\n".join(self.err)) from None
+
+    def ask(self, msg: dict[str, Any], timeout: float = 10.0) -> bytes:
+        self.send(msg)
+        return self.line(timeout)
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(10)
+
+
+def envelope() -> dict[str, Any]:
+    return {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def call(id: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"_meta": envelope(), "name": name, "arguments": args}}
+
+
+def exact(payload: bytes) -> Any:
+    """JSON with every number kept as its text, to compare numbers exactly."""
+    return json.loads(payload, parse_float=str, parse_int=lambda s: "int:" + s)
+
+
+def test_exact_results_and_timeout(gateway_bin, broker, fleet):
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    mq = MqttClient(broker.port, "direct")
+    try:
+        # The gateway's structuredContent is the device's, number text for
+        # number text (21.5 stays 21.5, 62 stays an integer).
+        for sensor in ("t1", "t2", "rh1"):
+            via = exact(gw.ask(call(f"x-{sensor}", "gh-a.read_sensor", {"sensor_id": sensor})))
+            direct = exact(mq.request("mcp/gh-a/request", call(1, "read_sensor", {"sensor_id": sensor})).payload)
+            assert via["id"] == f"x-{sensor}"
+            v, d = via["result"], direct["result"]
+            assert v["content"] == d["content"]
+            assert v["isError"] == d["isError"] is False
+            v["structuredContent"].pop("age_s")
+            d["structuredContent"].pop("age_s")
+            assert v["structuredContent"] == d["structuredContent"], (v, d)
+            print(f"  {sensor}: {v['structuredContent']}")
+        # A device's own refusal (isError from the device) passes through.
+        r = exact(gw.ask(call(5, "gh-a.read_sensor", {"sensor_id": "soil1"})))
+        d = exact(mq.request("mcp/gh-a/request", call(1, "read_sensor", {"sensor_id": "soil1"})).payload)
+        assert r["result"]["isError"] is True and r["result"]["content"] == d["result"]["content"]
+
+        # Invalid arguments: the gateway's core refuses them (nothing forwarded).
+        before = settled_audits(fleet.devices["gh-a"])
+        r = exact(gw.ask(call(6, "gh-a.set_vent", {"percent": -1})))
+        assert r["result"]["isError"] is True
+        assert r["result"]["content"][0]["_meta"]["emcp/invalidArgument"]["keyword"] == "minimum"
+        assert settled_audits(fleet.devices["gh-a"]) == before
+
+        # A device that hangs (SIGSTOP: its connection stays, no Will) gets an
+        # isError result after the timeout, under the request's id.
+        hung = fleet.devices["gh-b"]
+        hung.signal(signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            r = json.loads(gw.ask(call("hang-1", "gh-b.set_vent", {"percent": 40}), timeout=10))
+            took = time.monotonic() - t0
+        finally:
+            hung.signal(signal.SIGCONT)
+        assert r["id"] == "hang-1"
+        res = r["result"]
+        assert res["isError"] is True
+        assert "gh-b" in res["content"][0]["text"] and "timeout" in res["content"][0]["text"], res
+        assert 1.9 <= took < 5.0, took
+        print(f"  hung gh-b answered after {took:.2f}s: {res['content'][0]['text']}")
+    finally:
+        mq.close()
+        assert gw.close() == 0, "\n".join(gw.err)
+    # One audit line per call, with device, tool, outcome and latency.
+    audits = [line for line in gw.err if line.startswith("audit: ")]
+    print("  " + "\n  ".join(audits))
+    assert len(audits) == 6, audits
+    assert audits[0].startswith("audit: principal=local device=gh-a tool=read_sensor outcome=ok ms=")
+    assert audits[4].startswith("audit: principal=local device=gh-a tool=set_vent outcome=invalid_arguments ms=")
+    assert audits[5].startswith("audit: principal=local device=gh-b tool=set_vent outcome=timeout ms=")
+    assert int(audits[5].rsplit("ms=", 1)[1]) >= 1900
+
+
+def test_listen_stream_sees_devices_leave_and_return(gateway_bin, broker, fleet):
+    """2026-07-28 subscriptions/listen: the stream gets tools/list_changed when
+    a device's Will clears it and when it is back; tools/list follows."""
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        gw.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                 "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
+        ack = json.loads(gw.line())
+        assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            assert r["id"] == "t", r
+            return {t["name"] for t in r["result"]["tools"]}
+
+        assert tools() == expected(DEVICES)
+        fleet.devices["gh-b"].kill()
+        note = json.loads(gw.line(timeout=5))
+        assert note["method"] == "notifications/tools/list_changed", note
+        assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "L"
+        assert tools() == expected(["gh-a", "gh-c"])
+        fleet.start("gh-b")
+        note = json.loads(gw.line(timeout=5))
+        assert note["method"] == "notifications/tools/list_changed", note
+        assert tools() == expected(DEVICES)
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_broker_restart(gateway_bin, broker, fleet):
+    """The broker restarts: the gateway reconnects and subscribes again, the
+    devices come back, and calls work again; meanwhile a call is an isError
+    result, never a hang."""
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        r = json.loads(gw.ask(call(1, "gh-a.read_sensor", {"sensor_id": "t1"})))
+        assert r["result"]["isError"] is False
+        broker.stop()
+        t0 = time.monotonic()
+        r = json.loads(gw.ask(call(2, "gh-a.read_sensor", {"sensor_id": "t1"})))
+        assert r["id"] == 2 and r["result"]["isError"] is True, r
+        assert "gh-a" in r["result"]["content"][0]["text"]
+        assert time.monotonic() - t0 < 5.0
+        print(f"  broker down: {r['result']['content'][0]['text']}")
+        broker.start()
+
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            return {t["name"] for t in r["result"]["tools"]}
+
+        deadline = time.monotonic() + 15
+        while tools() != expected(DEVICES):
+            assert time.monotonic() < deadline, f"after a broker restart the list is {sorted(tools())}"
+            time.sleep(0.2)
+        print(f"  listed again {time.monotonic() - t0:.2f}s after the broker stopped")
+        r = json.loads(gw.ask(call(3, "gh-c.read_sensor", {"sensor_id": "rh1"})))
+        assert r["id"] == 3 and r["result"]["isError"] is False, r
+        assert r["result"]["structuredContent"]["value"] == 62
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_restarted_gateway_is_not_answered_from_the_replay_cache(gateway_bin, broker, fleet):
+    """Two runs with one --client-id share a Response Topic: the second run's
+    calls must carry new Correlation Data, or the device's replay cache
+    answers them with the first run's responses instead of executing them."""
+    device = fleet.devices["gh-a"]
+    for run in (1, 2):
+        before = settled_audits(device)
+        gw = RawGateway(gateway_bin, gateway_args(broker, "--client-id", "gw-fixed"))
+        try:
+            r = json.loads(gw.ask(call(1, "gh-a.read_sensor", {"sensor_id": "t1"})))
+            assert r["result"]["isError"] is False, r
+        finally:
+            assert gw.close() == 0, "\n".join(gw.err)
+        assert settled_audits(device) == before + 1, f"run {run}: the call was not executed:\n{device.text()}"
+
+
+def test_gateway_started_before_the_broker(gateway_bin, broker, fleet):
+    """The gateway starts while the broker is down: it serves an empty list,
+    keeps connecting, and registers the devices' tools at run time once the
+    broker is up (the first registration happens while serving)."""
+    broker.stop()
+    gw = RawGateway(gateway_bin, gateway_args(broker, "--discover-ms", "300"))
+    try:
+        def tools() -> set[str]:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            return {t["name"] for t in r["result"]["tools"]}
+
+        assert tools() == set()
+        broker.start()
+        deadline = time.monotonic() + 15
+        while tools() != expected(DEVICES):
+            assert time.monotonic() < deadline, f"the list is {sorted(tools())}\n" + "\n".join(gw.err)
+            time.sleep(0.2)
+        r = json.loads(gw.ask(call(1, "gh-b.set_vent", {"percent": 35})))
+        assert r["result"]["structuredContent"] == {"ok": True, "percent": 35}, r
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)

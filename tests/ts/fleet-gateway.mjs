@@ -1,0 +1,139 @@
+// The official TypeScript SDK client through emcp-gateway to three
+// greenhouse-mqtt devices on a real mosquitto (docs/gateway.md), started
+// with exactly the command and arguments of README.md's "A fleet" entry (the
+// broker's port filled in), 2025-11-25 era: the list of every device's
+// tools, calls reaching the right device, invalid arguments refused before
+// forwarding, a SIGKILLed device leaving the list and answering "offline",
+// and its return. Not a *.test.mjs: it needs libmosquitto's programs, so
+// scripts/test.d/62-gateway.sh runs it (node --test fleet-gateway.mjs).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { ROOT, ERA, assertNoSanitizerReport, opts, stdioClient, textOf, within } from './support.mjs';
+
+const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+const BUILD = process.env.EMCP_BUILD_DIR || resolve(ROOT, 'build');
+const DEVICE_BIN = process.env.GREENHOUSE_MQTT || resolve(BUILD, 'examples-c/greenhouse/greenhouse-mqtt');
+const DEVICES = ['gh-a', 'gh-b', 'gh-c'];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const expected = (devices) => devices.flatMap((d) => [`${d}.read_sensor`, `${d}.set_vent`]).sort();
+
+function entry(port) {
+  const marker = '<!-- host-config:mcpservers-gateway -->';
+  const at = README.indexOf(marker);
+  assert.ok(at >= 0, `README.md lacks ${marker}`);
+  const m = /^\s*```json\n([\s\S]*?)\n```/.exec(README.slice(at + marker.length));
+  assert.ok(m, `no json block after ${marker}`);
+  assert.ok(m[1].includes('127.0.0.1:1883'), 'no broker placeholder');
+  const text = m[1].split('/ABSOLUTE/PATH/TO/emcp/build').join(BUILD).split('127.0.0.1:1883').join(`127.0.0.1:${port}`);
+  return JSON.parse(text).mcpServers.fleet;
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** A child whose stderr is collected; `ready` resolves when `pattern` shows there. */
+function start(cmd, args, pattern) {
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = { proc, log: '' };
+  p.exited = new Promise((res) => proc.once('exit', (code, signal) => res({ code, signal })));
+  p.ready = within(10_000, `${cmd} ${args.join(' ')}`, new Promise((res, rej) => {
+    proc.stderr.on('data', (c) => {
+      p.log += c;
+      if (pattern.test(p.log)) res();
+    });
+    p.exited.then(({ code }) => rej(new Error(`${cmd} exited ${code}:\n${p.log}`)));
+  }));
+  return p;
+}
+
+async function stop(p, signal = 'SIGTERM') {
+  if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill(signal);
+  await within(10_000, 'stop', p.exited);
+}
+
+async function listed(client) {
+  return (await client.listTools(undefined, opts)).tools.map((t) => t.name).sort();
+}
+
+async function waitListed(client, want) {
+  for (let i = 0; i < 100; i++) {
+    const got = await listed(client);
+    if (JSON.stringify(got) === JSON.stringify(want)) return;
+    await sleep(100);
+  }
+  assert.deepEqual(await listed(client), want);
+}
+
+test('TypeScript SDK through emcp-gateway to three greenhouse-mqtt devices', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'emcp-gateway-ts-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'mosquitto.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\n`);
+  const broker = start('mosquitto', ['-v', '-c', join(dir, 'mosquitto.conf')], /running|Opening ipv4 listen/);
+  const devices = {};
+  let session;
+  try {
+    await broker.ready;
+    for (const d of DEVICES) {
+      devices[d] = start(DEVICE_BIN, ['--broker', `127.0.0.1:${port}`, '--server-id', d], /subscribed to /);
+      await devices[d].ready;
+    }
+    const server = entry(port);
+    session = await stdioClient({ command: server.command, args: server.args });
+    const { client, transport } = session;
+    assert.equal(transport.negotiatedVersion, ERA);
+    assert.equal(client.getServerVersion().name, 'emcp-gateway');
+
+    assert.deepEqual(await listed(client), expected(DEVICES));
+    for (const [i, d] of DEVICES.entries()) {
+      const r = await client.callTool({ name: `${d}.set_vent`, arguments: { percent: 20 + i } }, undefined, opts);
+      assert.equal(r.isError, false, textOf(r));
+      assert.deepEqual(r.structuredContent, { ok: true, percent: 20 + i });
+    }
+    await sleep(200);
+    for (const [i, d] of DEVICES.entries()) {
+      assert.match(devices[d].log, new RegExp(`vent: 0% -> ${20 + i}%`));
+      assert.equal((devices[d].log.match(/^vent: /gm) || []).length, 1, devices[d].log);
+    }
+    const bad = await client.callTool({ name: 'gh-b.set_vent', arguments: { percent: 101 } }, undefined, opts);
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /percent: 101 is above maximum 100/);
+    await sleep(200);
+    assert.doesNotMatch(devices['gh-b'].log, /args=\{"percent":101\}/, 'the invalid call reached the device');
+
+    await stop(devices['gh-c'], 'SIGKILL');
+    await waitListed(client, expected(['gh-a', 'gh-b']));
+    const off = await client.callTool({ name: 'gh-c.set_vent', arguments: { percent: 60 } }, undefined, opts);
+    assert.equal(off.isError, true);
+    assert.match(textOf(off), /device gh-c is offline/);
+
+    devices['gh-c'] = start(DEVICE_BIN, ['--broker', `127.0.0.1:${port}`, '--server-id', 'gh-c'], /subscribed to /);
+    await devices['gh-c'].ready;
+    await waitListed(client, expected(DEVICES));
+    const back = await client.callTool({ name: 'gh-c.read_sensor', arguments: { sensor_id: 't2' } }, undefined, opts);
+    assert.equal(back.isError, false, textOf(back));
+    assert.equal(back.structuredContent.value, 34.1);
+  } finally {
+    if (session) await session.close();
+    for (const p of Object.values(devices)) {
+      await stop(p);
+      assertNoSanitizerReport('greenhouse-mqtt', p.log);
+    }
+    await stop(broker);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

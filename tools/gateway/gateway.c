@@ -1,0 +1,1343 @@
+/*
+ * emcp-gateway: one MCP server (stdio) for every emcp device behind an MQTT
+ * 5 broker (issue 40, first slice; docs/gateway.md).
+ *
+ * Threads:
+ * - the serving thread (main): emcp_stdio_serve() of the stdio binding on
+ *   the host's stdin/stdout. Its input is a cookie stream (in_read) that
+ *   hands the binding one line at a time, and between lines applies what
+ *   the MQTT side learnt: tool registration (never while mcp_server_handle
+ *   runs, the core's rule, since both happen on this thread) and list-change
+ *   notifications (written by the binding's own emit, on this thread).
+ * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
+ *   the devices' replies.
+ * - the discovery thread: tools/list over MQTT for each device that came
+ *   online, following nextCursor.
+ * A tool call runs its callback on the serving thread, which publishes the
+ * request and waits (bounded) for the reply that the loop thread files.
+ */
+#define _GNU_SOURCE /* fopencookie */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mosquitto.h>
+#include <mqtt_protocol.h>
+
+#include "emcp.h"
+#include "emcp_clock.h"
+#include "emcp_stdio.h"
+#include "gw_json.h"
+#include "gw_relay.h"
+
+#define GW_NAME "emcp-gateway"
+#define GW_VERSION "0.1.0"
+/* The envelope of every request the gateway sends to a device. */
+#define GW_PROTOCOL "2026-07-28"
+#define GW_MAX_DEVICES 256
+#define GW_MAX_INSTANCES 8
+#define GW_MAX_TOOLS 1024
+#define GW_MAX_WAITS 64
+#define GW_ID_MAX 64
+#define GW_TOPIC_MAX 256
+#define GW_ARGS_MAX 16384
+/* max_result_len declared for a device tool that is not read-only: what a
+ * device's answer can hold (its EMCP_MQTT_RESPONSE_MAX is 4096) with room,
+ * inside the stdio binding's 16384-byte response buffer. */
+#define GW_RESULT_MAX 8192
+/* Longest input line the cookie stream buffers before handing it on. */
+#define GW_LINE_BUF_MAX (1u << 20)
+/* tools/list pages followed per device (a loop guard). */
+#define GW_MAX_PAGES 64
+
+struct gw_options {
+    const char *host;
+    int port;
+    const char *prefix;
+    const char *client_id;
+    const char *reply_topic;
+    const char *username;
+    const char *password;
+    const char *cafile;
+    const char *capath;
+    const char *certfile;
+    const char *keyfile;
+    const char *tls_version;
+    bool tls_insecure;
+    int keepalive_s;
+    unsigned timeout_ms;
+    unsigned discover_ms;
+};
+
+struct gw_instance {
+    char topic[GW_TOPIC_MAX + 1];
+    bool online;
+};
+
+struct gw_device {
+    char id[GW_ID_MAX + 1];
+    char request_topic[GW_TOPIC_MAX + 1];
+    struct gw_instance inst[GW_MAX_INSTANCES];
+    int ninst;
+    bool online;
+    bool listed;           /* its tools were read in this online period */
+    bool need_discovery;   /* queued for the discovery thread */
+    bool discovering;      /* the discovery thread is reading its tools */
+    unsigned failed_lists; /* failed tools/list attempts in a row */
+    uint64_t changed_ms;   /* when it last went online or offline */
+};
+
+struct gw_tool {
+    int dev;
+    char *name;        /* <device>.<tool> */
+    char *device_tool; /* the name on the device */
+    char *title;
+    char *description;
+    char *input_schema;
+    char *output_schema;
+    uint32_t annotations;
+    bool offered;    /* in the device's latest tools/list */
+    bool registered; /* mcp_server_add_tool succeeded */
+    bool refused;    /* mcp_server_add_tool refused it (logged once) */
+};
+
+struct gw_wait {
+    bool used;
+    bool done;
+    bool dev_gone;
+    int dev;
+    char corr[48];
+    size_t corr_len;
+    char *reply;
+    size_t reply_len;
+};
+
+static struct gw_options opt;
+static mcp_server_t server;
+static struct mosquitto *mosq;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reply_cond;     /* a reply arrived, or a device left */
+static pthread_cond_t discovery_cond; /* a device needs its tools read */
+static struct gw_device devices[GW_MAX_DEVICES];
+static int ndevices;
+static struct gw_tool tools[GW_MAX_TOOLS];
+static int ntools;
+static struct gw_wait waits[GW_MAX_WAITS];
+static uint64_t corr_counter;
+static uint64_t corr_nonce; /* random, per run */
+static bool connected;
+/* The retained presence present at start-up has arrived (the sync marker
+ * published after the subscriptions came back after it). */
+static bool synced;
+#define GW_SYNC_CORR "emcp-gateway-sync"
+static bool list_changed; /* the serving thread must apply and notify */
+static int wake_pipe[2] = {-1, -1};
+static char reply_topic_buf[GW_TOPIC_MAX + 1];
+static char client_id_buf[GW_ID_MAX + 1];
+static char presence_filter[GW_TOPIC_MAX + 1];
+
+/* The line the binding is handling now is a tools/call (serving thread). */
+static bool current_is_call;
+/* What the gateway itself answered for the running call, for its audit
+ * line ("offline", "timeout", ...), or NULL (serving thread). */
+static const char *call_note;
+
+static void gw_log(const char *fmt, ...)
+{
+    /* One write per line: three threads log. */
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, GW_NAME ": %s\n", line);
+}
+
+static void wake_server(void)
+{
+    char b = 1;
+    ssize_t r = write(wake_pipe[1], &b, 1);
+    (void)r; /* a full pipe already wakes the serving thread */
+}
+
+static void usage(FILE *to, const char *prog)
+{
+    fprintf(to,
+            "Usage: %s [options]\n"
+            "\n"
+            "  One MCP server on stdio for every emcp device behind an MQTT 5 broker.\n"
+            "  Devices are found by their retained presence ({prefix}/+/presence[/instance]),\n"
+            "  their tools read with tools/list over MQTT and offered as DEVICE.TOOL. A call\n"
+            "  is checked by the core against the device's schema, then forwarded to\n"
+            "  {prefix}/DEVICE/request with a Response Topic and Correlation Data of the\n"
+            "  gateway's own; the device's result is passed back. A device whose presence\n"
+            "  is cleared (its Last Will, a clean stop) leaves the list; a call to it, or one\n"
+            "  not answered in time, gets an isError result naming the device.\n"
+            "\n"
+            "Options:\n"
+            "  --broker HOST:PORT    broker address (default 127.0.0.1:1883)\n"
+            "  --prefix P            first topic level(s) of the devices (default mcp)\n"
+            "  --client-id ID        MQTT client id (default emcp-gateway-HOST-PID)\n"
+            "  --reply-topic T       where devices answer (default clients/CLIENT-ID/responses)\n"
+            "  --timeout-ms N        how long a call waits for its device (default 10000)\n"
+            "  --discover-ms N       at start, how long to wait for the devices' tools\n"
+            "                        before serving (default 3000)\n"
+            "  --keepalive S         MQTT keep-alive in seconds, 5-65535 (default 30)\n"
+            "  --username U          MQTT username\n"
+            "  --password-env VAR    read the MQTT password from environment variable VAR\n"
+            "  --cafile F | --capath D  TLS: trust this CA (turns TLS on)\n"
+            "  --cert F --key F      TLS: client certificate and key\n"
+            "  --tls-version V       TLS: tlsv1.2 or tlsv1.3\n"
+            "  --tls-insecure        TLS: do not check the broker's host name (tests only)\n"
+            "  -h, --help            this text\n"
+            "\n"
+            "stdout carries MCP messages only; logs go to stderr. End of input stops it.\n",
+            prog);
+}
+
+static uint64_t now_ms(void)
+{
+    return emcp_monotonic_ms();
+}
+
+/* ---- Devices (call with the lock held) ---------------------------------- */
+
+static int find_device(const char *id, size_t len)
+{
+    for (int i = 0; i < ndevices; i++) {
+        if (strlen(devices[i].id) == len && memcmp(devices[i].id, id, len) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int find_tool(const char *name, size_t len)
+{
+    for (int i = 0; i < ntools; i++) {
+        if (strlen(tools[i].name) == len && memcmp(tools[i].name, name, len) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool id_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > GW_ID_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                  c == '.' || c == '-';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void set_online(int d, bool online)
+{
+    struct gw_device *dev = &devices[d];
+    if (dev->online == online) {
+        return;
+    }
+    dev->online = online;
+    dev->changed_ms = now_ms();
+    if (online) {
+        /* Read its tools again: it may have changed while away. */
+        dev->listed = false;
+        dev->need_discovery = true;
+        dev->failed_lists = 0;
+        pthread_cond_broadcast(&discovery_cond);
+        gw_log("device %s is online", dev->id);
+        /* Listed (and the list changes) once its tools are read. */
+        return;
+    } else {
+        for (int w = 0; w < GW_MAX_WAITS; w++) {
+            if (waits[w].used && waits[w].dev == d) {
+                waits[w].dev_gone = true;
+            }
+        }
+        pthread_cond_broadcast(&reply_cond);
+        gw_log("device %s is offline", dev->id);
+    }
+    list_changed = true;
+    wake_server();
+}
+
+/* A presence message: {prefix}/{id}/presence or {prefix}/{id}/presence/{instance}. */
+static void on_presence(const char *topic, const void *payload, int len)
+{
+    size_t plen = strlen(opt.prefix);
+    if (strncmp(topic, opt.prefix, plen) != 0 || topic[plen] != '/') {
+        return;
+    }
+    const char *id = topic + plen + 1;
+    const char *slash = strchr(id, '/');
+    if (slash == NULL || strncmp(slash, "/presence", 9) != 0 || (slash[9] != '\0' && slash[9] != '/')) {
+        return;
+    }
+    size_t idlen = (size_t)(slash - id);
+    if (!id_ok(id, idlen) || strlen(topic) > GW_TOPIC_MAX) {
+        gw_log("presence on %s ignored: not a server id of [A-Za-z0-9_.-], 1-%d characters", topic,
+               GW_ID_MAX);
+        return;
+    }
+    bool online = false;
+    if (len > 0) {
+        struct emcp_gw_json j;
+        if (emcp_gw_json_parse(&j, payload, (size_t)len) == 0) {
+            online = emcp_gw_json_str_eq(&j, emcp_gw_json_get(&j, 0, "status"), "online");
+        } else {
+            gw_log("presence on %s is not JSON; taken as offline", topic);
+        }
+        emcp_gw_json_free(&j);
+    }
+    pthread_mutex_lock(&lock);
+    int d = find_device(id, idlen);
+    if (d < 0) {
+        if (!online) {
+            pthread_mutex_unlock(&lock); /* never seen online: nothing to list */
+            return;
+        }
+        if (ndevices == GW_MAX_DEVICES) {
+            pthread_mutex_unlock(&lock);
+            gw_log("device table full (%d); %.*s not served", GW_MAX_DEVICES, (int)idlen, id);
+            return;
+        }
+        d = ndevices++;
+        memset(&devices[d], 0, sizeof devices[d]);
+        memcpy(devices[d].id, id, idlen);
+        snprintf(devices[d].request_topic, sizeof devices[d].request_topic, "%s/%.*s/request", opt.prefix,
+                 (int)idlen, id);
+    }
+    struct gw_device *dev = &devices[d];
+    int k = 0;
+    while (k < dev->ninst && strcmp(dev->inst[k].topic, topic) != 0) {
+        k++;
+    }
+    if (k == dev->ninst) {
+        if (dev->ninst == GW_MAX_INSTANCES) {
+            /* Reuse an offline slot; every slot online: count it as one of them. */
+            for (k = 0; k < dev->ninst && dev->inst[k].online; k++) {
+            }
+            if (k == dev->ninst) {
+                k = dev->ninst - 1;
+            }
+        } else {
+            dev->ninst++;
+        }
+        snprintf(dev->inst[k].topic, sizeof dev->inst[k].topic, "%s", topic);
+    }
+    dev->inst[k].online = online;
+    bool any = false;
+    for (int i = 0; i < dev->ninst; i++) {
+        any = any || dev->inst[i].online;
+    }
+    set_online(d, any);
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- Requests to devices ------------------------------------------------ */
+
+/* Sends @p payload to device @p d and waits for the reply, at most
+ * timeout_ms. @return the reply (malloc'd) or NULL with *why set. */
+static char *device_rpc(int d, const char *payload, size_t *reply_len, const char **why)
+{
+    pthread_mutex_lock(&lock);
+    int w = 0;
+    while (w < GW_MAX_WAITS && waits[w].used) {
+        w++;
+    }
+    if (w == GW_MAX_WAITS) {
+        pthread_mutex_unlock(&lock);
+        *why = "the gateway has too many calls waiting";
+        return NULL;
+    }
+    struct gw_wait *wt = &waits[w];
+    memset(wt, 0, sizeof *wt);
+    wt->used = true;
+    wt->dev = d;
+    /* New for every request of every run: the device's replay cache keys
+     * on (Response Topic, Correlation Data), and a gateway restarted with
+     * the same --client-id has the same Response Topic. */
+    wt->corr_len = (size_t)snprintf(wt->corr, sizeof wt->corr, "%016" PRIx64 "-%" PRIu64, corr_nonce,
+                                    ++corr_counter);
+    char topic[GW_TOPIC_MAX + 1];
+    snprintf(topic, sizeof topic, "%s", devices[d].request_topic);
+    char corr[48];
+    memcpy(corr, wt->corr, wt->corr_len);
+    size_t corr_len = wt->corr_len;
+    bool online = devices[d].online;
+    pthread_mutex_unlock(&lock);
+
+    char *reply = NULL;
+    if (!online) {
+        *why = "is offline";
+        goto out;
+    }
+    mosquitto_property *props = NULL;
+    mosquitto_property_add_string(&props, MQTT_PROP_RESPONSE_TOPIC, opt.reply_topic);
+    mosquitto_property_add_binary(&props, MQTT_PROP_CORRELATION_DATA, corr, (uint16_t)corr_len);
+    mosquitto_property_add_string(&props, MQTT_PROP_CONTENT_TYPE, "application/json");
+    int rc = mosquitto_publish_v5(mosq, NULL, topic, (int)strlen(payload), payload, 1, false, props);
+    mosquitto_property_free_all(&props);
+    if (rc != MOSQ_ERR_SUCCESS) {
+        *why = "could not be reached: the gateway cannot publish to the broker";
+        goto out;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t)(opt.timeout_ms / 1000);
+    until.tv_nsec += (long)(opt.timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&lock);
+    int wrc = 0;
+    while (!wt->done && !wt->dev_gone && wrc != ETIMEDOUT) {
+        wrc = pthread_cond_timedwait(&reply_cond, &lock, &until);
+    }
+    if (wt->done) {
+        reply = wt->reply;
+        *reply_len = wt->reply_len;
+    } else if (wt->dev_gone) {
+        *why = "went offline during the call (its presence was cleared); the call may or may not have run";
+    } else {
+        *why = "did not answer within the timeout";
+    }
+    pthread_mutex_unlock(&lock);
+out:
+    pthread_mutex_lock(&lock);
+    wt->used = false;
+    pthread_mutex_unlock(&lock);
+    return reply;
+}
+
+/* A reply on our Response Topic: hand it to the call with its Correlation Data. */
+static void on_reply(const struct mosquitto_message *m, const mosquitto_property *props)
+{
+    void *corr = NULL;
+    uint16_t corr_len = 0;
+    if (mosquitto_property_read_binary(props, MQTT_PROP_CORRELATION_DATA, &corr, &corr_len, false) == NULL) {
+        gw_log("a reply without Correlation Data on %s was dropped", m->topic);
+        return;
+    }
+    bool matched = false;
+    pthread_mutex_lock(&lock);
+    if (corr_len == sizeof GW_SYNC_CORR - 1 && memcmp(corr, GW_SYNC_CORR, corr_len) == 0) {
+        synced = true;
+        matched = true;
+    }
+    for (int w = 0; w < GW_MAX_WAITS; w++) {
+        struct gw_wait *wt = &waits[w];
+        if (wt->used && !wt->done && wt->corr_len == corr_len && memcmp(wt->corr, corr, corr_len) == 0) {
+            wt->reply = malloc((size_t)m->payloadlen + 1);
+            if (wt->reply != NULL) {
+                memcpy(wt->reply, m->payload, (size_t)m->payloadlen);
+                wt->reply[m->payloadlen] = '\0';
+                wt->reply_len = (size_t)m->payloadlen;
+                wt->done = true;
+            }
+            matched = true;
+            pthread_cond_broadcast(&reply_cond);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    free(corr);
+    if (!matched) {
+        gw_log("a reply that matches no waiting call was dropped (late, after its timeout?)");
+    }
+}
+
+/* ---- MQTT callbacks (libmosquitto's thread) ------------------------------ */
+
+static void on_connect(struct mosquitto *m, void *obj, int rc, int flags, const mosquitto_property *props)
+{
+    (void)obj;
+    (void)flags;
+    (void)props;
+    if (rc != 0) {
+        gw_log("broker refused the connection: %s", mosquitto_reason_string(rc));
+        return;
+    }
+    /* No Local is not needed: the gateway publishes on neither filter. */
+    int r1 = mosquitto_subscribe_v5(m, NULL, opt.reply_topic, 1, 0, NULL);
+    int r2 = mosquitto_subscribe_v5(m, NULL, presence_filter, 1, 0, NULL);
+    if (r1 != MOSQ_ERR_SUCCESS || r2 != MOSQ_ERR_SUCCESS) {
+        gw_log("cannot subscribe: %s", mosquitto_strerror(r1 != MOSQ_ERR_SUCCESS ? r1 : r2));
+    }
+    /* A marker to ourselves: the broker handles this connection's packets
+     * in order, so it comes back after the retained presence that the
+     * subscription above delivers. */
+    mosquitto_property *sp = NULL;
+    mosquitto_property_add_binary(&sp, MQTT_PROP_CORRELATION_DATA, GW_SYNC_CORR, sizeof GW_SYNC_CORR - 1);
+    (void)mosquitto_publish_v5(m, NULL, opt.reply_topic, 0, NULL, 1, false, sp);
+    mosquitto_property_free_all(&sp);
+    pthread_mutex_lock(&lock);
+    connected = true;
+    pthread_mutex_unlock(&lock);
+    gw_log("connected to %s:%d; presence %s, replies on %s", opt.host, opt.port, presence_filter,
+           opt.reply_topic);
+}
+
+static void on_disconnect(struct mosquitto *m, void *obj, int rc, const mosquitto_property *props)
+{
+    (void)m;
+    (void)obj;
+    (void)props;
+    pthread_mutex_lock(&lock);
+    connected = false;
+    pthread_mutex_unlock(&lock);
+    if (rc != 0) {
+        gw_log("lost the broker (%s); reconnecting", mosquitto_strerror(rc));
+    }
+}
+
+static void on_message(struct mosquitto *m, void *obj, const struct mosquitto_message *msg,
+                       const mosquitto_property *props)
+{
+    (void)m;
+    (void)obj;
+    if (strcmp(msg->topic, opt.reply_topic) == 0) {
+        on_reply(msg, props);
+    } else {
+        on_presence(msg->topic, msg->payload, msg->payloadlen);
+    }
+}
+
+/* ---- Discovery ---------------------------------------------------------- */
+
+static uint32_t annotation_flags(const struct emcp_gw_json *j, int ann)
+{
+    static const struct {
+        const char *key;
+        uint32_t flag;
+    } hints[] = {
+        {"readOnlyHint", MCP_TOOL_READ_ONLY},
+        {"destructiveHint", MCP_TOOL_DESTRUCTIVE},
+        {"idempotentHint", MCP_TOOL_IDEMPOTENT},
+        {"openWorldHint", MCP_TOOL_OPEN_WORLD},
+    };
+    uint32_t flags = 0;
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        int v = emcp_gw_json_get(j, ann, hints[i].key);
+        if (v >= 0 && j->nodes[v].type == EMCP_GW_J_TRUE) {
+            flags |= hints[i].flag;
+        }
+    }
+    return flags;
+}
+
+/* Files one tool of device @p d from its tools/list (lock held). */
+static void file_tool(int d, const struct emcp_gw_json *j, int t)
+{
+    int name_i = emcp_gw_json_get(j, t, "name");
+    int schema_i = emcp_gw_json_get(j, t, "inputSchema");
+    char *dname = emcp_gw_json_str(j, name_i, NULL);
+    if (dname == NULL || schema_i < 0) {
+        free(dname);
+        gw_log("device %s listed a tool without name or inputSchema; skipped", devices[d].id);
+        return;
+    }
+    char full[GW_ID_MAX + 1 + 256];
+    int n = snprintf(full, sizeof full, "%s.%s", devices[d].id, dname);
+    if (n < 0 || (size_t)n >= sizeof full || (size_t)n > MCP_MAX_TOOL_NAME_LEN) {
+        gw_log("device %s: tool %s: the name %s.%s is too long; skipped", devices[d].id, dname,
+               devices[d].id, dname);
+        free(dname);
+        return;
+    }
+    char *schema = emcp_gw_json_raw(j, schema_i);
+    int existing = find_tool(full, (size_t)n);
+    if (existing >= 0) {
+        struct gw_tool *tl = &tools[existing];
+        if (schema != NULL && strcmp(schema, tl->input_schema) != 0) {
+            gw_log("device %s changed the schema of %s; the gateway keeps the first one until it restarts",
+                   devices[d].id, dname);
+        }
+        tl->offered = true;
+        free(schema);
+        free(dname);
+        return;
+    }
+    if (ntools == GW_MAX_TOOLS) {
+        gw_log("tool table full (%d); %s not served", GW_MAX_TOOLS, full);
+        free(schema);
+        free(dname);
+        return;
+    }
+    struct gw_tool *tl = &tools[ntools++];
+    memset(tl, 0, sizeof *tl);
+    tl->dev = d;
+    tl->name = strdup(full);
+    tl->device_tool = dname;
+    tl->input_schema = schema;
+    tl->output_schema = emcp_gw_json_raw(j, emcp_gw_json_get(j, t, "outputSchema"));
+    char *title = emcp_gw_json_str(j, emcp_gw_json_get(j, t, "title"), NULL);
+    char *desc = emcp_gw_json_str(j, emcp_gw_json_get(j, t, "description"), NULL);
+    int ann = emcp_gw_json_get(j, t, "annotations");
+    tl->annotations = annotation_flags(j, ann);
+    if (title == NULL && ann >= 0) {
+        title = emcp_gw_json_str(j, emcp_gw_json_get(j, ann, "title"), NULL);
+    }
+    size_t tlen = strlen(title ? title : dname) + strlen(devices[d].id) + 16;
+    tl->title = malloc(tlen);
+    if (tl->title != NULL) {
+        snprintf(tl->title, tlen, "%s (device %s)", title ? title : dname, devices[d].id);
+    }
+    size_t dlen = (desc ? strlen(desc) : 0) + strlen(devices[d].id) + strlen(dname) + 64;
+    tl->description = malloc(dlen);
+    if (tl->description != NULL) {
+        snprintf(tl->description, dlen, "On device %s (its tool %s, through MQTT).%s%s", devices[d].id, dname,
+                 desc ? " " : "", desc ? desc : "");
+    }
+    free(title);
+    free(desc);
+    tl->offered = true;
+}
+
+/* Reads the tools of device @p d, every page. @return 0 or -1. */
+static int discover(int d)
+{
+    char *cursor = NULL;
+    bool first = true;
+    int pages = 0;
+    for (;;) {
+        char req[1024];
+        char *cur_json = NULL;
+        if (cursor != NULL) {
+            /* The cursor goes back as the device wrote it (raw JSON string). */
+            cur_json = cursor;
+        }
+        int rlen = snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                 "\"io.modelcontextprotocol/protocolVersion\":\"" GW_PROTOCOL "\","
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}%s%s}}",
+                 pages + 1, cur_json ? ",\"cursor\":" : "", cur_json ? cur_json : "");
+        free(cursor);
+        cursor = NULL;
+        if (rlen < 0 || (size_t)rlen >= sizeof req) {
+            gw_log("tools/list of device %s: its cursor is too long; the rest is not served", devices[d].id);
+            return 0;
+        }
+        size_t len = 0;
+        const char *why = NULL;
+        char *reply = device_rpc(d, req, &len, &why);
+        if (reply == NULL) {
+            gw_log("tools/list of device %s: it %s", devices[d].id, why);
+            return -1;
+        }
+        struct emcp_gw_json j;
+        int result = -1;
+        int tools_i = -1;
+        if (emcp_gw_json_parse(&j, reply, len) == 0) {
+            result = emcp_gw_json_get(&j, 0, "result");
+            tools_i = emcp_gw_json_get(&j, result, "tools");
+        }
+        if (tools_i < 0 || j.nodes[tools_i].type != EMCP_GW_J_ARRAY) {
+            gw_log("tools/list of device %s: unexpected answer: %.200s", devices[d].id, reply);
+            emcp_gw_json_free(&j);
+            free(reply);
+            return -1;
+        }
+        pthread_mutex_lock(&lock);
+        if (first) {
+            for (int i = 0; i < ntools; i++) {
+                if (tools[i].dev == d) {
+                    tools[i].offered = false;
+                }
+            }
+            first = false;
+        }
+        int end = j.nodes[tools_i].next;
+        for (int t = tools_i + 1; t < end; t = j.nodes[t].next) {
+            if (j.nodes[t].type == EMCP_GW_J_OBJECT) {
+                file_tool(d, &j, t);
+            }
+        }
+        pthread_mutex_unlock(&lock);
+        int next = emcp_gw_json_get(&j, result, "nextCursor");
+        if (next >= 0 && j.nodes[next].type == EMCP_GW_J_STRING) {
+            cursor = emcp_gw_json_raw(&j, next);
+        }
+        emcp_gw_json_free(&j);
+        free(reply);
+        if (cursor == NULL) {
+            return 0;
+        }
+        if (++pages == GW_MAX_PAGES) {
+            gw_log("tools/list of device %s: more than %d pages; the rest is not served", devices[d].id,
+                   GW_MAX_PAGES);
+            free(cursor);
+            return 0;
+        }
+    }
+}
+
+static void *discovery_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        int d = -1;
+        for (int i = 0; i < ndevices && d < 0; i++) {
+            if (devices[i].need_discovery && devices[i].online) {
+                d = i;
+            }
+        }
+        if (d < 0) {
+            pthread_cond_wait(&discovery_cond, &lock);
+            continue;
+        }
+        devices[d].need_discovery = false;
+        devices[d].discovering = true;
+        pthread_mutex_unlock(&lock);
+        int rc = discover(d);
+        pthread_mutex_lock(&lock);
+        devices[d].discovering = false;
+        if (rc == 0) {
+            int offered = 0;
+            for (int i = 0; i < ntools; i++) {
+                offered += tools[i].dev == d && tools[i].offered;
+            }
+            devices[d].listed = true;
+            gw_log("device %s offers %d tool(s)", devices[d].id, offered);
+            list_changed = true;
+            wake_server();
+        } else if (devices[d].online && devices[d].failed_lists++ < 5) {
+            /* Try again shortly (it may still be starting). */
+            pthread_mutex_unlock(&lock);
+            usleep(500000);
+            pthread_mutex_lock(&lock);
+            devices[d].need_discovery = devices[d].online && !devices[d].listed;
+        }
+    }
+    return NULL;
+}
+
+/* ---- The serving thread ----------------------------------------------------- */
+
+static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user);
+
+/* Registers the tools discovered since the last time and tells the listen
+ * streams when the list changed. Serving thread, between messages. */
+static void apply_pending(void)
+{
+    pthread_mutex_lock(&lock);
+    bool changed = list_changed;
+    list_changed = false;
+    for (int i = 0; i < ntools; i++) {
+        struct gw_tool *tl = &tools[i];
+        if (tl->registered || tl->refused) {
+            continue;
+        }
+        mcp_tool_t def;
+        memset(&def, 0, sizeof def);
+        def.name = tl->name;
+        def.title = tl->title;
+        def.description = tl->description;
+        def.input_schema = tl->input_schema;
+        def.output_schema = tl->output_schema;
+        def.annotations = tl->annotations;
+        def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
+        int rc = mcp_server_add_tool(&server, &def, tool_call, (void *)(intptr_t)i);
+        if (rc == 0) {
+            tl->registered = true; /* the core told the listen streams itself */
+        } else {
+            char why[256];
+            if (mcp_server_schema_error(&server, why, sizeof why) <= 0) {
+                snprintf(why, sizeof why, "error %d", rc);
+            }
+            gw_log("tool %s not served: the core refused it (%s)", tl->name, why);
+            tl->refused = true;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (changed) {
+        (void)mcp_server_notify_list_changed(&server, MCP_LIST_TOOLS);
+        fflush(stdout);
+    }
+}
+
+/* The policy hook: a device's tool is listed while the device is online and
+ * offers it; a call to any registered tool reaches its callback, which then
+ * answers "offline" itself (the core would answer an unlisted tool as an
+ * unknown one). */
+static bool tool_policy(void *user, const uint8_t *principal, size_t principal_len, const char *tool,
+                        size_t tool_len)
+{
+    (void)user;
+    (void)principal;
+    (void)principal_len;
+    if (current_is_call) {
+        return true;
+    }
+    pthread_mutex_lock(&lock);
+    int t = find_tool(tool, tool_len);
+    bool visible = t >= 0 && devices[tools[t].dev].online && devices[tools[t].dev].listed && tools[t].offered;
+    pthread_mutex_unlock(&lock);
+    return visible;
+}
+
+static void result_errorf(mcp_result_t *result, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    (void)mcp_result_error_cstr(result, text);
+}
+
+static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
+{
+    int t = (int)(intptr_t)user;
+    pthread_mutex_lock(&lock);
+    struct gw_tool *tl = &tools[t];
+    int d = tl->dev;
+    char device[GW_ID_MAX + 1];
+    snprintf(device, sizeof device, "%s", devices[d].id);
+    bool online = devices[d].online;
+    bool gone = devices[d].listed && !tl->offered;
+    const char *dtool = tl->device_tool;
+    pthread_mutex_unlock(&lock);
+    if (!online) {
+        call_note = "offline";
+        result_errorf(result, "device %s is offline (its presence was cleared); %s was not called", device,
+                      dtool);
+        return 0;
+    }
+    if (gone) {
+        call_note = "not_offered";
+        result_errorf(result, "device %s no longer offers %s", device, dtool);
+        return 0;
+    }
+    static char args[GW_ARGS_MAX];
+    int alen = mcp_call_arguments(call, args, sizeof args);
+    if (alen < 0) {
+        result_errorf(result, "the arguments for device %s are too large for the gateway", device);
+        return 0;
+    }
+    /* dtool is [A-Za-z0-9_.-] (the core checked the full name), no escaping needed. */
+    size_t cap = (size_t)alen + strlen(dtool) + 512;
+    char *req = malloc(cap);
+    if (req == NULL) {
+        return -MCP_EIO;
+    }
+    snprintf(req, cap,
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":{"
+             "\"io.modelcontextprotocol/protocolVersion\":\"" GW_PROTOCOL "\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{}},\"name\":\"%s\",\"arguments\":%s}}",
+             dtool, args);
+    size_t len = 0;
+    const char *why = NULL;
+    char *reply = device_rpc(d, req, &len, &why);
+    free(req);
+    if (reply == NULL) {
+        if (strcmp(why, "did not answer within the timeout") == 0) {
+            call_note = "timeout";
+            result_errorf(result, "device %s did not answer %s within %u ms (timeout); it may or may not have run it",
+                          device, dtool, opt.timeout_ms);
+        } else {
+            call_note = "unreachable";
+            result_errorf(result, "device %s %s", device, why);
+        }
+        return 0;
+    }
+    struct emcp_gw_json j;
+    int rc = 0;
+    if (emcp_gw_json_parse(&j, reply, len) != 0) {
+        result_errorf(result, "device %s answered with something that is not JSON", device);
+    } else {
+        int res = emcp_gw_json_get(&j, 0, "result");
+        int err = emcp_gw_json_get(&j, 0, "error");
+        if (res >= 0 && j.nodes[res].type == EMCP_GW_J_OBJECT) {
+            int rt = emcp_gw_json_get(&j, res, "resultType");
+            if (rt >= 0 && !emcp_gw_json_str_eq(&j, rt, "complete")) {
+                char *k = emcp_gw_json_str(&j, rt, NULL);
+                result_errorf(result, "device %s answered %s with resultType %s, which emcp-gateway does not pass on yet",
+                              device, dtool, k ? k : "?");
+                free(k);
+            } else {
+                rc = emcp_gw_relay_result(result, device, &j, res);
+            }
+        } else if (err >= 0) {
+            call_note = "device_error";
+            char *msg = emcp_gw_json_str(&j, emcp_gw_json_get(&j, err, "message"), NULL);
+            char *code = emcp_gw_json_raw(&j, emcp_gw_json_get(&j, err, "code"));
+            result_errorf(result, "device %s refused %s: error %s: %s", device, dtool, code ? code : "?",
+                          msg ? msg : "");
+            free(msg);
+            free(code);
+        } else {
+            result_errorf(result, "device %s answered without result or error", device);
+        }
+    }
+    emcp_gw_json_free(&j);
+    free(reply);
+    if (rc == -MCP_ENOBUFS) {
+        gw_log("the answer of device %s to %s does not fit the response buffer", device, dtool);
+    }
+    return rc;
+}
+
+/* One audit line per tools/call on stderr: principal, device, tool, outcome
+ * (the core's, or what the gateway answered itself) and latency. */
+static void audit(void *user, const mcp_audit_t *a)
+{
+    (void)user;
+    static const char *const outcomes[] = {"ok",           "is_error",          "refused",
+                                           "rate_limited", "duplicate",         "invalid_arguments",
+                                           "input_required", "failed",          "no_space",
+                                           "over_declared"};
+    const char *outcome = a->outcome < sizeof outcomes / sizeof outcomes[0] ? outcomes[a->outcome] : "other";
+    if (call_note != NULL && a->outcome == MCP_AUDIT_IS_ERROR) {
+        outcome = call_note;
+    }
+    call_note = NULL;
+    const char *dot = memchr(a->tool, '.', a->tool_len);
+    int dev_len = dot ? (int)(dot - a->tool) : 0;
+    const char *tool = dot ? dot + 1 : a->tool;
+    int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
+    fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
+            (int)a->principal_len, a->principal ? a->principal : "", dev_len, a->tool, tool_len, tool, outcome,
+            a->duration_ms);
+}
+
+static uint64_t audit_clock(void *user)
+{
+    (void)user;
+    return now_ms();
+}
+
+/* ---- The binding's input: one line at a time ------------------------------ */
+
+struct gw_input {
+    char *buf;
+    size_t len;
+    size_t cap;
+    size_t line_left; /* bytes of the current line not yet handed out */
+    bool eof;
+};
+
+static void classify(const char *line, size_t len)
+{
+    struct emcp_gw_json j;
+    current_is_call = false;
+    if (emcp_gw_json_parse(&j, line, len) == 0) {
+        current_is_call = emcp_gw_json_str_eq(&j, emcp_gw_json_get(&j, 0, "method"), "tools/call");
+    }
+    emcp_gw_json_free(&j);
+}
+
+static ssize_t in_read(void *cookie, char *out, size_t size)
+{
+    struct gw_input *in = cookie;
+    for (;;) {
+        if (in->line_left > 0) {
+            size_t n = in->line_left < size ? in->line_left : size;
+            memcpy(out, in->buf, n);
+            memmove(in->buf, in->buf + n, in->len - n);
+            in->len -= n;
+            in->line_left -= n;
+            return (ssize_t)n;
+        }
+        char *nl = memchr(in->buf, '\n', in->len);
+        if (nl != NULL || (in->eof && in->len > 0) || in->len == GW_LINE_BUF_MAX) {
+            size_t n = nl != NULL ? (size_t)(nl - in->buf) + 1 : in->len;
+            classify(in->buf, n);
+            in->line_left = n;
+            continue;
+        }
+        if (in->eof) {
+            return 0;
+        }
+        /* Waiting for the host: apply what the devices changed meanwhile. */
+        apply_pending();
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
+        int pr = poll(fds, 2, -1);
+        if (pr < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        if (fds[1].revents & POLLIN) {
+            char drain[64];
+            ssize_t r = read(wake_pipe[0], drain, sizeof drain);
+            (void)r;
+        }
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            if (in->cap - in->len < 4096 && in->cap < GW_LINE_BUF_MAX) {
+                size_t cap = in->cap * 2;
+                char *grown = realloc(in->buf, cap);
+                if (grown == NULL) {
+                    return -1;
+                }
+                in->buf = grown;
+                in->cap = cap;
+            }
+            ssize_t r = read(STDIN_FILENO, in->buf + in->len, in->cap - in->len);
+            if (r < 0) {
+                if (errno == EINTR || errno == EAGAIN) {
+                    continue;
+                }
+                return -1;
+            }
+            if (r == 0) {
+                in->eof = true;
+            }
+            in->len += (size_t)r;
+        }
+    }
+}
+
+/* ---- Start-up -------------------------------------------------------------- */
+
+static bool parse_broker(char *arg)
+{
+    char *colon = strrchr(arg, ':');
+    if (colon == NULL) {
+        opt.host = arg;
+        return arg[0] != '\0';
+    }
+    *colon = '\0';
+    char *end = NULL;
+    long p = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || arg[0] == '\0') {
+        return false;
+    }
+    opt.host = arg;
+    opt.port = (int)p;
+    return true;
+}
+
+static bool parse_ms(const char *v, unsigned *out)
+{
+    char *end = NULL;
+    unsigned long n = strtoul(v, &end, 10);
+    if (end == v || *end != '\0' || n == 0 || n > 3600000ul) {
+        return false;
+    }
+    *out = (unsigned)n;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, const char *prog)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout, prog);
+            return 1;
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (strcmp(a, "--tls-insecure") == 0) {
+            opt.tls_insecure = true;
+            continue;
+        }
+        if (v == NULL) {
+            fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
+            return -1;
+        }
+        i++;
+        if (strcmp(a, "--broker") == 0) {
+            if (!parse_broker(argv[i])) {
+                fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
+                return -1;
+            }
+        } else if (strcmp(a, "--prefix") == 0) {
+            opt.prefix = v;
+        } else if (strcmp(a, "--client-id") == 0) {
+            opt.client_id = v;
+        } else if (strcmp(a, "--reply-topic") == 0) {
+            opt.reply_topic = v;
+        } else if (strcmp(a, "--timeout-ms") == 0) {
+            if (!parse_ms(v, &opt.timeout_ms)) {
+                fprintf(stderr, "%s: --timeout-ms wants 1 to 3600000\n", prog);
+                return -1;
+            }
+        } else if (strcmp(a, "--discover-ms") == 0) {
+            if (!parse_ms(v, &opt.discover_ms)) {
+                fprintf(stderr, "%s: --discover-ms wants 1 to 3600000\n", prog);
+                return -1;
+            }
+        } else if (strcmp(a, "--keepalive") == 0) {
+            char *end = NULL;
+            long k = strtol(v, &end, 10);
+            if (end == v || *end != '\0' || k < 5 || k > 65535) {
+                fprintf(stderr, "%s: --keepalive wants 5 to 65535 seconds\n", prog);
+                return -1;
+            }
+            opt.keepalive_s = (int)k;
+        } else if (strcmp(a, "--username") == 0) {
+            opt.username = v;
+        } else if (strcmp(a, "--password-env") == 0) {
+            opt.password = getenv(v);
+            if (opt.password == NULL) {
+                fprintf(stderr, "%s: environment variable %s is not set\n", prog, v);
+                return -1;
+            }
+        } else if (strcmp(a, "--cafile") == 0) {
+            opt.cafile = v;
+        } else if (strcmp(a, "--capath") == 0) {
+            opt.capath = v;
+        } else if (strcmp(a, "--cert") == 0) {
+            opt.certfile = v;
+        } else if (strcmp(a, "--key") == 0) {
+            opt.keyfile = v;
+        } else if (strcmp(a, "--tls-version") == 0) {
+            opt.tls_version = v;
+        } else {
+            fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static volatile bool mqtt_stopping;
+
+/* Connects (again after a failure, 100 ms doubling to 2 s) and runs
+ * libmosquitto's loop, which reconnects by itself once it was connected. */
+static void *mqtt_main(void *arg)
+{
+    (void)arg;
+    unsigned delay_ms = 100;
+    bool told = false;
+    while (!mqtt_stopping) {
+        int rc = mosquitto_connect(mosq, opt.host, opt.port, opt.keepalive_s);
+        if (rc == MOSQ_ERR_SUCCESS) {
+            told = false;
+            delay_ms = 100;
+            rc = mosquitto_loop_forever(mosq, -1, 1);
+            if (mqtt_stopping) {
+                break;
+            }
+            gw_log("MQTT loop ended (%s); connecting again", mosquitto_strerror(rc));
+        } else if (!told) {
+            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.host, opt.port,
+                   rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+            told = true;
+        }
+        usleep(delay_ms * 1000);
+        delay_ms = delay_ms < 1000 ? delay_ms * 2 : 2000;
+    }
+    return NULL;
+}
+
+static int mqtt_setup(void)
+{
+    mosquitto_lib_init();
+    mosq = mosquitto_new(opt.client_id, true, NULL);
+    if (mosq == NULL) {
+        gw_log("cannot create the MQTT client");
+        return -1;
+    }
+    int rc = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+    if (rc == MOSQ_ERR_SUCCESS) {
+        rc = mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1);
+    }
+    if (rc == MOSQ_ERR_SUCCESS && (opt.username != NULL || opt.password != NULL)) {
+        rc = mosquitto_username_pw_set(mosq, opt.username, opt.password);
+    }
+    if (rc == MOSQ_ERR_SUCCESS && (opt.cafile != NULL || opt.capath != NULL)) {
+        rc = mosquitto_tls_set(mosq, opt.cafile, opt.capath, opt.certfile, opt.keyfile, NULL);
+        if (rc == MOSQ_ERR_SUCCESS && opt.tls_version != NULL) {
+            rc = mosquitto_tls_opts_set(mosq, 1, opt.tls_version, NULL);
+        }
+        if (rc == MOSQ_ERR_SUCCESS && opt.tls_insecure) {
+            rc = mosquitto_tls_insecure_set(mosq, true);
+        }
+    }
+    if (rc == MOSQ_ERR_SUCCESS) {
+        rc = mosquitto_reconnect_delay_set(mosq, 1, 2, true);
+    }
+    if (rc != MOSQ_ERR_SUCCESS) {
+        gw_log("MQTT options refused: %s", mosquitto_strerror(rc));
+        return -1;
+    }
+    mosquitto_connect_v5_callback_set(mosq, on_connect);
+    mosquitto_disconnect_v5_callback_set(mosq, on_disconnect);
+    mosquitto_message_v5_callback_set(mosq, on_message);
+    /* Our own loop thread (mosquitto_loop_start does not retry a first
+     * connection that failed): the other threads publish meanwhile. */
+    mosquitto_threaded_set(mosq, true);
+    pthread_t t;
+    if (pthread_create(&t, NULL, mqtt_main, NULL) != 0) {
+        gw_log("cannot start the MQTT thread");
+        return -1;
+    }
+    /* Never joined: at the end of input it may still wait for a broker. */
+    pthread_detach(t);
+    return 0;
+}
+
+/* Waits until the retained presence has arrived and the devices online
+ * then have their tools read, or discover_ms passed. */
+static void initial_discovery(void)
+{
+    uint64_t start = now_ms();
+    uint64_t deadline = start + opt.discover_ms;
+    for (;;) {
+        uint64_t t = now_ms();
+        pthread_mutex_lock(&lock);
+        bool busy = false;
+        for (int i = 0; i < ndevices; i++) {
+            busy = busy || (devices[i].online && !devices[i].listed &&
+                            (devices[i].need_discovery || devices[i].discovering));
+        }
+        bool ready = connected && synced;
+        pthread_mutex_unlock(&lock);
+        if (t >= deadline || (ready && !busy)) {
+            break;
+        }
+        usleep(20000);
+    }
+    pthread_mutex_lock(&lock);
+    int online = 0, listed = 0;
+    for (int i = 0; i < ndevices; i++) {
+        online += devices[i].online;
+        listed += devices[i].online && devices[i].listed;
+    }
+    pthread_mutex_unlock(&lock);
+    gw_log("serving on stdio: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)", online,
+           listed, now_ms() - start);
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : GW_NAME;
+    opt.host = "127.0.0.1";
+    opt.port = 1883;
+    opt.prefix = "mcp";
+    opt.keepalive_s = 30;
+    opt.timeout_ms = 10000;
+    opt.discover_ms = 3000;
+    int prc = parse_args(argc, argv, prog);
+    if (prc != 0) {
+        if (prc < 0) {
+            usage(stderr, prog);
+        }
+        return prc > 0 ? 0 : 2;
+    }
+    if (opt.client_id == NULL) {
+        char host[32] = "host";
+        (void)gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        for (char *c = host; *c; c++) {
+            if (!id_ok(c, 1)) {
+                *c = '_';
+            }
+        }
+        snprintf(client_id_buf, sizeof client_id_buf, GW_NAME "-%s-%ld", host, (long)getpid());
+        opt.client_id = client_id_buf;
+    } else {
+        snprintf(client_id_buf, sizeof client_id_buf, "%s", opt.client_id);
+    }
+    if (opt.reply_topic == NULL) {
+        snprintf(reply_topic_buf, sizeof reply_topic_buf, "clients/%s/responses", client_id_buf);
+        opt.reply_topic = reply_topic_buf;
+    }
+    if (strpbrk(opt.reply_topic, "+#") != NULL) {
+        fprintf(stderr, "%s: --reply-topic cannot hold + or #\n", prog);
+        return 2;
+    }
+    /* '#' also matches its parent level: both presence forms. */
+    if (snprintf(presence_filter, sizeof presence_filter, "%s/+/presence/#", opt.prefix) >=
+        (int)sizeof presence_filter) {
+        fprintf(stderr, "%s: --prefix is too long\n", prog);
+        return 2;
+    }
+
+    mcp_server_config_t cfg = {
+        .name = GW_NAME,
+        .version = GW_VERSION,
+        .title = "emcp gateway",
+        .instructions = "Each tool is DEVICE.TOOL: the tool TOOL of the device DEVICE behind an MQTT broker. "
+                        "Devices come and go; a call to one that is offline answers so.",
+        .list_ttl_ms = 0,
+        .cache_scope = MCP_CACHE_PRIVATE,
+        .list_page_size = 0,
+    };
+    if (mcp_server_init(&server, &cfg) != 0 || mcp_server_set_policy(&server, tool_policy, NULL) != 0 ||
+        mcp_server_set_audit(&server, audit, audit_clock, NULL) != 0) {
+        gw_log("cannot initialise the MCP server");
+        return 1;
+    }
+    size_t max_tools = mcp_build_limit("MCP_MAX_TOOLS");
+    FILE *rnd = fopen("/dev/urandom", "rb");
+    if (rnd == NULL || fread(&corr_nonce, sizeof corr_nonce, 1, rnd) != 1) {
+        corr_nonce = now_ms() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
+    }
+    if (rnd != NULL) {
+        fclose(rnd);
+    }
+    /* Non-blocking: a full pipe already wakes the serving thread, and a
+     * writer holding the lock must never wait for it. */
+    if (pipe(wake_pipe) != 0 || fcntl(wake_pipe[0], F_SETFL, O_NONBLOCK) != 0 ||
+        fcntl(wake_pipe[1], F_SETFL, O_NONBLOCK) != 0) {
+        gw_log("cannot create the wake pipe");
+        return 1;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&reply_cond, &ca);
+    pthread_cond_init(&discovery_cond, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    pthread_t disc;
+    if (pthread_create(&disc, NULL, discovery_main, NULL) != 0) {
+        gw_log("cannot start the discovery thread");
+        return 1;
+    }
+    if (mqtt_setup() != 0) {
+        return 1;
+    }
+    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.host, opt.port,
+           (opt.cafile || opt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
+    initial_discovery();
+    apply_pending();
+
+    struct gw_input input = {0};
+    input.cap = 65536;
+    input.buf = malloc(input.cap);
+    cookie_io_functions_t io = {.read = in_read};
+    FILE *in = input.buf ? fopencookie(&input, "r", io) : NULL;
+    if (in == NULL) {
+        gw_log("cannot open the input stream");
+        return 1;
+    }
+    int rc = emcp_stdio_serve(&server, in, stdout, stderr);
+    fclose(in);
+    free(input.buf);
+    /* Not destroyed: the discovery thread may still be publishing with it
+     * until the process exits. */
+    mqtt_stopping = true;
+    mosquitto_disconnect_v5(mosq, 0, NULL);
+    gw_log("end of input; stopped");
+    return rc == 0 ? 0 : 1;
+}
