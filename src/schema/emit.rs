@@ -11,8 +11,9 @@ use super::program::{CLOSED, HAS_HEADER, HAS_ITEMS, HAS_PROPS, NO_NODE, REQUIRED
 use super::{Schema, SchemaError, SchemaErrorKind, Span, compile};
 use crate::json::Kind;
 
-/// The bytes an argument program may take: its offsets are 16-bit.
-pub const MCP_MAX_PROGRAM_LEN: usize = u16::MAX as usize;
+/// The bytes an argument program may take: its offsets are 16-bit. (Not yet
+/// a C-facing limit: no C function takes a program so far.)
+pub(crate) const PROGRAM_MAX: usize = u16::MAX as usize;
 
 struct Out<'o> {
     buf: &'o mut [u8],
@@ -25,7 +26,7 @@ impl Out<'_> {
     fn put(&mut self, b: &[u8]) {
         let end = self.len + b.len();
         match self.buf.get_mut(self.len..end) {
-            Some(dst) if end <= MCP_MAX_PROGRAM_LEN => {
+            Some(dst) if end <= PROGRAM_MAX => {
                 dst.copy_from_slice(b);
                 self.len = end;
             }
@@ -56,7 +57,7 @@ impl Out<'_> {
 /// Checks `text` as [`compile`] does and writes its argument program into
 /// `out`: the program's length. [`SchemaErrorKind::Full`] (at the whole
 /// text) when `out` is too small or the program would pass
-/// [`MCP_MAX_PROGRAM_LEN`].
+/// [`PROGRAM_MAX`].
 pub fn emit(text: &str, out: &mut [u8]) -> Result<usize, SchemaError> {
     let root = compile(text)?;
     let t = Schema::new(text);

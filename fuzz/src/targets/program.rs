@@ -21,6 +21,9 @@ use emcp::limits::{MCP_MAX_DEPTH, MCP_MAX_JSON_TOKENS};
 use emcp::schema::{compile, emit, run as run_program, validate, MsgBuf, Schema, SchemaErrorKind};
 use std::fmt::Write;
 
+/// The most bytes a program takes (its offsets are 16-bit: emcp's `PROGRAM_MAX`).
+const PROGRAM_MAX: usize = u16::MAX as usize;
+
 /// The greenhouse example's input and output schemas (examples-c/greenhouse/greenhouse.c).
 pub const GREENHOUSE: [&str; 5] = [
     r#"{"type":"object","required":["sensor_id"],"additionalProperties":false,"properties":{"sensor_id":{"type":"string","enum":["t1","t2","rh1","soil1"]}}}"#,
@@ -135,7 +138,7 @@ fn agree(schema: &str, args: &[u8]) -> Option<bool> {
         _ => return None,
     }
     let root = compile(schema).ok()?;
-    let mut buf = vec![0u8; emcp::schema::MCP_MAX_PROGRAM_LEN];
+    let mut buf = vec![0u8; PROGRAM_MAX];
     let len = match emit(schema, &mut buf) {
         Ok(len) => len,
         Err(e) => panic!("a schema the checker accepts has no program ({e:?}): {schema}"),
@@ -198,7 +201,7 @@ fn raw(data: &[u8]) {
     }
     agree(schema, args);
     // Smaller storage: the same program, or refused whole.
-    let mut full = vec![0u8; emcp::schema::MCP_MAX_PROGRAM_LEN];
+    let mut full = vec![0u8; PROGRAM_MAX];
     let len = emit(schema, &mut full).expect("compiled above");
     let cap = args.len() % (len + 1);
     let mut small = vec![0xA5u8; cap + 8];
