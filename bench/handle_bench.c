@@ -20,9 +20,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_tools.h"
 #include "emcp.h"
 
 static mcp_server_t server;
+/* set_vent registered from its schema text alone (no program), in a server
+ * of its own so that the main server's tools/list stays the greenhouse's:
+ * the baseline of call_set_vent, measured in the same run. */
+static mcp_server_t server_text;
 static uint8_t out[4096];
 
 #define ENV                                                                                     \
@@ -33,26 +38,32 @@ static const struct {
     const char *name;
     const char *request;
     const char *expect; /* a substring of the response */
+    int text_server;    /* sent to server_text */
 } reqs[] = {
     {"discover", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" ENV "}}",
-     "\"supportedVersions\""},
+     "\"supportedVersions\"", 0},
     {"tools_list", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" ENV "}}",
-     "\"name\":\"set_vent\""},
+     "\"name\":\"set_vent\"", 0},
     {"call_read_sensor",
      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"read_sensor\",\"arguments\":{\"sensor_id\":\"t1\"}}}",
-     "\"structuredContent\":{\"value\":21.5,\"unit\":\"C\",\"age_s\":0}"},
+     "\"structuredContent\":{\"value\":21.5,\"unit\":\"C\",\"age_s\":0}", 0},
     {"call_set_vent",
      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"set_vent\",\"arguments\":{\"percent\":40}}}",
-     "\"structuredContent\":{\"ok\":true,\"percent\":40}"},
+     "\"structuredContent\":{\"ok\":true,\"percent\":40}", 0},
+    /* set_vent's schema read from its text on every call (no program). */
+    {"call_set_vent_text",
+     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
+     ",\"name\":\"set_vent\",\"arguments\":{\"percent\":40}}}",
+     "\"structuredContent\":{\"ok\":true,\"percent\":40}", 1},
     /* The same call to a twin of set_vent whose schema constrains nothing:
      * the difference to call_set_vent is what argument validation costs. */
     {"call_set_vent_unvalidated",
      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{" ENV
      ",\"name\":\"set_vent_unvalidated\",\"arguments\":{\"percent\":40}}}",
-     "\"structuredContent\":{\"ok\":true,\"percent\":40}"},
-    {"malformed", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":", "-32700"},
+     "\"structuredContent\":{\"ok\":true,\"percent\":40}", 0},
+    {"malformed", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":", "-32700", 0},
 };
 #define NREQ (sizeof reqs / sizeof reqs[0])
 
@@ -151,30 +162,13 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, void *user)
     return rc == 0 ? mcp_result_structured_end(r) : rc;
 }
 
-static const mcp_tool_t tools[] = {
-    {.name = "read_sensor",
-     .description = "Latest reading of one sensor: value, unit, age_s.",
-     .input_schema = "{\"type\":\"object\",\"required\":[\"sensor_id\"],\"properties\":{"
-                     "\"sensor_id\":{\"type\":\"string\",\"enum\":[\"t1\",\"t2\",\"rh1\",\"soil1\"]}}}",
-     .annotations = MCP_TOOL_READ_ONLY},
-    {.name = "set_vent",
-     .description = "Open the roof vent to 0-100 percent. Refused while the wind lock is on.",
-     .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{"
-                     "\"percent\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
-     .annotations = MCP_TOOL_IDEMPOTENT,
-     /* set_vent's longest result: the refusal "percent must be an integer
-      * 0-100" with {"ok":false} (success is 87). */
-     .max_result_len = 90},
-    {.name = "set_vent_unvalidated",
-     .description = "set_vent without constraints, to measure what validation costs.",
-     .input_schema = "{\"type\":\"object\"}",
-     .annotations = MCP_TOOL_IDEMPOTENT,
-     .max_result_len = 90},
-};
+/* The tools come from bench/handle_bench_tools.json through emcp-gen, as a
+ * firmware's do (each with its argument program). */
+static mcp_tool_t set_vent_text;
 
 static int handle(size_t i)
 {
-    return mcp_server_handle(&server, NULL, (const uint8_t *)reqs[i].request,
+    return mcp_server_handle(reqs[i].text_server ? &server_text : &server, NULL, (const uint8_t *)reqs[i].request,
                              strlen(reqs[i].request), out, sizeof out, NULL);
 }
 
@@ -207,10 +201,15 @@ int main(int argc, char **argv)
                                             .title = "Greenhouse gateway",
                                             .list_ttl_ms = 3600000u,
                                             .cache_scope = MCP_CACHE_PUBLIC};
+    set_vent_text = bench_tools[BENCH_TOOL_SET_VENT];
+    set_vent_text.input_program = NULL;
+    set_vent_text.input_program_len = 0;
     if (mcp_server_init(&server, &cfg) != 0 ||
-        mcp_server_add_tool(&server, &tools[0], read_sensor, NULL) != 0 ||
-        mcp_server_add_tool(&server, &tools[1], set_vent, NULL) != 0 ||
-        mcp_server_add_tool(&server, &tools[2], set_vent, NULL) != 0) {
+        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_READ_SENSOR], read_sensor, NULL) != 0 ||
+        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_SET_VENT], set_vent, NULL) != 0 ||
+        mcp_server_init(&server_text, &cfg) != 0 ||
+        mcp_server_add_tool(&server_text, &set_vent_text, set_vent, NULL) != 0 ||
+        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_SET_VENT_UNVALIDATED], set_vent, NULL) != 0) {
         fprintf(stderr, "handle_bench: server setup failed\n");
         return 2;
     }

@@ -163,6 +163,22 @@ typedef struct mcp_tool_t {
    * checked, at build time.
    */
   uint32_t schema_seal;
+  /**
+   * The compiled argument program of `input_schema`, as `emcp-gen`
+   * writes it beside the tool (`emcp_generate_tools`), or NULL. With one,
+   * every `tools/call` is checked by running the program (the same rules,
+   * order and messages as the schema text, in about a third of the
+   * instructions) and defaults are read from it. A library with the
+   * schema checker refuses a program that is not exactly what
+   * `input_schema` compiles to (-MCP_EINVAL, `mcp_server_schema_error`
+   * says to run emcp-gen again); one without it refuses one it cannot
+   * read. Must outlive the server, like the strings.
+   */
+  const uint8_t *input_program;
+  /**
+   * The length of `input_program` in bytes (0 with NULL).
+   */
+  size_t input_program_len;
 } mcp_tool_t;
 
 /**

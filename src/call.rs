@@ -207,6 +207,9 @@ pub struct Call<'r> {
     /// Its input schema, for `default` values of absent arguments (`{}`
     /// for prompts, reads and completion).
     pub input_schema: &'r str,
+    /// Its argument program, when the tool has one: defaults are read from
+    /// it instead of the text.
+    pub input_program: Option<&'r [u8]>,
     /// Token of the request's `params._meta` object, if sent.
     pub meta: Option<usize>,
     /// Token of `params.inputResponses` (the answers of a retried
@@ -323,11 +326,20 @@ impl<'r> Call<'r> {
     // argument (a tool callback's stack).
     #[inline(never)]
     fn default_of(&self, path: &str) -> Result<&'r [u8], ArgError> {
-        let text = self.input_schema;
         let segs = segments(path).flatten();
-        let input = schema::Schema::new(text);
-        let span = schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
-        let raw = span.of(text);
+        let raw = match self.input_program {
+            Some(prog) => {
+                let span = schema::program_default_for(prog, segs).ok_or(ArgError::Missing)?;
+                schema::program::bytes(prog, span)
+            }
+            None => {
+                let text = self.input_schema;
+                let input = schema::Schema::new(text);
+                let span =
+                    schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
+                span.of(text)
+            }
+        };
         crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
         Ok(raw)
     }
@@ -1209,6 +1221,7 @@ mod tests {
             args: Some(0),
             name: "t",
             input_schema: "{}",
+            input_program: None,
             meta: None,
             inputs: None,
             state: None,

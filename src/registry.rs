@@ -35,6 +35,10 @@ pub struct Tool<'a> {
     pub input_schema: &'a str,
     /// JSON Schema of `structuredContent`, when declared.
     pub output_schema: Option<&'a str>,
+    /// The argument program of `input_schema` ([`schema::emit`], as
+    /// `emcp-gen` writes it), when given: calls are checked by running it
+    /// instead of reading the schema text.
+    pub input_program: Option<&'a [u8]>,
     /// [`hints`] flags; 0 means no `annotations` object is listed.
     pub annotations: u32,
     /// A JSON array of Icon objects, listed as written.
@@ -65,6 +69,7 @@ impl<'a> Tool<'a> {
             description: None,
             input_schema,
             output_schema: None,
+            input_program: None,
             annotations: 0,
             icons: None,
             principals: None,
@@ -125,6 +130,11 @@ const SEAL_STALE: &str = " does not match the schemas, which this build checked 
 const SEAL_NEEDED: &str = " does not match the schemas: a build without the schema-check feature takes only the seal \
      mcp_schema_seal gives them";
 
+/// The reason of an argument program that is not its schema's: in a build
+/// with the checker, one that differs from what `input_schema` compiles
+/// to; without it, one that cannot be read.
+const PROGRAM_STALE: &str = "input_program is not the program of input_schema: run emcp-gen again";
+
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
 
@@ -139,8 +149,8 @@ impl LastSchemaError<'_> {
     /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
     /// `tool table full: raise MCP_MAX_TOOLS (16)`.
     pub fn describe(&self, m: &mut MsgBuf) {
-        if self.error.reason == RESULT_UNDECLARED {
-            m.push(RESULT_UNDECLARED);
+        if self.error.reason == RESULT_UNDECLARED || self.error.reason == PROGRAM_STALE {
+            m.push(self.error.reason);
             return;
         }
         if self.error.reason == TOOLS_FULL {
@@ -318,6 +328,20 @@ impl<'a> Registry<'a> {
                 seals: (given, told),
             })
         });
+        let verdict = verdict.and_then(|()| match tool.input_program {
+            Some(prog) if !program_fits(tool.input_schema, prog) => Err(LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Invalid,
+                    reason: PROGRAM_STALE,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: tool.input_schema,
+                seals: (0, 0),
+            }),
+            _ => Ok(()),
+        });
         verdict.map_err(|e| {
             self.last_error = Some(e);
             RegisterError::Schema(e.error.kind)
@@ -374,6 +398,18 @@ fn check_texts<'a>(input: &'a str, output: Option<&'a str>) -> Result<(), LastSc
         })?;
     }
     Ok(())
+}
+
+/// Whether `prog` may stand for `text` on calls: with the checker, it is
+/// exactly what `text` compiles to; without it (the texts were sealed at
+/// build time, by the same generator that wrote the program) it can at
+/// least be read.
+fn program_fits(text: &str, prog: &[u8]) -> bool {
+    if cfg!(feature = "schema-check") {
+        schema::emit::matches(text, prog) == Ok(true)
+    } else {
+        schema::program::root(prog).is_some()
+    }
 }
 
 /// What `mcp_schema_seal` does: checks the texts as registration does and

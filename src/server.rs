@@ -1791,4 +1791,131 @@ mod tests {
         assert_eq!(o.rpc_error, -32700);
         assert!(r.contains(r#""id":null"#), "{r}");
     }
+
+    /// Compiles `text` into leaked storage (a program outlives the server).
+    fn program_of(text: &str) -> &'static [u8] {
+        let mut buf = vec![0u8; 4096];
+        let n = crate::schema::emit(text, &mut buf).unwrap();
+        buf.truncate(n);
+        Box::leak(buf.into_boxed_slice())
+    }
+
+    const RICH: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,"properties":{"percent":{"type":"integer","minimum":0,"maximum":100},"n":{"type":"integer","default":9},"id":{"type":"string","enum":["t1","t2"]},"r":{"type":"number","exclusiveMinimum":0,"multipleOf":0.5},"l":{"type":"array","maxItems":2,"items":{"type":"string","minLength":2}}}}"#;
+
+    /// A tool registered with its program answers every call exactly as the
+    /// same tool with only its text does: verdicts, SEP-1303 messages with
+    /// path and keyword, defaults read by the callback.
+    #[test]
+    fn a_tool_with_its_program_answers_as_its_text_does() {
+        let mut s = server();
+        for (name, prog) in [("rich_text", None), ("rich_prog", Some(program_of(RICH)))] {
+            s.add_tool_as_built(Tool {
+                input_program: prog,
+                max_result_len: 55,
+                ..Tool::new(name, RICH, Handler::Rust(echo))
+            })
+            .unwrap();
+        }
+        let cases = [
+            r#"{"percent":5}"#,
+            r#"{"percent":5,"n":3}"#,
+            r#"{"percent":101}"#,
+            r#"{"percent":-1}"#,
+            r#"{"percent":5.5}"#,
+            r#"{}"#,
+            r#"{"percent":5,"x":1}"#,
+            r#"{"percent":5,"id":"t3"}"#,
+            r#"{"percent":5,"id":"t2"}"#,
+            r#"{"percent":5,"r":0}"#,
+            r#"{"percent":5,"r":1.25}"#,
+            r#"{"percent":5,"r":2.5}"#,
+            r#"{"percent":5,"l":["ab","c"]}"#,
+            r#"{"percent":5,"l":["ab","cd","ef"]}"#,
+            r#"{"percent":"5"}"#,
+        ];
+        let mut refused = 0;
+        for args in cases {
+            let ask = |name: &str| {
+                let req = modern(
+                    "1",
+                    "tools/call",
+                    &format!(r#","name":"{name}","arguments":{args}"#),
+                );
+                let mut out = vec![0u8; 4096];
+                let o = s
+                    .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+                    .unwrap();
+                String::from_utf8(out[..o.len].to_vec()).unwrap()
+            };
+            let (text, prog) = (ask("rich_text"), ask("rich_prog"));
+            assert_eq!(text, prog, "{args}");
+            refused += usize::from(text.contains(r#""isError":true"#));
+        }
+        assert_eq!(refused, 11, "the cases mix accepted and refused calls");
+    }
+
+    /// The program, not the text, decides a call once a tool has one: a
+    /// program swapped behind registration's back (here: one that caps
+    /// `percent` at 50) is what the call obeys.
+    #[test]
+    fn the_program_is_what_a_call_runs() {
+        let mut s = server();
+        s.add_tool_as_built(Tool {
+            input_program: Some(program_of(VENT_SCHEMA)),
+            max_result_len: 55,
+            ..Tool::new("p", VENT_SCHEMA, Handler::Rust(echo))
+        })
+        .unwrap();
+        let stricter = VENT_SCHEMA.replace(r#""maximum":100"#, r#""maximum":50"#);
+        let i = s.tools.len() - 1;
+        if let Some(t) = s.tools.tools[i].as_mut() {
+            t.input_program = Some(program_of(&stricter));
+        }
+        let req = modern(
+            "1",
+            "tools/call",
+            r#","name":"p","arguments":{"percent":70}"#,
+        );
+        let mut out = vec![0u8; 4096];
+        let o = s
+            .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+            .unwrap();
+        let r = String::from_utf8(out[..o.len].to_vec()).unwrap();
+        assert!(r.contains("percent: 70 is above maximum 50"), "{r}");
+    }
+
+    /// Registration takes a program only when it is exactly what the text
+    /// compiles to (with the checker), or one it can read (without).
+    #[test]
+    fn registration_refuses_a_program_that_is_not_its_schemas() {
+        let mut s = server();
+        let other = program_of(&VENT_SCHEMA.replace("100", "50"));
+        let r = s.add_tool_as_built(Tool {
+            input_program: Some(if cfg!(feature = "schema-check") {
+                other
+            } else {
+                &[9, 9, 9, 9]
+            }),
+            max_result_len: 55,
+            ..Tool::new("stale", VENT_SCHEMA, Handler::Rust(echo))
+        });
+        assert_eq!(
+            r,
+            Err(crate::registry::RegisterError::Schema(
+                crate::schema::SchemaErrorKind::Invalid
+            ))
+        );
+        let mut m = crate::schema::MsgBuf::new();
+        s.tools.last_error.unwrap().describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            "input_program is not the program of input_schema: run emcp-gen again"
+        );
+        let ok = s.add_tool_as_built(Tool {
+            input_program: Some(program_of(VENT_SCHEMA)),
+            max_result_len: 55,
+            ..Tool::new("fresh", VENT_SCHEMA, Handler::Rust(echo))
+        });
+        assert_eq!(ok, Ok(()));
+    }
 }

@@ -75,6 +75,18 @@ pub struct mcp_tool_t {
     /// the tool only with the matching seal, so every schema it serves was
     /// checked, at build time.
     pub schema_seal: u32,
+    /// The compiled argument program of `input_schema`, as `emcp-gen`
+    /// writes it beside the tool (`emcp_generate_tools`), or NULL. With one,
+    /// every `tools/call` is checked by running the program (the same rules,
+    /// order and messages as the schema text, in about a third of the
+    /// instructions) and defaults are read from it. A library with the
+    /// schema checker refuses a program that is not exactly what
+    /// `input_schema` compiles to (-MCP_EINVAL, `mcp_server_schema_error`
+    /// says to run emcp-gen again); one without it refuses one it cannot
+    /// read. Must outlive the server, like the strings.
+    pub input_program: *const u8,
+    /// The length of `input_program` in bytes (0 with NULL).
+    pub input_program_len: usize,
 }
 
 /// Registers a tool. Tools are listed in registration order.
@@ -183,7 +195,15 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             Ok(_) => return -MCP_EINVAL,
             Err(e) => return e,
         };
+    let input_program = match (t.input_program.is_null(), t.input_program_len) {
+        (true, 0) => None,
+        (true, _) | (false, 0) => return -MCP_EINVAL,
+        // SAFETY: non-NULL, and the caller promises `input_program_len`
+        // readable bytes there that outlive the server.
+        (false, n) => Some(unsafe { core::slice::from_raw_parts(t.input_program, n) }),
+    };
     let entry = Tool {
+        input_program,
         title,
         description,
         output_schema,

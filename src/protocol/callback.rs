@@ -78,6 +78,7 @@ pub fn run<'r>(
         name,
         // No schema, so argument reads see exactly what was sent.
         input_schema: "{}",
+        input_program: None,
         meta: object("_meta"),
         inputs: if asks { object("inputResponses") } else { None },
         state: state_len.and_then(|n| state_buf.get(..n)),

@@ -194,13 +194,23 @@ fn admit<'r, 's, 'a>(
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
         return Err(Fail::Rpc(e));
     }
-    // No model output reaches the callback without passing the schema.
-    let input = Schema::new(tool.input_schema);
-    if let Err(v) = schema::validate(&input, input.root(), &doc, args) {
-        // SEP-1303: a tool execution error the model reads and corrects,
-        // not a JSON-RPC error hosts keep from it. The callback does not run.
+    // No model output reaches the callback without passing the schema:
+    // its compiled program when the tool has one, else its text.
+    // SEP-1303: a violation is a tool execution error the model reads and
+    // corrects, not a JSON-RPC error hosts keep from it. The callback does
+    // not run.
+    let refused = match tool.input_program {
+        Some(prog) => schema::run(prog, &doc, args).err().map(Refused::Program),
+        None => {
+            let input = Schema::new(tool.input_schema);
+            schema::validate(&input, input.root(), &doc, args)
+                .err()
+                .map(Refused::Text)
+        }
+    };
+    if let Some(v) = refused {
         audit(MCP_AUDIT_INVALID_ARGUMENTS);
-        return invalid_arguments(w, era, &input, &doc, v).map(|()| None);
+        return invalid_arguments(w, era, tool, &doc, v).map(|()| None);
     }
     Ok(Some((index, tool, args)))
 }
@@ -576,6 +586,13 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
     refusal(w, era, text.as_bytes())
 }
 
+/// The first violation of a call's arguments, by what checked them.
+#[derive(Clone, Copy)]
+enum Refused {
+    Text(Violation),
+    Program(schema::PViolation),
+}
+
 /// The isError result for arguments that break the tool's inputSchema
 /// (SEP-1303): the message as text, and in the block's own `_meta` the
 /// argument's path and the keyword broken, e.g.
@@ -588,12 +605,19 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 fn invalid_arguments<'r>(
     w: &mut Writer<'_>,
     era: Era,
-    t: &Schema<'_>,
+    tool: &Tool<'_>,
     doc: &Doc<'_>,
-    v: Violation,
+    v: Refused,
 ) -> Result<(), Fail<'r>> {
     let mut msg = MsgBuf::new();
-    v.describe(t, doc, &mut msg);
+    match (v, tool.input_program) {
+        (Refused::Program(v), Some(prog)) => v.describe(prog, doc, &mut msg),
+        (Refused::Text(v), _) => {
+            let input = Schema::new(tool.input_schema);
+            v.describe(&input, doc, &mut msg)
+        }
+        (Refused::Program(_), None) => {}
+    }
     refusal_with(w, era, msg.as_bytes(), msg.path_keyword())
 }
 
@@ -732,6 +756,7 @@ fn execute<'r>(
         args,
         name: tool.name,
         input_schema: tool.input_schema,
+        input_program: tool.input_program,
         meta: req.meta_object(),
         inputs: req
             .input_responses()

@@ -15,22 +15,50 @@ use crate::json::Kind;
 /// a C-facing limit: no C function takes a program so far.)
 pub(crate) const PROGRAM_MAX: usize = u16::MAX as usize;
 
+/// Where the program goes: into storage, or compared with a given program
+/// byte by byte (nothing stored: see [`matches`]).
+enum Dst<'o> {
+    Write(&'o mut [u8]),
+    Check(&'o [u8]),
+}
+
 struct Out<'o> {
-    buf: &'o mut [u8],
+    buf: Dst<'o>,
     len: usize,
-    /// Set when `buf` (or the 16-bit offsets) ran out.
+    /// Set when `buf` (or the 16-bit offsets) ran out, or, when checking,
+    /// at the first byte that differs.
     full: bool,
 }
 
 impl Out<'_> {
+    /// `b` at the end; checking, `b` must be what the given program has there.
     fn put(&mut self, b: &[u8]) {
         let end = self.len + b.len();
-        match self.buf.get_mut(self.len..end) {
-            Some(dst) if end <= PROGRAM_MAX => {
-                dst.copy_from_slice(b);
-                self.len = end;
+        let fits = end <= PROGRAM_MAX;
+        match &mut self.buf {
+            Dst::Write(buf) => match buf.get_mut(self.len..end) {
+                Some(dst) if fits => dst.copy_from_slice(b),
+                _ => self.full = true,
+            },
+            Dst::Check(given) => {
+                if !fits || given.get(self.len..end) != Some(b) {
+                    self.full = true;
+                }
             }
-            _ => self.full = true,
+        }
+        self.len = end;
+    }
+
+    /// `n` bytes at the end that [`Out::patch`] fills in later (a record's
+    /// types and flags, a child's offset); checking, they are compared then.
+    fn reserve(&mut self, n: usize, placeholder: u8) {
+        match self.buf {
+            Dst::Write(_) => {
+                for _ in 0..n {
+                    self.put(&[placeholder]);
+                }
+            }
+            Dst::Check(_) => self.len += n,
         }
     }
 
@@ -42,14 +70,26 @@ impl Out<'_> {
     }
 
     fn patch_u16(&mut self, at: usize, v: u16) {
-        if let Some(dst) = self.buf.get_mut(at..at + 2) {
-            dst.copy_from_slice(&v.to_le_bytes());
-        }
+        self.patch_bytes(at, &v.to_le_bytes());
     }
 
     fn patch(&mut self, at: usize, v: u8) {
-        if let Some(b) = self.buf.get_mut(at) {
-            *b = v;
+        self.patch_bytes(at, &[v]);
+    }
+
+    fn patch_bytes(&mut self, at: usize, b: &[u8]) {
+        let end = at + b.len();
+        match &mut self.buf {
+            Dst::Write(buf) => {
+                if let Some(dst) = buf.get_mut(at..end) {
+                    dst.copy_from_slice(b);
+                }
+            }
+            Dst::Check(given) => {
+                if given.get(at..end) != Some(b) {
+                    self.full = true;
+                }
+            }
         }
     }
 }
@@ -59,16 +99,8 @@ impl Out<'_> {
 /// text) when `out` is too small or the program would pass
 /// [`PROGRAM_MAX`].
 pub fn emit(text: &str, out: &mut [u8]) -> Result<usize, SchemaError> {
-    let root = compile(text)?;
-    let t = Schema::new(text);
-    let mut o = Out {
-        buf: out,
-        len: 0,
-        full: false,
-    };
-    o.put(&[VERSION]);
-    node(&t, root, &mut o);
-    if o.full {
+    let (len, full) = walk(text, Dst::Write(out))?;
+    if full {
         return Err(SchemaError {
             kind: SchemaErrorKind::Full,
             reason: "the argument program does not fit its storage",
@@ -79,7 +111,30 @@ pub fn emit(text: &str, out: &mut [u8]) -> Result<usize, SchemaError> {
             bound: None,
         });
     }
-    Ok(o.len)
+    Ok(len)
+}
+
+/// Checks `text` as [`emit`] does and tells whether `prog` is exactly the
+/// program [`emit`] writes for it, without storage: how a build with the
+/// checker knows a generated program belongs to its schema text.
+pub fn matches(text: &str, prog: &[u8]) -> Result<bool, SchemaError> {
+    let (len, differs) = walk(text, Dst::Check(prog))?;
+    Ok(!differs && len == prog.len())
+}
+
+/// The checker, then the program written to (or compared with) `dst`: its
+/// length, and whether storage ran out (or a byte differed).
+fn walk(text: &str, dst: Dst<'_>) -> Result<(usize, bool), SchemaError> {
+    let root = compile(text)?;
+    let t = Schema::new(text);
+    let mut o = Out {
+        buf: dst,
+        len: 0,
+        full: false,
+    };
+    o.put(&[VERSION]);
+    node(&t, root, &mut o);
+    Ok((o.len, o.full))
 }
 
 /// Writes the node for the subschema at `i` and those under it: its offset
@@ -89,7 +144,7 @@ fn node(t: &Schema<'_>, i: usize, o: &mut Out<'_>) -> u16 {
         return NO_NODE;
     }
     let at = o.len;
-    o.put(&[0, 0]);
+    o.reserve(2, 0);
     let Some(n) = t.node_with(i, &mut |kind, value| {
         let v = value.of(t.text);
         o.put(&[code(kind)]);
@@ -104,7 +159,7 @@ fn node(t: &Schema<'_>, i: usize, o: &mut Out<'_>) -> u16 {
     let items_at = o.len;
     if n.items != super::NONE {
         flags |= HAS_ITEMS;
-        o.put_u16(NO_NODE as usize);
+        o.reserve(2, 0xFF);
     }
     if n.header != super::NONE {
         flags |= HAS_HEADER;
@@ -122,7 +177,7 @@ fn node(t: &Schema<'_>, i: usize, o: &mut Out<'_>) -> u16 {
             o.put(name);
             let req = if t.is_required(&n, name) { REQUIRED } else { 0 };
             o.put(&[req]);
-            o.put_u16(NO_NODE as usize);
+            o.reserve(2, 0xFF);
         }
     }
     o.patch(at, n.types);

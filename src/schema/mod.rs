@@ -10,7 +10,7 @@
 //! in flash) is the only representation, so a schema costs no RAM.
 
 pub(crate) mod compile;
-mod emit;
+pub(crate) mod emit;
 mod message;
 pub(crate) mod program;
 mod run;

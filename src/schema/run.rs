@@ -468,6 +468,33 @@ mod tests {
         assert_eq!(text.1, "percent: 120 is above maximum 100");
     }
 
+    /// `emit::matches` knows a program by its text without storage: its
+    /// own program matches, no truncation, extension or changed byte does,
+    /// nor another schema's program.
+    #[test]
+    fn a_program_is_matched_to_its_text() {
+        use super::super::emit::matches;
+        let mut buf = [0u8; 2048];
+        let len = emit(SCHEMA, &mut buf).unwrap();
+        let prog = &buf[..len];
+        assert_eq!(matches(SCHEMA, prog), Ok(true));
+        for n in 0..len {
+            assert_eq!(matches(SCHEMA, &prog[..n]), Ok(false), "cut at {n}");
+        }
+        let mut longer = prog.to_vec();
+        longer.push(0);
+        assert_eq!(matches(SCHEMA, &longer), Ok(false));
+        let mut changed = prog.to_vec();
+        for i in 0..len {
+            changed[i] ^= 0x20;
+            assert_eq!(matches(SCHEMA, &changed), Ok(false), "byte {i}");
+            changed[i] ^= 0x20;
+        }
+        let other = SCHEMA.replace("\"maximum\":100", "\"maximum\":99");
+        assert_eq!(matches(&other, prog), Ok(false));
+        assert!(matches("{\"type\":\"object\",\"pattern\":1}", prog).is_err());
+    }
+
     #[test]
     fn annotations_are_not_in_the_program() {
         let mut prog = [0u8; 2048];

@@ -76,7 +76,10 @@ pub fn write(f: &ToolsFile, prefix: &str, from: &str) -> (String, String) {
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {guard} */");
 
     let mut c = banner;
-    let _ = writeln!(c, "#include \"{prefix}_tools.h\"\n\n#include <stddef.h>\n");
+    let _ = writeln!(
+        c,
+        "#include \"{prefix}_tools.h\"\n\n#include <stddef.h>\n#include <stdint.h>\n"
+    );
     for t in &f.tools {
         schema_consts(&mut c, t);
     }
@@ -95,6 +98,12 @@ fn schema_consts(c: &mut String, t: &Tool) {
         t.c_name,
         literal(&t.input_schema)
     );
+    let _ = write!(c, "static const uint8_t {}_input_program[] = {{", t.c_name);
+    for (i, b) in t.input_program.iter().enumerate() {
+        let sep = if i % 16 == 0 { "\n    " } else { " " };
+        let _ = write!(c, "{sep}0x{b:02x},");
+    }
+    let _ = writeln!(c, "\n}};");
     if let Some(o) = &t.output_schema {
         let _ = writeln!(
             c,
@@ -132,6 +141,11 @@ fn entry(c: &mut String, t: &Tool, up: &str) {
     let _ = writeln!(c, "            .icons = {},", opt(&t.icons));
     let _ = writeln!(c, "            .max_result_len = {},", t.max_result_len);
     let _ = writeln!(c, "            .schema_seal = 0x{:08x}u,", t.seal);
+    let _ = writeln!(
+        c,
+        "            .input_program = {0}_input_program,\n            .input_program_len = sizeof {0}_input_program,",
+        t.c_name
+    );
     if t.principals.is_some() || t.min_interval_ms != 0 || t.idempotency_key.is_some() {
         let _ = writeln!(c, "#ifndef {up}_NO_POLICY");
         let _ = writeln!(c, "            .principals = {},", opt(&t.principals));

@@ -2,7 +2,7 @@
 //! library's own checker, errors that name the file, line, tool and the JSON
 //! path of what is wrong.
 
-use emcp::schema::{MsgBuf, compile, seal};
+use emcp::schema::{MsgBuf, compile, emit, seal};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -27,6 +27,9 @@ pub struct Tool {
     pub min_interval_ms: u32,
     pub idempotency_key: Option<String>,
     pub seal: u32,
+    /// The argument program of `input_schema` (what the firmware runs on
+    /// every call instead of reading the text).
+    pub input_program: Vec<u8>,
 }
 
 /// The whole file.
@@ -217,6 +220,7 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         min_interval_ms: 0,
         idempotency_key: None,
         seal: 0,
+        input_program: Vec::new(),
     };
     let mut has_input = false;
     let here = |k: &str| format!("tool \"{name}\": {k}");
@@ -298,6 +302,16 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         ));
     }
     t.seal = seal(&t.input_schema, t.output_schema.as_deref());
+    let mut prog = vec![0u8; u16::MAX as usize];
+    let n = emit(&t.input_schema, &mut prog).map_err(|e| {
+        format!(
+            "{}tool \"{name}\": inputSchema: {}",
+            src.at(raw.get(), 0),
+            e.reason
+        )
+    })?;
+    prog.truncate(n);
+    t.input_program = prog;
     Ok(t)
 }
 
