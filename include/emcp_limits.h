@@ -76,19 +76,19 @@
  * Size in bytes of `mcp_server_t`, the caller's static storage for a server,
  * for the pointer width of the target (the header picks the formula by
  * `UINTPTR_MAX`, the library by its target; each is checked at compile time
- * against the library's real layout). On 64-bit hosts a tool takes 200 bytes
+ * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
  * (with its rate state and its largest-result counter), a resource 104 and a
- * prompt 128; on 32-bit targets 104, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
+ * prompt 128; on 32-bit targets 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
  * from the registered text.
  */
-#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 200)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
+#define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
 #endif
 
 #if !defined(EMCP_PTR64)
 /**
  * Size in bytes of `mcp_server_t` on a 32-bit target (see the 64-bit form).
  */
-#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 104)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
+#define MCP_SERVER_SIZE (((256 + (MCP_MAX_TOOLS * 96)) + (MCP_MAX_RESOURCES * 56)) + (MCP_MAX_PROMPTS * 88))
 #endif
 
 /**

@@ -164,21 +164,38 @@ typedef struct mcp_tool_t {
    */
   uint32_t schema_seal;
   /**
-   * The compiled argument program of `input_schema`, as `emcp-gen`
-   * writes it beside the tool (`emcp_generate_tools`), or NULL. With one,
-   * every `tools/call` is checked by running the program (the same rules,
+   * The tool's whole `tools/list` entry, one minified JSON object, as
+   * `emcp-gen` writes it (`emcp_generate_tools`), or NULL. With it the
+   * tool is registered as built: `tools/list` copies this text, and
+   * every call is checked by running `input_program` (the same rules,
    * order and messages as the schema text, in about a third of the
-   * instructions) and defaults are read from it. A library with the
-   * schema checker refuses a program that is not exactly what
-   * `input_schema` compiles to (-MCP_EINVAL, `mcp_server_schema_error`
-   * says to run emcp-gen again); one without it refuses one it cannot
-   * read. Must outlive the server, like the strings.
+   * instructions), its defaults read from it, its `structuredContent`
+   * checked by `output_program`. No seal is needed. A library with the
+   * schema checker refuses programs that are not exactly what
+   * `input_schema` and `output_schema` compile to (-MCP_EINVAL,
+   * `mcp_server_schema_error` says to run emcp-gen again); one without
+   * it, programs it cannot read. Must outlive the server, like the
+   * strings.
+   */
+  const char *listing;
+  /**
+   * The compiled program of `input_schema` (required with `listing`,
+   * refused without it).
    */
   const uint8_t *input_program;
   /**
-   * The length of `input_program` in bytes (0 with NULL).
+   * The length of `input_program` in bytes.
    */
   size_t input_program_len;
+  /**
+   * The compiled program of `output_schema` (with `listing`, exactly
+   * when `output_schema` is set), or NULL.
+   */
+  const uint8_t *output_program;
+  /**
+   * The length of `output_program` in bytes.
+   */
+  size_t output_program_len;
 } mcp_tool_t;
 
 /**

@@ -332,6 +332,7 @@ impl<'r> Call<'r> {
                 let span = schema::program_default_for(prog, segs).ok_or(ArgError::Missing)?;
                 schema::program::bytes(prog, span)
             }
+            #[cfg(feature = "text-tools")]
             None => {
                 let text = self.input_schema;
                 let input = schema::Schema::new(text);
@@ -339,6 +340,10 @@ impl<'r> Call<'r> {
                     schema::default_for(&input, input.root(), segs).ok_or(ArgError::Missing)?;
                 span.of(text)
             }
+            // No text tools in this build: a call without a program is a
+            // prompt, a read or a completion, whose schema is `{}`.
+            #[cfg(not(feature = "text-tools"))]
+            None => return Err(ArgError::Missing),
         };
         crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
         Ok(raw)

@@ -12,7 +12,7 @@ use core::ffi::{c_char, c_void};
 pub use crate::durable::mcp_store_t;
 pub(crate) use crate::rate::NEVER;
 pub use crate::rate::{RateClaim, Rates};
-use crate::registry::Tool;
+
 use crate::sync::Critical;
 
 /// Decides whether `principal` (absent: NULL and 0) may see and call the tool
@@ -80,7 +80,7 @@ fn listed(list: &str, principal: &[u8]) -> bool {
 
 impl Hooks {
     /// Whether `principal` may see and call `tool`.
-    pub fn allows(&self, tool: &Tool<'_>, principal: Option<&[u8]>) -> bool {
+    pub fn allows(&self, tool: &crate::registry::Entry<'_>, principal: Option<&[u8]>) -> bool {
         if let Some(list) = tool.principals {
             if !principal.is_some_and(|p| listed(list, p)) {
                 return false;
@@ -102,7 +102,10 @@ impl Hooks {
     }
 
     /// True when the tool list depends on who asks (so caches must be private).
-    pub fn per_principal<'a>(&self, mut tools: impl Iterator<Item = &'a Tool<'a>>) -> bool {
+    pub fn per_principal<'a>(
+        &self,
+        mut tools: impl Iterator<Item = &'a crate::registry::Entry<'a>>,
+    ) -> bool {
         self.policy.is_some() || tools.any(|t| t.principals.is_some())
     }
 }
@@ -112,6 +115,7 @@ mod tests {
     use super::*;
     use crate::handler::Handler;
     use crate::limits::MCP_MAX_TOOLS;
+    use crate::registry::{Def, Entry};
 
     /// A claim kept, as the server does for a run that counts.
     fn admit(r: &Rates, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
@@ -237,16 +241,27 @@ mod tests {
 
     #[test]
     fn allow_lists_and_policy() {
-        let t = Tool {
-            principals: Some("operator, local"),
-            ..Tool::new("set_vent", "{}", Handler::Rust(|_, _| 0))
+        let entry = |name, principals| Entry {
+            name,
+            annotations: 0,
+            principals,
+            min_interval_ms: 0,
+            idempotency_key: None,
+            max_result_len: 0,
+            handler: Handler::Rust(|_, _| 0),
+            def: Def::Built {
+                listing: "{}",
+                input: &[],
+                output: None,
+            },
         };
+        let t = entry("set_vent", Some("operator, local"));
         let h = Hooks::default();
         assert!(h.allows(&t, Some(b"operator")));
         assert!(h.allows(&t, Some(b"local")));
         assert!(!h.allows(&t, Some(b"viewer")));
         assert!(!h.allows(&t, None));
-        let open = Tool::new("read", "{}", Handler::Rust(|_, _| 0));
+        let open = entry("read", None);
         assert!(h.allows(&open, None));
         let p = Hooks {
             policy: Some((only_ops, core::ptr::null_mut())),

@@ -6,6 +6,7 @@
 //! Must not: run tools or write responses.
 
 pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
+use crate::json::{WriteError, Writer};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 use crate::rate::Rates;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
@@ -36,9 +37,14 @@ pub struct Tool<'a> {
     /// JSON Schema of `structuredContent`, when declared.
     pub output_schema: Option<&'a str>,
     /// The argument program of `input_schema` ([`schema::emit`], as
-    /// `emcp-gen` writes it), when given: calls are checked by running it
-    /// instead of reading the schema text.
+    /// `emcp-gen` writes it). With `listing`, the tool is registered as
+    /// built: calls run the programs and `tools/list` copies the listing.
     pub input_program: Option<&'a [u8]>,
+    /// The program of `output_schema` (a built tool with an output schema).
+    pub output_program: Option<&'a [u8]>,
+    /// The tool's whole `tools/list` entry as `emcp-gen` wrote it (one JSON
+    /// object, minified): with it the tool is registered as built.
+    pub listing: Option<&'a str>,
     /// [`hints`] flags; 0 means no `annotations` object is listed.
     pub annotations: u32,
     /// A JSON array of Icon objects, listed as written.
@@ -70,6 +76,8 @@ impl<'a> Tool<'a> {
             input_schema,
             output_schema: None,
             input_program: None,
+            output_program: None,
+            listing: None,
             annotations: 0,
             icons: None,
             principals: None,
@@ -77,6 +85,101 @@ impl<'a> Tool<'a> {
             idempotency_key: None,
             max_result_len: 0,
             handler,
+        }
+    }
+}
+
+/// A registered tool as the table keeps it: what every call needs, and
+/// how the tool describes itself ([`Def`]).
+#[derive(Clone, Copy)]
+pub struct Entry<'a> {
+    /// Unique name.
+    pub name: &'a str,
+    /// [`hints`] flags.
+    pub annotations: u32,
+    /// Comma-separated principals that may see and call the tool; `None` for all.
+    pub principals: Option<&'a str>,
+    /// Minimum milliseconds between two runs (0: no limit).
+    pub min_interval_ms: u32,
+    /// Name of the argument carrying an idempotency key, if the tool has one.
+    pub idempotency_key: Option<&'a str>,
+    /// Most bytes the callback writes into its result ([`Tool::max_result_len`]).
+    pub max_result_len: usize,
+    /// What runs when the tool is called.
+    pub handler: Handler,
+    /// Its description and schemas.
+    pub def: Def<'a>,
+}
+
+/// How a registered tool describes itself: from its texts, read on every
+/// call, or as `emcp-gen` built it (the listing a copy, the schemas
+/// programs). Either takes the same slot.
+#[derive(Clone, Copy)]
+pub enum Def<'a> {
+    /// Registered from texts.
+    #[cfg(feature = "text-tools")]
+    Text {
+        /// Human-readable title.
+        title: Option<&'a str>,
+        /// What the tool does, for the model.
+        description: Option<&'a str>,
+        /// JSON Schema of the arguments.
+        input_schema: &'a str,
+        /// JSON Schema of `structuredContent`, when declared.
+        output_schema: Option<&'a str>,
+        /// A JSON array of Icon objects.
+        icons: Option<&'a str>,
+    },
+    /// Built at build time.
+    Built {
+        /// The whole `tools/list` entry, one minified JSON object.
+        listing: &'a str,
+        /// The argument program.
+        input: &'a [u8],
+        /// The program of the output schema, when declared.
+        output: Option<&'a [u8]>,
+    },
+}
+
+#[cfg(feature = "text-tools")]
+impl<'a> From<Tool<'a>> for Entry<'a> {
+    /// A tool registered from its texts.
+    fn from(tool: Tool<'a>) -> Self {
+        Entry {
+            name: tool.name,
+            annotations: tool.annotations,
+            principals: tool.principals,
+            min_interval_ms: tool.min_interval_ms,
+            idempotency_key: tool.idempotency_key,
+            max_result_len: tool.max_result_len,
+            handler: tool.handler,
+            def: Def::Text {
+                title: tool.title,
+                description: tool.description,
+                input_schema: tool.input_schema,
+                output_schema: tool.output_schema,
+                icons: tool.icons,
+            },
+        }
+    }
+}
+
+impl<'a> Entry<'a> {
+    /// The input schema's text, for a tool registered from texts.
+    pub fn input_schema(&self) -> Option<&'a str> {
+        match self.def {
+            #[cfg(feature = "text-tools")]
+            Def::Text { input_schema, .. } => Some(input_schema),
+            Def::Built { .. } => None,
+        }
+    }
+
+    /// The argument program, for a built tool.
+    pub fn input_program(&self) -> Option<&'a [u8]> {
+        match self.def {
+            Def::Built { input, .. } => Some(input),
+            #[cfg(feature = "text-tools")]
+            Def::Text { .. } => None,
         }
     }
 }
@@ -124,16 +227,24 @@ pub struct LastSchemaError<'a> {
 
 /// The reason of a seal that does not match, in a build that checks (the
 /// right seal follows).
+#[cfg(feature = "text-tools")]
 const SEAL_STALE: &str = " does not match the schemas, which this build checked (they seal to ";
 /// The same in a build without the checker. With its prefix it fits one
 /// `MCP_MAX_ERROR_MESSAGE` whole, so the fix it names is never cut off.
+#[cfg(feature = "text-tools")]
 const SEAL_NEEDED: &str = " does not match the schemas: a build without the schema-check feature takes only the seal \
      mcp_schema_seal gives them";
 
-/// The reason of an argument program that is not its schema's: in a build
-/// with the checker, one that differs from what `input_schema` compiles
-/// to; without it, one that cannot be read.
-const PROGRAM_STALE: &str = "input_program is not the program of input_schema: run emcp-gen again";
+/// The reason of a built tool's program that is not its schema's: in a
+/// build with the checker, one that differs from what the schema text
+/// compiles to; without it, one that cannot be read.
+const PROGRAM_STALE: &str = "the program is not its schema's: run emcp-gen again";
+
+/// The reason of a text tool refused by a build without the `text-tools`
+/// feature: what to do instead.
+#[cfg(not(feature = "text-tools"))]
+const TEXT_TOOLS_OUT: &str = "this build takes built tools only: generate the tool with emcp-gen \
+     (emcp_generate_tools), or build the library with the text-tools feature";
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
@@ -149,8 +260,13 @@ impl LastSchemaError<'_> {
     /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
     /// `tool table full: raise MCP_MAX_TOOLS (16)`.
     pub fn describe(&self, m: &mut MsgBuf) {
-        if self.error.reason == RESULT_UNDECLARED || self.error.reason == PROGRAM_STALE {
-            m.push(self.error.reason);
+        if self.error.reason == RESULT_UNDECLARED {
+            m.push(RESULT_UNDECLARED);
+            return;
+        }
+        #[cfg(not(feature = "text-tools"))]
+        if self.error.reason == TEXT_TOOLS_OUT {
+            m.push(TEXT_TOOLS_OUT);
             return;
         }
         if self.error.reason == TOOLS_FULL {
@@ -191,7 +307,7 @@ impl LastSchemaError<'_> {
 /// The fixed-capacity tool table (schemas stay in their text; see
 /// [`schema::Schema`]).
 pub struct Registry<'a> {
-    pub(crate) tools: [Option<Tool<'a>>; MCP_MAX_TOOLS],
+    pub(crate) tools: [Option<Entry<'a>>; MCP_MAX_TOOLS],
     pub(crate) len: usize,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
@@ -254,6 +370,11 @@ impl<'a> Registry<'a> {
         if tool.icons.is_some_and(|i| !is_json_array(i)) {
             return Err(RegisterError::BadDefinition);
         }
+        // Programs belong to a built tool (with its listing): never ignored.
+        if tool.listing.is_none() && (tool.input_program.is_some() || tool.output_program.is_some())
+        {
+            return Err(RegisterError::BadDefinition);
+        }
         if !cfg!(feature = "policy")
             && (tool.principals.is_some()
                 || tool.min_interval_ms != 0
@@ -294,9 +415,48 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::Full);
         }
-        self.check_schemas(&tool, seal)?;
+        let def = match tool.listing {
+            Some(listing) => self.check_built(&tool, listing)?,
+            #[cfg(feature = "text-tools")]
+            None => {
+                self.check_schemas(&tool, seal)?;
+                Def::Text {
+                    title: tool.title,
+                    description: tool.description,
+                    input_schema: tool.input_schema,
+                    output_schema: tool.output_schema,
+                    icons: tool.icons,
+                }
+            }
+            #[cfg(not(feature = "text-tools"))]
+            None => {
+                let _ = seal;
+                self.last_error = Some(LastSchemaError {
+                    error: SchemaError {
+                        kind: SchemaErrorKind::Unsupported,
+                        reason: TEXT_TOOLS_OUT,
+                        at: Span::default(),
+                        bound: None,
+                    },
+                    output: false,
+                    text: "",
+                    seals: (0, 0),
+                });
+                return Err(RegisterError::Unsupported);
+            }
+        };
+        let entry = Entry {
+            name: tool.name,
+            annotations: tool.annotations,
+            principals: tool.principals,
+            min_interval_ms: tool.min_interval_ms,
+            idempotency_key: tool.idempotency_key,
+            max_result_len: tool.max_result_len,
+            handler: tool.handler,
+            def,
+        };
         let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
-        *slot = Some(tool);
+        *slot = Some(entry);
         self.len += 1;
         Ok(())
     }
@@ -304,6 +464,7 @@ impl<'a> Registry<'a> {
     /// Checks the tool's schemas: in full with the `schema-check` feature
     /// (and then a seal, if given, must match), otherwise only that they are
     /// well-formed and sealed ([`schema::seal`]).
+    #[cfg(feature = "text-tools")]
     fn check_schemas(&mut self, tool: &Tool<'a>, given: u32) -> Result<(), RegisterError> {
         let checker = cfg!(feature = "schema-check");
         let verdict = check_texts(tool.input_schema, tool.output_schema).and_then(|()| {
@@ -328,28 +489,68 @@ impl<'a> Registry<'a> {
                 seals: (given, told),
             })
         });
-        let verdict = verdict.and_then(|()| match tool.input_program {
-            Some(prog) if !program_fits(tool.input_schema, prog) => Err(LastSchemaError {
-                error: SchemaError {
-                    kind: SchemaErrorKind::Invalid,
-                    reason: PROGRAM_STALE,
-                    at: Span::default(),
-                    bound: None,
-                },
-                output: false,
-                text: tool.input_schema,
-                seals: (0, 0),
-            }),
-            _ => Ok(()),
-        });
         verdict.map_err(|e| {
             self.last_error = Some(e);
             RegisterError::Schema(e.error.kind)
         })
     }
 
+    /// Checks a built tool: its listing is one JSON object and it has the
+    /// programs its schemas need. With the checker, each program must be
+    /// exactly what its schema text compiles to (the texts are checked on the
+    /// way); without it, each must be one it can read. No seal: the programs
+    /// are what the generator's checker accepted.
+    fn check_built(&mut self, tool: &Tool<'a>, listing: &'a str) -> Result<Def<'a>, RegisterError> {
+        let Some(input) = tool.input_program else {
+            return Err(RegisterError::BadDefinition);
+        };
+        if tool.output_program.is_some() != tool.output_schema.is_some()
+            || !listing.starts_with('{')
+            || crate::json::check(listing.as_bytes(), crate::limits::MCP_MAX_DEPTH).is_err()
+        {
+            return Err(RegisterError::BadDefinition);
+        }
+        let pairs = [
+            (Some(tool.input_schema), Some(input), false),
+            (tool.output_schema, tool.output_program, true),
+        ];
+        for (text, prog, output) in pairs {
+            let (Some(text), Some(prog)) = (text, prog) else {
+                continue;
+            };
+            let verdict = if cfg!(feature = "schema-check") {
+                schema::emit::matches(text, prog)
+            } else {
+                Ok(schema::program::root(prog).is_some())
+            };
+            let error = match verdict {
+                Ok(true) => continue,
+                Ok(false) => SchemaError {
+                    kind: SchemaErrorKind::Invalid,
+                    reason: PROGRAM_STALE,
+                    at: Span::default(),
+                    bound: None,
+                },
+                Err(e) => e,
+            };
+            let e = LastSchemaError {
+                error,
+                output,
+                text,
+                seals: (0, 0),
+            };
+            self.last_error = Some(e);
+            return Err(RegisterError::Schema(e.error.kind));
+        }
+        Ok(Def::Built {
+            listing,
+            input,
+            output: tool.output_program,
+        })
+    }
+
     /// Tools in registration order.
-    pub fn iter(&self) -> impl Iterator<Item = &Tool<'a>> {
+    pub fn iter(&self) -> impl Iterator<Item = &Entry<'a>> {
         self.tools.iter().take(self.len).flatten()
     }
 
@@ -364,14 +565,71 @@ impl<'a> Registry<'a> {
     }
 
     /// The first tool whose name satisfies `pred`, with its index.
-    pub fn position_by(&self, mut pred: impl FnMut(&str) -> bool) -> Option<(usize, &Tool<'a>)> {
+    pub fn position_by(&self, mut pred: impl FnMut(&str) -> bool) -> Option<(usize, &Entry<'a>)> {
         self.iter().enumerate().find(|(_, t)| pred(t.name))
     }
 
     /// The first tool whose name satisfies `pred`.
-    pub fn find_by(&self, mut pred: impl FnMut(&str) -> bool) -> Option<&Tool<'a>> {
+    pub fn find_by(&self, mut pred: impl FnMut(&str) -> bool) -> Option<&Entry<'a>> {
         self.iter().find(|t| pred(t.name))
     }
+}
+
+/// The `tools/list` entry of a tool defined by its texts: what the list
+/// writes for a text tool, and what `emcp-gen` writes as a built tool's
+/// listing ([`listing`]).
+pub(crate) fn text_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
+    let _ = w.begin_object();
+    let _ = w.kv_str("name", t.name);
+    if let Some(v) = t.title {
+        let _ = w.kv_str("title", v);
+    }
+    if let Some(v) = t.description {
+        let _ = w.kv_str("description", v);
+    }
+    let _ = w.key("inputSchema");
+    let _ = w.minified_value(t.input_schema.as_bytes());
+    if let Some(v) = t.output_schema {
+        let _ = w.key("outputSchema");
+        let _ = w.minified_value(v.as_bytes());
+    }
+    if let Some(v) = t.icons {
+        let _ = w.key("icons");
+        let _ = w.minified_value(v.as_bytes());
+    }
+    if t.annotations != 0 {
+        // With any hint given, all four are stated, so none falls back to the
+        // protocol defaults (destructive and open-world) by omission.
+        let _ = w.key("annotations");
+        let _ = w.begin_object();
+        if let Some(v) = t.title {
+            let _ = w.kv_str("title", v);
+        }
+        // A constant table (a local array would be built on the stack).
+        const HINTS: [(&str, u32); 4] = [
+            ("readOnlyHint", hints::READ_ONLY),
+            ("destructiveHint", hints::DESTRUCTIVE),
+            ("idempotentHint", hints::IDEMPOTENT),
+            ("openWorldHint", hints::OPEN_WORLD),
+        ];
+        for &(key, bit) in &HINTS {
+            let _ = w.key(key);
+            let _ = w.bool(t.annotations & bit != 0);
+        }
+        let _ = w.end_object();
+    }
+    let _ = w.end_object();
+    w.status()
+}
+
+/// Writes the `tools/list` entry of `tool` (its texts) into `out`, as a
+/// server lists it: its length. What `emcp-gen` puts in a built tool's
+/// `listing`, so that a built tool is listed byte for byte as the same
+/// tool registered from its texts.
+pub fn listing(tool: &Tool<'_>, out: &mut [u8]) -> Result<usize, WriteError> {
+    let mut w = Writer::new(out);
+    text_entry(&mut w, tool)?;
+    Ok(w.len())
 }
 
 impl Default for Registry<'_> {
@@ -398,18 +656,6 @@ fn check_texts<'a>(input: &'a str, output: Option<&'a str>) -> Result<(), LastSc
         })?;
     }
     Ok(())
-}
-
-/// Whether `prog` may stand for `text` on calls: with the checker, it is
-/// exactly what `text` compiles to; without it (the texts were sealed at
-/// build time, by the same generator that wrote the program) it can at
-/// least be read.
-fn program_fits(text: &str, prog: &[u8]) -> bool {
-    if cfg!(feature = "schema-check") {
-        schema::emit::matches(text, prog) == Ok(true)
-    } else {
-        schema::program::root(prog).is_some()
-    }
 }
 
 /// What `mcp_schema_seal` does: checks the texts as registration does and
@@ -460,6 +706,7 @@ mod tests {
     /// could run and then find its answer does not fit; a read-only one may
     /// leave it undeclared.
     #[test]
+    #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
     fn refuses_an_actuator_that_declares_no_result_len() {
         let schema = r#"{"type":"object"}"#;
         let seal = crate::schema::seal(schema, None);
@@ -500,6 +747,7 @@ mod tests {
     /// is refused; seal 0 means "check them here", which only a build with
     /// the checker can do.
     #[test]
+    #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
     fn seals_are_checked_in_every_profile() {
         let schema = r#"{"type":"object","properties":{"p":{"type":"integer"}}}"#;
         let seal = crate::schema::seal(schema, None);
@@ -533,10 +781,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        not(feature = "schema-check"),
-        ignore = "needs the schema-check feature"
-    )]
+    #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
     fn registers_in_order_and_checks() {
         let mut r = Registry::new();
         r.add(tool("b.tool-1", "{\"type\":\"object\"}"), 0).unwrap();

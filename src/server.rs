@@ -1800,25 +1800,60 @@ mod tests {
         Box::leak(buf.into_boxed_slice())
     }
 
-    const RICH: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,"properties":{"percent":{"type":"integer","minimum":0,"maximum":100},"n":{"type":"integer","default":9},"id":{"type":"string","enum":["t1","t2"]},"r":{"type":"number","exclusiveMinimum":0,"multipleOf":0.5},"l":{"type":"array","maxItems":2,"items":{"type":"string","minLength":2}}}}"#;
-
-    /// A tool registered with its program answers every call exactly as the
-    /// same tool with only its text does: verdicts, SEP-1303 messages with
-    /// path and keyword, defaults read by the callback.
-    #[test]
-    fn a_tool_with_its_program_answers_as_its_text_does() {
-        let mut s = server();
-        for (name, prog) in [("rich_text", None), ("rich_prog", Some(program_of(RICH)))] {
-            s.add_tool_as_built(Tool {
-                input_program: prog,
-                max_result_len: 55,
-                ..Tool::new(name, RICH, Handler::Rust(echo))
-            })
-            .unwrap();
+    /// `tool` as emcp-gen builds it: its listing and its programs.
+    fn built(tool: Tool<'static>) -> Tool<'static> {
+        let mut buf = vec![0u8; 4096];
+        let n = crate::registry::listing(&tool, &mut buf).unwrap();
+        buf.truncate(n);
+        let listing: &'static [u8] = Box::leak(buf.into_boxed_slice());
+        Tool {
+            listing: Some(core::str::from_utf8(listing).unwrap()),
+            input_program: Some(program_of(tool.input_schema)),
+            output_program: tool.output_schema.map(program_of),
+            ..tool
         }
+    }
+
+    const RICH: &str = r#"{"type":"object","required":["percent"],"additionalProperties":false,"properties":{"percent":{"type":"integer","minimum":0,"maximum":100},"n":{"type":"integer","default":9},"id":{"type":"string","enum":["t1","t2"],"x-mcp-header":"Sensor"},"r":{"type":"number","exclusiveMinimum":0,"multipleOf":0.5},"l":{"type":"array","maxItems":2,"items":{"type":"string","minLength":2}}}}"#;
+    const RICH_OUT: &str =
+        r#"{"type":"object","required":["n"],"properties":{"n":{"type":"integer","maximum":10}}}"#;
+
+    /// A built tool (listing and programs) answers every request exactly as
+    /// the same tool registered from its texts: its tools/list entry, and
+    /// every call's verdict, SEP-1303 message with path and keyword, the
+    /// defaults its callback reads, its output schema's verdict.
+    #[test]
+    fn a_built_tool_answers_as_its_texts_do() {
+        let texts = |name| Tool {
+            title: Some("Rich"),
+            description: Some("All the kinds of rule"),
+            output_schema: Some(RICH_OUT),
+            annotations: crate::limits::MCP_TOOL_IDEMPOTENT,
+            icons: Some(r#"[{"src":"data:,x"}]"#),
+            max_result_len: 55,
+            ..Tool::new(name, RICH, Handler::Rust(echo))
+        };
+        let mut plain = server();
+        plain.add_tool_as_built(texts("rich")).unwrap();
+        let mut made = server();
+        made.add_tool_as_built(built(texts("rich"))).unwrap();
+        assert!(matches!(
+            made.tools.find_by(|n| n == "rich").unwrap().def,
+            crate::registry::Def::Built { .. }
+        ));
+        let ask = |s: &Server<'_>, req: &str| {
+            let mut out = vec![0u8; 4096];
+            let o = s
+                .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+                .unwrap();
+            String::from_utf8(out[..o.len].to_vec()).unwrap()
+        };
+        let list = modern("1", "tools/list", "");
+        assert_eq!(ask(&plain, &list), ask(&made, &list));
         let cases = [
             r#"{"percent":5}"#,
             r#"{"percent":5,"n":3}"#,
+            r#"{"percent":5,"n":11}"#,
             r#"{"percent":101}"#,
             r#"{"percent":-1}"#,
             r#"{"percent":5.5}"#,
@@ -1833,43 +1868,69 @@ mod tests {
             r#"{"percent":5,"l":["ab","cd","ef"]}"#,
             r#"{"percent":"5"}"#,
         ];
-        let mut refused = 0;
+        let (mut refused, mut faults) = (0, 0);
         for args in cases {
-            let ask = |name: &str| {
-                let req = modern(
-                    "1",
-                    "tools/call",
-                    &format!(r#","name":"{name}","arguments":{args}"#),
-                );
-                let mut out = vec![0u8; 4096];
-                let o = s
-                    .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
-                    .unwrap();
-                String::from_utf8(out[..o.len].to_vec()).unwrap()
-            };
-            let (text, prog) = (ask("rich_text"), ask("rich_prog"));
-            assert_eq!(text, prog, "{args}");
-            refused += usize::from(text.contains(r#""isError":true"#));
+            let req = modern(
+                "1",
+                "tools/call",
+                &format!(r#","name":"rich","arguments":{args}"#),
+            );
+            let (a, b) = (ask(&plain, &req), ask(&made, &req));
+            assert_eq!(a, b, "{args}");
+            refused += usize::from(a.contains(r#""isError":true"#));
+            faults += usize::from(a.contains("does not match outputSchema"));
         }
-        assert_eq!(refused, 11, "the cases mix accepted and refused calls");
+        assert_eq!(
+            (refused, faults),
+            (11, 1),
+            "the cases mix accepted, refused and faulty calls"
+        );
+        // The Mcp-Param header declared by `id` is read from the program too.
+        let req = modern(
+            "1",
+            "tools/call",
+            r#","name":"rich","arguments":{"percent":5,"id":"t1"}"#,
+        );
+        let params = [crate::call::HeaderParam {
+            name: b"sensor",
+            value: b"t2",
+        }];
+        let info = RequestInfo {
+            hdr_params: crate::call::HeaderParams::slice(&params),
+            ..RequestInfo::default()
+        };
+        let ask_hdr = |s: &Server<'_>| {
+            let mut out = vec![0u8; 4096];
+            let o = s.handle(&info, req.as_bytes(), &mut out).unwrap();
+            (
+                String::from_utf8(out[..o.len].to_vec()).unwrap(),
+                o.rpc_error,
+            )
+        };
+        let (a, b) = (ask_hdr(&plain), ask_hdr(&made));
+        assert_eq!(a, b);
+        if cfg!(feature = "http") {
+            assert_eq!(a.1, crate::limits::MCP_RPC_HEADER_MISMATCH, "{}", a.0);
+        }
     }
 
-    /// The program, not the text, decides a call once a tool has one: a
-    /// program swapped behind registration's back (here: one that caps
-    /// `percent` at 50) is what the call obeys.
+    /// The program, not the text, decides a call to a built tool: a program
+    /// swapped behind registration's back (here: one that caps `percent`
+    /// at 50) is what the call obeys.
     #[test]
     fn the_program_is_what_a_call_runs() {
         let mut s = server();
-        s.add_tool_as_built(Tool {
-            input_program: Some(program_of(VENT_SCHEMA)),
+        s.add_tool_as_built(built(Tool {
             max_result_len: 55,
             ..Tool::new("p", VENT_SCHEMA, Handler::Rust(echo))
-        })
+        }))
         .unwrap();
         let stricter = VENT_SCHEMA.replace(r#""maximum":100"#, r#""maximum":50"#);
         let i = s.tools.len() - 1;
-        if let Some(t) = s.tools.tools[i].as_mut() {
-            t.input_program = Some(program_of(&stricter));
+        if let Some(crate::registry::Def::Built { input, .. }) =
+            s.tools.tools[i].as_mut().map(|t| &mut t.def)
+        {
+            *input = program_of(&stricter);
         }
         let req = modern(
             "1",
@@ -1884,20 +1945,25 @@ mod tests {
         assert!(r.contains("percent: 70 is above maximum 50"), "{r}");
     }
 
-    /// Registration takes a program only when it is exactly what the text
-    /// compiles to (with the checker), or one it can read (without).
+    /// Registration takes a built tool only with the programs of its own
+    /// schemas (with the checker; without it, programs it can read), a
+    /// listing that is one JSON object, and never a program without a
+    /// listing (it would be ignored).
     #[test]
     fn registration_refuses_a_program_that_is_not_its_schemas() {
         let mut s = server();
-        let other = program_of(&VENT_SCHEMA.replace("100", "50"));
-        let r = s.add_tool_as_built(Tool {
-            input_program: Some(if cfg!(feature = "schema-check") {
-                other
-            } else {
-                &[9, 9, 9, 9]
-            }),
+        let tool = || Tool {
             max_result_len: 55,
-            ..Tool::new("stale", VENT_SCHEMA, Handler::Rust(echo))
+            ..Tool::new("t", VENT_SCHEMA, Handler::Rust(echo))
+        };
+        let other: &'static [u8] = if cfg!(feature = "schema-check") {
+            program_of(&VENT_SCHEMA.replace("100", "50"))
+        } else {
+            &[9, 9, 9, 9]
+        };
+        let r = s.add_tool_as_built(Tool {
+            input_program: Some(other),
+            ..built(tool())
         });
         assert_eq!(
             r,
@@ -1907,15 +1973,76 @@ mod tests {
         );
         let mut m = crate::schema::MsgBuf::new();
         s.tools.last_error.unwrap().describe(&mut m);
-        assert_eq!(
-            m.as_str(),
-            "input_program is not the program of input_schema: run emcp-gen again"
+        assert!(
+            m.as_str()
+                .contains("the program is not its schema's: run emcp-gen again"),
+            "{}",
+            m.as_str()
         );
-        let ok = s.add_tool_as_built(Tool {
-            input_program: Some(program_of(VENT_SCHEMA)),
-            max_result_len: 55,
-            ..Tool::new("fresh", VENT_SCHEMA, Handler::Rust(echo))
-        });
-        assert_eq!(ok, Ok(()));
+        let bad = crate::registry::RegisterError::BadDefinition;
+        assert_eq!(
+            s.tools.add(
+                Tool {
+                    listing: Some("[1]"),
+                    ..built(tool())
+                },
+                0
+            ),
+            Err(bad)
+        );
+        assert_eq!(
+            s.tools.add(
+                Tool {
+                    listing: Some("{\"a\":"),
+                    ..built(tool())
+                },
+                0
+            ),
+            Err(bad)
+        );
+        assert_eq!(
+            s.tools.add(
+                Tool {
+                    listing: None,
+                    ..built(tool())
+                },
+                0
+            ),
+            Err(bad)
+        );
+        assert_eq!(
+            s.tools.add(
+                Tool {
+                    input_program: None,
+                    ..built(tool())
+                },
+                0
+            ),
+            Err(bad)
+        );
+        assert_eq!(s.add_tool_as_built(built(tool())), Ok(()));
+    }
+
+    /// A build without the text-tools feature takes built tools only: a
+    /// tool from texts is refused with what to do instead.
+    #[test]
+    #[cfg(not(feature = "text-tools"))]
+    fn a_text_tool_is_refused_without_text_tools() {
+        let mut s = server();
+        let r = s.tools.add(
+            Tool {
+                max_result_len: 55,
+                ..Tool::new("t", VENT_SCHEMA, Handler::Rust(echo))
+            },
+            crate::schema::seal(VENT_SCHEMA, None),
+        );
+        assert_eq!(r, Err(crate::registry::RegisterError::Unsupported));
+        let mut m = crate::schema::MsgBuf::new();
+        s.tools.last_error.unwrap().describe(&mut m);
+        assert!(
+            m.as_str().starts_with("this build takes built tools only"),
+            "{}",
+            m.as_str()
+        );
     }
 }

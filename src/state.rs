@@ -101,12 +101,42 @@ impl<'a> Server<'a> {
     /// run in every profile; `add_tool` alone is tested by the registry's).
     #[cfg(test)]
     pub(crate) fn add_tool_as_built(&mut self, tool: Tool<'a>) -> Result<(), RegisterError> {
-        let seal = if cfg!(feature = "schema-check") {
-            0
-        } else {
-            crate::schema::seal(tool.input_schema, tool.output_schema)
+        if cfg!(feature = "text-tools") || tool.listing.is_some() {
+            return self.tools.add(tool, 0);
+        }
+        // A build that takes built tools only: the tool as emcp-gen builds
+        // it (listing and programs; the storage outlives the server).
+        // Schemas the checker refuses stay text (and are refused).
+        fn leak(b: std::vec::Vec<u8>) -> &'static [u8] {
+            std::boxed::Box::leak(b.into_boxed_slice())
+        }
+        let program = |text: &str| {
+            let mut buf = std::vec![0u8; 1 << 16];
+            crate::schema::emit(text, &mut buf).ok().map(|n| {
+                buf.truncate(n);
+                leak(buf)
+            })
         };
-        self.tools.add(tool, seal)
+        let (Some(input), Ok(output)) = (
+            program(tool.input_schema),
+            tool.output_schema.map(|o| program(o).ok_or(())).transpose(),
+        ) else {
+            return self.tools.add(tool, 0);
+        };
+        let mut buf = std::vec![0u8; 1 << 16];
+        let n =
+            crate::registry::listing(&tool, &mut buf).map_err(|_| RegisterError::BadDefinition)?;
+        buf.truncate(n);
+        let listing = core::str::from_utf8(leak(buf)).map_err(|_| RegisterError::BadDefinition)?;
+        self.tools.add(
+            Tool {
+                listing: Some(listing),
+                input_program: Some(input),
+                output_program: output,
+                ..tool
+            },
+            0,
+        )
     }
 
     /// Registers a resource, or a template when its URI contains `{`.

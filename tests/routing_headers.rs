@@ -35,10 +35,22 @@ fn server() -> Server<'static> {
         list_ttl_ms: 0,
         cache_public: false,
     });
+    // As emcp-gen builds it (listing and program): every build takes that.
+    let tool = Tool {
+        max_result_len: 56, // measured
+        ..Tool::new("regional", SCHEMA, Handler::Rust(run))
+    };
+    let mut listing = vec![0u8; 1024];
+    let n = emcp::registry::listing(&tool, &mut listing).unwrap();
+    listing.truncate(n);
+    let mut program = vec![0u8; 1024];
+    let n = emcp::schema::emit(SCHEMA, &mut program).unwrap();
+    program.truncate(n);
     s.add_tool_sealed(
         Tool {
-            max_result_len: 56, // measured
-            ..Tool::new("regional", SCHEMA, Handler::Rust(run))
+            listing: Some(String::leak(String::from_utf8(listing).unwrap())),
+            input_program: Some(Vec::leak(program)),
+            ..tool
         },
         seal(SCHEMA, None),
     )

@@ -1,11 +1,12 @@
-//! Schema seals (`src/schema/seal.rs`): a library with the schema checker
-//! (`full`) checks every schema at registration and refuses a nonzero seal
-//! that does not match; one without it (`minimal`) registers a tool only
-//! with the seal of its exact texts, and then validates calls the same way.
+//! Schema seals (`src/schema/seal.rs`): a library that takes tools from
+//! texts checks every schema at registration and refuses a nonzero seal that
+//! does not match.
 //!
-//! Runs in both builds: `cargo test --features std --test schema_seal` and
-//! `cargo test --no-default-features --features minimal,std --test
-//! schema_seal` (both in scripts/test.sh).
+//! Seals belong to tools registered from texts: a build without the
+//! `text-tools` feature (the minimal profile) takes built tools only, which
+//! need no seal (`src/server.rs`'s tests cover them in every build), so these
+//! run with it: `cargo test --features std --test schema_seal`.
+#![cfg(feature = "text-tools")]
 
 use core::ffi::c_int;
 
@@ -141,26 +142,6 @@ fn the_checker_vouches_and_refuses() {
     assert_eq!(
         seal_checked(VENT, Some(PATTERN)).map_err(|e| e.map(|e| (e.output, e.error.kind))),
         Err(Some((true, SchemaErrorKind::Unsupported)))
-    );
-}
-
-#[cfg(not(feature = "schema-check"))]
-#[test]
-fn without_the_checker_only_sealed_texts_register() {
-    let mut s = server();
-    for schema in [VENT, PATTERN, BAD_DEFAULT] {
-        assert_eq!(
-            s.add_tool_sealed(tool("t", schema), 0),
-            Err(RegisterError::Schema(SchemaErrorKind::Seal))
-        );
-    }
-    assert!(why(&s).contains("without the schema-check"), "{}", why(&s));
-    // No checker, no vouching.
-    assert!(matches!(seal_checked(VENT, None), Err(None)));
-    // Still refused unsealed or not: text that is not JSON.
-    assert_eq!(
-        s.add_tool_sealed(tool("j", "{\"type\":"), seal("{\"type\":", None)),
-        Err(RegisterError::Schema(SchemaErrorKind::Malformed))
     );
 }
 

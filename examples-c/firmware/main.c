@@ -26,6 +26,7 @@
 #include "fw_stack.h"
 #include "emcp_clock.h"
 #include "greenhouse.h"
+#include "probe_tools.h"
 
 #ifndef FW_RX_MAX
 #define FW_RX_MAX 1024 /* the UART receive buffer: longest request + 1 */
@@ -380,8 +381,14 @@ static int probe_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
     return rc;
 }
 
-static const mcp_tool_t probe_def = {
-    .name = "probe",
+/* The probe as the firmware registers it: built by emcp-gen from
+ * probe_tools.json (its listing and argument program). */
+#define probe_def (probe_tools[PROBE_TOOL_PROBE])
+
+/* The same tool from its schema text alone, as a library with the text-tools
+ * feature (full) also takes it; a library without it (minimal) refuses it. */
+static const mcp_tool_t probe_text_def = {
+    .name = "probe_text",
     .description = "Stack probe.",
     .input_schema = "{\"type\":\"object\",\"required\":[\"percent\"],\"properties\":{\"percent\":"
                     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":100}}}",
@@ -518,40 +525,53 @@ static bool measure_speed(void)
     return answered;
 }
 
-/* Schema seals: a library with the schema checker (full) vouches for the
- * probe's schema with mcp_schema_seal and takes an unsealed tool; one
- * without it (minimal) vouches for nothing and registers a tool only with
- * the seal of its exact texts. Either refuses a seal that does not match. */
+/* Built and text tools: every library takes the built probe, and refuses
+ * one whose program is damaged. A library with the text-tools feature (full)
+ * also takes the probe from its text, vouches for its schema with
+ * mcp_schema_seal and refuses a seal that does not match; one without it
+ * (minimal) refuses a text tool with -MCP_ENOTSUP and says what to do. */
 static void check_seals(void)
 {
     static const mcp_server_config_t cfg = {.name = "seals", .version = "1"};
+    static uint8_t damaged[64];
     uint32_t seal = 0;
     char why[200] = "";
-    int rc = mcp_schema_seal(probe_def.input_schema, NULL, &seal, why, sizeof why);
-    bool checker = rc == 0;
-    if (checker) {
-        check(seal == probe_def.schema_seal, "mcp_schema_seal gives the probe's seal");
-    } else {
-        check(rc == -MCP_ENOTSUP && why[0] == '\0', "mcp_schema_seal: -MCP_ENOTSUP without the checker");
-    }
     check(mcp_server_init(&probe_server, &cfg) == 0, "seal server");
+    check(mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) == 0, "the built probe is taken");
     mcp_tool_t def = probe_def;
+    def.name = "probe_damaged";
+    check(def.input_program_len <= sizeof damaged, "the probe's program fits the copy");
+    memcpy(damaged, def.input_program, def.input_program_len);
+    damaged[0] ^= 0xffu; /* the layout's version */
+    def.input_program = damaged;
+    check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == -MCP_EINVAL,
+          "a built tool with a damaged program is refused");
+    int rc = mcp_schema_seal(probe_text_def.input_schema, NULL, &seal, why, sizeof why);
+    bool text_tools = rc == 0;
+    if (!text_tools) {
+        check(rc == -MCP_ENOTSUP && why[0] == '\0', "mcp_schema_seal: -MCP_ENOTSUP without the checker");
+        rc = mcp_server_add_tool(&probe_server, &probe_text_def, probe_tool, NULL);
+        int n = mcp_server_schema_error(&probe_server, why, sizeof why);
+        check(rc == -MCP_ENOTSUP && n > 0 && strncmp(why, "this build takes built tools only", 33) == 0,
+              "a text tool is refused, naming emcp-gen");
+        return;
+    }
+    check(seal == probe_text_def.schema_seal, "mcp_schema_seal gives the probe's seal");
+    def = probe_text_def;
     def.schema_seal ^= 1u;
     rc = mcp_server_add_tool(&probe_server, &def, probe_tool, NULL);
     int n = mcp_server_schema_error(&probe_server, why, sizeof why);
     check(rc == -MCP_EINVAL && n > 0 && strncmp(why, "schema_seal 0x", 14) == 0,
           "a stale seal is refused");
-    def = probe_def;
+    def = probe_text_def;
     def.input_schema = "{\"type\":\"object\",\"properties\":{\"percent\":{\"type\":\"integer\"}}}";
     check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == -MCP_EINVAL,
           "an edited schema under the old seal is refused");
     def.schema_seal = 0;
-    rc = mcp_server_add_tool(&probe_server, &def, probe_tool, NULL);
-    check(checker ? rc == 0 : rc == -MCP_EINVAL,
-          checker ? "an unsealed schema is checked and taken" : "an unsealed schema is refused");
-    def = probe_def;
-    def.name = "probe_sealed";
-    check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == 0, "the sealed schema is taken");
+    check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == 0,
+          "an unsealed schema is checked and taken");
+    check(mcp_server_add_tool(&probe_server, &probe_text_def, probe_tool, NULL) == 0,
+          "the sealed schema is taken");
 }
 
 /* Peak stack of mcp_server_init() on the probe server (0 if it fails), and

@@ -75,18 +75,43 @@ pub struct mcp_tool_t {
     /// the tool only with the matching seal, so every schema it serves was
     /// checked, at build time.
     pub schema_seal: u32,
-    /// The compiled argument program of `input_schema`, as `emcp-gen`
-    /// writes it beside the tool (`emcp_generate_tools`), or NULL. With one,
-    /// every `tools/call` is checked by running the program (the same rules,
+    /// The tool's whole `tools/list` entry, one minified JSON object, as
+    /// `emcp-gen` writes it (`emcp_generate_tools`), or NULL. With it the
+    /// tool is registered as built: `tools/list` copies this text, and
+    /// every call is checked by running `input_program` (the same rules,
     /// order and messages as the schema text, in about a third of the
-    /// instructions) and defaults are read from it. A library with the
-    /// schema checker refuses a program that is not exactly what
-    /// `input_schema` compiles to (-MCP_EINVAL, `mcp_server_schema_error`
-    /// says to run emcp-gen again); one without it refuses one it cannot
-    /// read. Must outlive the server, like the strings.
+    /// instructions), its defaults read from it, its `structuredContent`
+    /// checked by `output_program`. No seal is needed. A library with the
+    /// schema checker refuses programs that are not exactly what
+    /// `input_schema` and `output_schema` compile to (-MCP_EINVAL,
+    /// `mcp_server_schema_error` says to run emcp-gen again); one without
+    /// it, programs it cannot read. Must outlive the server, like the
+    /// strings.
+    pub listing: *const c_char,
+    /// The compiled program of `input_schema` (required with `listing`,
+    /// refused without it).
     pub input_program: *const u8,
-    /// The length of `input_program` in bytes (0 with NULL).
+    /// The length of `input_program` in bytes.
     pub input_program_len: usize,
+    /// The compiled program of `output_schema` (with `listing`, exactly
+    /// when `output_schema` is set), or NULL.
+    pub output_program: *const u8,
+    /// The length of `output_program` in bytes.
+    pub output_program_len: usize,
+}
+
+/// A program given as pointer and length: `None` for NULL with 0, `Err` for
+/// NULL with a length or a pointer with 0.
+///
+/// # Safety
+/// A non-NULL `p` must have `len` readable bytes that outlive the server.
+unsafe fn program<'a>(p: *const u8, len: usize) -> Result<Option<&'a [u8]>, ()> {
+    match (p.is_null(), len) {
+        (true, 0) => Ok(None),
+        (true, _) | (false, 0) => Err(()),
+        // SAFETY: non-NULL; the caller promises `len` bytes.
+        (false, n) => Ok(Some(unsafe { core::slice::from_raw_parts(p, n) })),
+    }
 }
 
 /// Registers a tool. Tools are listed in registration order.
@@ -195,15 +220,23 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             Ok(_) => return -MCP_EINVAL,
             Err(e) => return e,
         };
-    let input_program = match (t.input_program.is_null(), t.input_program_len) {
-        (true, 0) => None,
-        (true, _) | (false, 0) => return -MCP_EINVAL,
-        // SAFETY: non-NULL, and the caller promises `input_program_len`
-        // readable bytes there that outlive the server.
-        (false, n) => Some(unsafe { core::slice::from_raw_parts(t.input_program, n) }),
+    // SAFETY: the caller promises `*_len` readable bytes at each non-NULL
+    // program, and a NUL-terminated listing, all outliving the server.
+    let (input_program, output_program, listing) = unsafe {
+        match (
+            program(t.input_program, t.input_program_len),
+            program(t.output_program, t.output_program_len),
+            c_text(t.listing),
+        ) {
+            (Ok(i), Ok(o), Ok(l)) => (i, o, l),
+            (_, _, Err(e)) => return e,
+            _ => return -MCP_EINVAL,
+        }
     };
     let entry = Tool {
         input_program,
+        output_program,
+        listing,
         title,
         description,
         output_schema,

@@ -8,9 +8,12 @@ use crate::call::RequestInfo;
 use crate::json::doc::exact_int;
 use crate::json::{Doc, Kind};
 use crate::limits::*;
-use crate::registry::Tool;
+use crate::registry::Def;
 use crate::rpc::{Data, Message, Request, RpcError};
-use crate::schema::{Schema, compile::same_text};
+#[cfg(feature = "text-tools")]
+use crate::schema::Schema;
+use crate::schema::compile::same_text;
+use crate::schema::program::{self, HAS_HEADER, PNode};
 
 // The `mcp_request_ctx_t.flags` bits describe the exchange a callback sees,
 // so they live with `RequestInfo` in `call`; the envelope checks read them.
@@ -191,7 +194,7 @@ fn compare(
 // while the tool's callback runs.
 #[inline(never)]
 pub fn check_params<'r>(
-    tool: &Tool<'_>,
+    tool: &crate::registry::Entry<'_>,
     doc: &Doc<'_>,
     args: Option<usize>,
     info: &RequestInfo<'_>,
@@ -213,18 +216,7 @@ pub fn check_params<'r>(
     if !http && info.hdr_params.is_empty() {
         return Ok(());
     }
-    let t = Schema::new(tool.input_schema);
-    let Some(root) = t.node(t.root()) else {
-        return Ok(());
-    };
-    let text = tool.input_schema;
-    let sd = t.doc();
-    for (p, header) in t.props(&root).filter_map(|p| {
-        t.node(p.node)
-            .and_then(|n| sd.str_inner(n.header))
-            .map(|h| (p, h))
-    }) {
-        let name = p.name.of(text);
+    let each = |name: &[u8], header: &[u8]| -> Result<(), RpcError<'r>> {
         let arg = args.and_then(|a| {
             doc.members(a)
                 .find(|&(k, _)| same_text(doc.str_inner(k).unwrap_or(&[]), name))
@@ -234,25 +226,49 @@ pub fn check_params<'r>(
             .hdr_params
             .iter()
             .find(|h| h.name.eq_ignore_ascii_case(header));
-        let hdr = hdr.as_ref();
-        match (arg, hdr) {
-            (None, None) => {}
-            (Some(_), None) if !http => {}
-            (Some(_), None) => {
-                return Err(mismatch(
-                    "An Mcp-Param header that the tool's inputSchema requires is missing",
-                ));
-            }
-            (None, Some(_)) => {
-                return Err(mismatch(
-                    "An Mcp-Param header names an argument the request does not send",
-                ));
-            }
+        match (arg, hdr.as_ref()) {
+            (None, None) => Ok(()),
+            (Some(_), None) if !http => Ok(()),
+            (Some(_), None) => Err(mismatch(
+                "An Mcp-Param header that the tool's inputSchema requires is missing",
+            )),
+            (None, Some(_)) => Err(mismatch(
+                "An Mcp-Param header names an argument the request does not send",
+            )),
             (Some(a), Some(h)) => {
-                if !param_matches(doc, a, h.value)? {
-                    return Err(mismatch(
+                if param_matches(doc, a, h.value)? {
+                    Ok(())
+                } else {
+                    Err(mismatch(
                         "An Mcp-Param header does not match the request body's argument",
-                    ));
+                    ))
+                }
+            }
+        }
+    };
+    // The root's properties that declare `x-mcp-header`, from the schema's
+    // text or from its program.
+    match tool.def {
+        #[cfg(feature = "text-tools")]
+        Def::Text { input_schema, .. } => {
+            let t = Schema::new(input_schema);
+            let Some(root) = t.node(t.root()) else {
+                return Ok(());
+            };
+            let sd = t.doc();
+            for p in t.props(&root) {
+                if let Some(h) = t.node(p.node).and_then(|n| sd.str_inner(n.header)) {
+                    each(p.name.of(input_schema), h)?;
+                }
+            }
+        }
+        Def::Built { input: p, .. } => {
+            let Some(root) = program::root(p).and_then(|r| PNode::read(p, r)) else {
+                return Ok(());
+            };
+            for pr in root.props(p) {
+                if let Some(n) = PNode::read(p, pr.node).filter(|n| n.flags & HAS_HEADER != 0) {
+                    each(program::bytes(p, pr.name), program::bytes(p, n.header))?;
                 }
             }
         }

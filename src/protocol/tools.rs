@@ -12,9 +12,13 @@ use crate::policy::mcp_audit_t;
 use crate::policy::mcp_store_t;
 #[cfg(feature = "policy")]
 use crate::registry::Handler;
-use crate::registry::{Tool, hints};
+#[cfg(feature = "text-tools")]
+use crate::registry::Tool;
+use crate::registry::{Def, Entry};
 use crate::rpc::{Message, Request, RpcError};
-use crate::schema::{self, MsgBuf, Schema, Violation};
+use crate::schema::{self, MsgBuf};
+#[cfg(feature = "text-tools")]
+use crate::schema::{Schema, Violation};
 use crate::state::{Fail, Server};
 
 /// The members of a `tools/list` result: the tools in registration order,
@@ -45,48 +49,29 @@ pub fn list<'r>(
 /// The writer's errors are sticky (after one, every call is a no-op that
 /// reports it), so these straight-line writers ignore each call's result and
 /// report the first error once, at the end.
-pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Tool<'_>) -> Result<(), WriteError> {
-    let _ = w.begin_object();
-    let _ = w.kv_str("name", t.name);
-    if let Some(v) = t.title {
-        let _ = w.kv_str("title", v);
+pub(crate) fn tool_entry(w: &mut Writer<'_>, t: &Entry<'_>) -> Result<(), WriteError> {
+    match t.def {
+        // Built: the entry was written by `emcp-gen` with [`text_entry`].
+        Def::Built { listing, .. } => w.raw_value(listing.as_bytes()),
+        #[cfg(feature = "text-tools")]
+        Def::Text {
+            title,
+            description,
+            input_schema,
+            output_schema,
+            icons,
+        } => crate::registry::text_entry(
+            w,
+            &Tool {
+                title,
+                description,
+                output_schema,
+                icons,
+                annotations: t.annotations,
+                ..Tool::new(t.name, input_schema, t.handler)
+            },
+        ),
     }
-    if let Some(v) = t.description {
-        let _ = w.kv_str("description", v);
-    }
-    let _ = w.key("inputSchema");
-    let _ = w.minified_value(t.input_schema.as_bytes());
-    if let Some(v) = t.output_schema {
-        let _ = w.key("outputSchema");
-        let _ = w.minified_value(v.as_bytes());
-    }
-    if let Some(v) = t.icons {
-        let _ = w.key("icons");
-        let _ = w.minified_value(v.as_bytes());
-    }
-    if t.annotations != 0 {
-        // With any hint given, all four are stated, so none falls back to the
-        // protocol defaults (destructive and open-world) by omission.
-        let _ = w.key("annotations");
-        let _ = w.begin_object();
-        if let Some(v) = t.title {
-            let _ = w.kv_str("title", v);
-        }
-        // A constant table (a local array would be built on the stack).
-        const HINTS: [(&str, u32); 4] = [
-            ("readOnlyHint", hints::READ_ONLY),
-            ("destructiveHint", hints::DESTRUCTIVE),
-            ("idempotentHint", hints::IDEMPOTENT),
-            ("openWorldHint", hints::OPEN_WORLD),
-        ];
-        for &(key, bit) in &HINTS {
-            let _ = w.key(key);
-            let _ = w.bool(t.annotations & bit != 0);
-        }
-        let _ = w.end_object();
-    }
-    let _ = w.end_object();
-    w.status()
 }
 
 /// Runs a tool and writes its CallToolResult members.
@@ -134,7 +119,7 @@ fn admit<'r, 's, 'a>(
     req: &Request<'r>,
     info: &RequestInfo<'_>,
     era: Era,
-) -> Result<Option<(usize, &'s Tool<'a>, Option<usize>)>, Fail<'r>> {
+) -> Result<Option<(usize, &'s Entry<'a>, Option<usize>)>, Fail<'r>> {
     let doc = req.doc;
     let name = req
         .name()
@@ -199,10 +184,11 @@ fn admit<'r, 's, 'a>(
     // SEP-1303: a violation is a tool execution error the model reads and
     // corrects, not a JSON-RPC error hosts keep from it. The callback does
     // not run.
-    let refused = match tool.input_program {
-        Some(prog) => schema::run(prog, &doc, args).err().map(Refused::Program),
-        None => {
-            let input = Schema::new(tool.input_schema);
+    let refused = match tool.def {
+        Def::Built { input, .. } => schema::run(input, &doc, args).err().map(Refused::Program),
+        #[cfg(feature = "text-tools")]
+        Def::Text { input_schema, .. } => {
+            let input = Schema::new(input_schema);
             schema::validate(&input, input.root(), &doc, args)
                 .err()
                 .map(Refused::Text)
@@ -230,7 +216,7 @@ fn run_validated<'r>(
     dedup: Option<&Dedup>,
     #[cfg(feature = "policy")] store: Option<Attached<'_, mcp_store_t>>,
     index: usize,
-    tool: &Tool<'_>,
+    tool: &Entry<'_>,
     args: Option<usize>,
 ) -> Result<(), Fail<'r>> {
     let doc = req.doc;
@@ -514,7 +500,7 @@ fn settle<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     index: usize,
-    tool: &Tool<'_>,
+    tool: &Entry<'_>,
     req: &Request<'r>,
     args: Option<usize>,
     info: &RequestInfo<'_>,
@@ -537,7 +523,7 @@ fn settle<'r>(
     let mut outcome = MCP_AUDIT_OK;
     let mut counts = false;
     // The recovery callback runs as the tool would, under its name.
-    let recovering = Tool {
+    let recovering = Entry {
         handler: recover,
         ..*tool
     };
@@ -589,6 +575,7 @@ fn rate_limited<'r>(w: &mut Writer<'_>, era: Era, wait_ms: u32) -> Result<(), Fa
 /// The first violation of a call's arguments, by what checked them.
 #[derive(Clone, Copy)]
 enum Refused {
+    #[cfg(feature = "text-tools")]
     Text(Violation),
     Program(schema::PViolation),
 }
@@ -605,18 +592,20 @@ enum Refused {
 fn invalid_arguments<'r>(
     w: &mut Writer<'_>,
     era: Era,
-    tool: &Tool<'_>,
+    tool: &Entry<'_>,
     doc: &Doc<'_>,
     v: Refused,
 ) -> Result<(), Fail<'r>> {
     let mut msg = MsgBuf::new();
-    match (v, tool.input_program) {
-        (Refused::Program(v), Some(prog)) => v.describe(prog, doc, &mut msg),
-        (Refused::Text(v), _) => {
-            let input = Schema::new(tool.input_schema);
+    match (v, tool.def) {
+        (Refused::Program(v), Def::Built { input, .. }) => v.describe(input, doc, &mut msg),
+        #[cfg(feature = "text-tools")]
+        (Refused::Text(v), Def::Text { input_schema, .. }) => {
+            let input = Schema::new(input_schema);
             v.describe(&input, doc, &mut msg)
         }
-        (Refused::Program(_), None) => {}
+        #[allow(unreachable_patterns)]
+        _ => {}
     }
     refusal_with(w, era, msg.as_bytes(), msg.path_keyword())
 }
@@ -668,7 +657,7 @@ fn refusal_with<'r>(
 fn audit(
     s: &Server<'_>,
     info: &RequestInfo<'_>,
-    tool: &Tool<'_>,
+    tool: &Entry<'_>,
     req: &Request<'_>,
     args: Option<usize>,
     outcome: u32,
@@ -715,7 +704,7 @@ fn execute<'r>(
     w: &mut Writer<'_>,
     s: &Server<'_>,
     index: usize,
-    tool: &Tool<'_>,
+    tool: &Entry<'_>,
     req: &Request<'r>,
     args: Option<usize>,
     info: &RequestInfo<'_>,
@@ -755,8 +744,8 @@ fn execute<'r>(
         doc,
         args,
         name: tool.name,
-        input_schema: tool.input_schema,
-        input_program: tool.input_program,
+        input_schema: tool.input_schema().unwrap_or("{}"),
+        input_program: tool.input_program(),
         meta: req.meta_object(),
         inputs: req
             .input_responses()
@@ -813,7 +802,12 @@ fn execute<'r>(
         *outcome = MCP_AUDIT_OVER_DECLARED;
     }
     // An execution error (isError) need not match the output schema.
-    match (tool.output_schema, finished.structured) {
+    let output = match tool.def {
+        #[cfg(feature = "text-tools")]
+        Def::Text { output_schema, .. } => output_schema.map(Out::Text),
+        Def::Built { output, .. } => output.map(Out::Program),
+    };
+    match (output, finished.structured) {
         (Some(_), _) if finished.is_error => {}
         (Some(_), None) => {
             return Err(Fail::Rpc(RpcError::new(
@@ -821,8 +815,8 @@ fn execute<'r>(
                 "Tool declares an outputSchema but returned no structuredContent",
             )));
         }
-        (Some(text), Some((start, end))) => {
-            check_output(w, req.id, start, end, text)?;
+        (Some(schema), Some((start, end))) => {
+            check_output(w, req.id, start, end, schema)?;
         }
         (None, _) => {}
     }
@@ -830,6 +824,14 @@ fn execute<'r>(
         super::result_complete(w)?;
     }
     Ok(())
+}
+
+/// A tool's output schema: its text, or (built) its program.
+#[derive(Clone, Copy)]
+enum Out<'a> {
+    #[cfg(feature = "text-tools")]
+    Text(&'a str),
+    Program(&'a [u8]),
 }
 
 /// A server fault, never sent silently: structuredContent (bytes
@@ -841,42 +843,51 @@ fn check_output<'r>(
     id: Option<&[u8]>,
     start: usize,
     end: usize,
-    text: &str,
+    schema: Out<'_>,
 ) -> Result<(), Fail<'r>> {
     let structured = w.as_bytes().get(start..end).unwrap_or(&[]);
     let found = match check(structured, MCP_MAX_DEPTH) {
         Ok(n) if n <= MCP_MAX_OUTPUT_TOKENS => {
             let doc = Doc::new(structured);
-            let output = Schema::new(text);
-            match schema::validate(&output, output.root(), &doc, Some(doc.root())) {
+            let verdict = match schema {
+                #[cfg(feature = "text-tools")]
+                Out::Text(text) => {
+                    let output = Schema::new(text);
+                    schema::validate(&output, output.root(), &doc, Some(doc.root()))
+                        .map_err(Refused::Text)
+                }
+                Out::Program(p) => schema::run(p, &doc, Some(doc.root())).map_err(Refused::Program),
+            };
+            match verdict {
                 Ok(()) => return Ok(()),
                 Err(v) => Some(v),
             }
         }
         _ => None,
     };
-    Err(output_mismatch(w, id, start, end, text, found))
+    Err(output_mismatch(w, id, start, end, schema, found))
 }
 
-/// The -32603 answer for [`check_output`] (`None`: too many tokens to
-/// check). Its message buffer is on the stack only on this path, after the
-/// walk.
+/// The -32603 error for structuredContent that breaks the outputSchema,
+/// saying how (or that it is too large to check).
 #[inline(never)]
 fn output_mismatch<'r>(
     w: &mut Writer<'_>,
     id: Option<&[u8]>,
     start: usize,
     end: usize,
-    text: &str,
-    found: Option<Violation>,
+    schema: Out<'_>,
+    found: Option<Refused>,
 ) -> Fail<'r> {
     let mut msg = MsgBuf::new();
-    match found {
-        Some(v) => {
-            let doc = Doc::new(w.as_bytes().get(start..end).unwrap_or(&[]));
-            v.describe(&Schema::new(text), &doc, &mut msg);
-        }
-        None => msg.push("larger than MCP_MAX_OUTPUT_TOKENS"),
+    let doc = Doc::new(w.as_bytes().get(start..end).unwrap_or(&[]));
+    match (found, schema) {
+        #[cfg(feature = "text-tools")]
+        (Some(Refused::Text(v)), Out::Text(text)) => v.describe(&Schema::new(text), &doc, &mut msg),
+        (Some(Refused::Program(v)), Out::Program(p)) => v.describe(p, &doc, &mut msg),
+        #[allow(unreachable_patterns)]
+        (Some(_), _) => {}
+        (None, _) => msg.push("larger than MCP_MAX_OUTPUT_TOKENS"),
     }
     super::sent(
         w,

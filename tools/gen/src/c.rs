@@ -98,12 +98,16 @@ fn schema_consts(c: &mut String, t: &Tool) {
         t.c_name,
         literal(&t.input_schema)
     );
-    let _ = write!(c, "static const uint8_t {}_input_program[] = {{", t.c_name);
-    for (i, b) in t.input_program.iter().enumerate() {
-        let sep = if i % 16 == 0 { "\n    " } else { " " };
-        let _ = write!(c, "{sep}0x{b:02x},");
+    bytes(c, &format!("{}_input_program", t.c_name), &t.input_program);
+    if let Some(p) = &t.output_program {
+        bytes(c, &format!("{}_output_program", t.c_name), p);
     }
-    let _ = writeln!(c, "\n}};");
+    let _ = writeln!(
+        c,
+        "static const char {}_listing[] =\n    {};",
+        t.c_name,
+        literal(&t.listing)
+    );
     if let Some(o) = &t.output_schema {
         let _ = writeln!(
             c,
@@ -113,6 +117,16 @@ fn schema_consts(c: &mut String, t: &Tool) {
         );
     }
     let _ = writeln!(c);
+}
+
+/// A `static const uint8_t` array of `b`, sixteen bytes a line.
+fn bytes(c: &mut String, name: &str, b: &[u8]) {
+    let _ = write!(c, "static const uint8_t {name}[] = {{");
+    for (i, v) in b.iter().enumerate() {
+        let sep = if i % 16 == 0 { "\n    " } else { " " };
+        let _ = write!(c, "{sep}0x{v:02x},");
+    }
+    let _ = writeln!(c, "\n}};");
 }
 
 fn entry(c: &mut String, t: &Tool, up: &str) {
@@ -143,9 +157,16 @@ fn entry(c: &mut String, t: &Tool, up: &str) {
     let _ = writeln!(c, "            .schema_seal = 0x{:08x}u,", t.seal);
     let _ = writeln!(
         c,
-        "            .input_program = {0}_input_program,\n            .input_program_len = sizeof {0}_input_program,",
+        "            .listing = {0}_listing,\n            .input_program = {0}_input_program,\n            .input_program_len = sizeof {0}_input_program,",
         t.c_name
     );
+    if t.output_program.is_some() {
+        let _ = writeln!(
+            c,
+            "            .output_program = {0}_output_program,\n            .output_program_len = sizeof {0}_output_program,",
+            t.c_name
+        );
+    }
     if t.principals.is_some() || t.min_interval_ms != 0 || t.idempotency_key.is_some() {
         let _ = writeln!(c, "#ifndef {up}_NO_POLICY");
         let _ = writeln!(c, "            .principals = {},", opt(&t.principals));

@@ -30,6 +30,11 @@ pub struct Tool {
     /// The argument program of `input_schema` (what the firmware runs on
     /// every call instead of reading the text).
     pub input_program: Vec<u8>,
+    /// The program of `output_schema`, when the tool has one.
+    pub output_program: Option<Vec<u8>>,
+    /// The whole `tools/list` entry, as the library writes it for the same
+    /// tool registered from its texts.
+    pub listing: String,
 }
 
 /// The whole file.
@@ -221,6 +226,8 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         idempotency_key: None,
         seal: 0,
         input_program: Vec::new(),
+        output_program: None,
+        listing: String::new(),
     };
     let mut has_input = false;
     let here = |k: &str| format!("tool \"{name}\": {k}");
@@ -302,17 +309,48 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         ));
     }
     t.seal = seal(&t.input_schema, t.output_schema.as_deref());
-    let mut prog = vec![0u8; u16::MAX as usize];
-    let n = emit(&t.input_schema, &mut prog).map_err(|e| {
-        format!(
-            "{}tool \"{name}\": inputSchema: {}",
-            src.at(raw.get(), 0),
-            e.reason
-        )
-    })?;
-    prog.truncate(n);
-    t.input_program = prog;
+    let program = |text: &str, which: &str| {
+        let mut prog = vec![0u8; u16::MAX as usize];
+        let n = emit(text, &mut prog).map_err(|e| {
+            format!(
+                "{}tool \"{name}\": {which}: {}",
+                src.at(raw.get(), 0),
+                e.reason
+            )
+        })?;
+        prog.truncate(n);
+        Ok::<_, String>(prog)
+    };
+    t.input_program = program(&t.input_schema, "inputSchema")?;
+    t.output_program = match &t.output_schema {
+        Some(o) => Some(program(o, "outputSchema")?),
+        None => None,
+    };
+    t.listing = listing(&t).map_err(|e| format!("{}tool \"{name}\": {e}", src.at(raw.get(), 0)))?;
     Ok(t)
+}
+
+/// The tool's `tools/list` entry, written by the library's own writer for
+/// the tool registered from its texts (so a built tool lists byte for byte
+/// as that one does).
+fn listing(t: &Tool) -> Result<String, String> {
+    let def = emcp::registry::Tool {
+        title: t.title.as_deref(),
+        description: t.description.as_deref(),
+        output_schema: t.output_schema.as_deref(),
+        annotations: t.annotations,
+        icons: t.icons.as_deref(),
+        ..emcp::registry::Tool::new(
+            &t.name,
+            &t.input_schema,
+            emcp::handler::Handler::Rust(|_, _| 0),
+        )
+    };
+    let mut buf = vec![0u8; 1 << 20];
+    let n = emcp::registry::listing(&def, &mut buf)
+        .map_err(|e| format!("its tools/list entry cannot be written: {e:?}"))?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|e| e.to_string())
 }
 
 /// Reads and checks a whole tools file.
