@@ -568,6 +568,7 @@ static void check_seals(void)
     check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == -MCP_EINVAL,
           "an edited schema under the old seal is refused");
     def.schema_seal = 0;
+    def.name = "probe_unsealed";
     check(mcp_server_add_tool(&probe_server, &def, probe_tool, NULL) == 0,
           "an unsealed schema is checked and taken");
     check(mcp_server_add_tool(&probe_server, &probe_text_def, probe_tool, NULL) == 0,
