@@ -571,7 +571,7 @@ static void greenhouse_audit(void *user, const mcp_audit_t *rec)
     at += n > 0 ? (size_t)n : 0;
     /* No flush: stderr is unbuffered unless the program chose otherwise
      * (greenhouse-stdio buffers it and has the binding flush it before each
-     * wait for input). */
+     * block of answers leaves and before each wait for input). */
     fwrite(line, 1, at < sizeof line ? at : sizeof line - 1, stderr);
     if (durable.answered != NULL) {
         durable.answered(rec->tool, rec->tool_len, rec->outcome);
