@@ -16,16 +16,22 @@ _Static_assert(EMCP_STDIO_LINE_MAX > 0, "EMCP_STDIO_LINE_MAX must be positive");
 _Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
                "EMCP_STDIO_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
 
+_Static_assert(EMCP_STDIO_OUT_BLOCK >= EMCP_STDIO_RESPONSE_MAX + 1,
+               "EMCP_STDIO_OUT_BLOCK must hold one response and its newline");
+
 /* Input goes in blocks: where POSIX provides read(), whatever the input
  * descriptor holds (one request, or a client's whole pipelined burst) is read
- * straight into the framer's free space with one system call, every complete
- * line in it is answered, and the answers leave in one write before the loop
- * waits for more. A stream without a descriptor (fmemopen, a C library
- * without POSIX) is read a byte at a time up to each newline instead; where
- * POSIX provides them, with the stream locked once and getc_unlocked (plain
- * getc takes and releases the lock for every byte). */
+ * straight into the framer's free space with one system call and every
+ * complete line in it is answered. The answers gather in the output block,
+ * which leaves in one write when it is full or when no more input is waiting
+ * (poll() with no timeout), so never while the loop waits for input. A
+ * stream without a descriptor (fmemopen, a C library without POSIX) is read
+ * a byte at a time up to each newline instead, and its answers leave after
+ * each line; where POSIX provides them, with the stream locked once and
+ * getc_unlocked (plain getc takes and releases the lock for every byte). */
 #if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L
 #include <errno.h>
+#include <poll.h>
 #include <unistd.h>
 #define STDIO_BLOCKS 1
 #define STDIO_GETC(f) getc_unlocked(f)
@@ -50,6 +56,10 @@ _Static_assert(EMCP_STDIO_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
 static uint8_t line_buf[EMCP_STDIO_LINE_MAX + 1];
 static uint8_t response_buf[EMCP_STDIO_RESPONSE_MAX + 1];
 static mcp_framer_t framer;
+
+/* Answers (and notifications) not sent yet, in the order they were made. */
+static uint8_t out_block[EMCP_STDIO_OUT_BLOCK];
+static size_t out_used;
 
 #if EMCP_STDIO_ROUNDTRIP_MAX > 0
 /* A legacy call waiting for the client's answers to our requests. */
@@ -86,54 +96,125 @@ static void end_listeners(mcp_server_t *server)
     }
 }
 
-/* Writes bytes that end in their newline(s); they leave with the next
- * flush_out(), before the loop waits for input. */
-static int write_lines(FILE *out, FILE *log, const void *msg, size_t len)
-{
-    if (fwrite(msg, 1, len, out) != len) {
-        if (log != NULL) {
-            fprintf(log, "emcp_stdio: cannot write a response; stopping\n");
-        }
-        return -MCP_EIO;
-    }
-    return 0;
-}
-
-/* The emit hook: a notification (progress, log) goes out as its own line
- * before the response, as MCP's stdio framing says. */
-static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
-{
-    FILE *out = (FILE *)transport_context;
-    if (fwrite(msg, 1, len, out) != len || putc('\n', out) == EOF || fflush(out) != 0) {
-        return -MCP_EIO;
-    }
-    return 0;
-}
-
 /* The serve loop's state across messages. */
 struct stdio_session {
     mcp_server_t *server;
     FILE *out;
     FILE *log;
+    /* @p out's descriptor, or -1: the output block is then written with
+     * fwrite and fflush. */
+    int out_fd;
     /* MCP_CTX_LEGACY_* flags of what the client declared at initialize. */
     uint32_t client_caps;
 };
 
-/* Sends what was written since the loop last waited: the log first, so a
- * call's audit line is out before its answer, then the answers, one write
- * for a whole block of pipelined requests. */
-static int flush_out(const struct stdio_session *s)
+/* Writes all of `len` bytes to `fd`. @return 0, or -1 on an error. */
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+#if STDIO_BLOCKS
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+#else
+    (void)fd;
+    (void)p;
+    (void)len;
+    return -1;
+#endif
+}
+
+/* Sends what was made since the last send: the log first, so a call's audit
+ * line is out before its answer, then the output block in one write (after
+ * anything the caller left in @p out's own buffer). */
+static int send_block(struct stdio_session *s)
 {
     if (s->log != NULL) {
         (void)fflush(s->log);
     }
-    if (fflush(s->out) != 0) {
+    int rc = fflush(s->out) == 0 ? 0 : -1;
+    if (rc == 0 && out_used > 0) {
+        if (s->out_fd >= 0) {
+            rc = write_all(s->out_fd, out_block, out_used);
+        } else if (fwrite(out_block, 1, out_used, s->out) != out_used || fflush(s->out) != 0) {
+            rc = -1;
+        }
+    }
+    out_used = 0;
+    if (rc != 0) {
         if (s->log != NULL) {
             fprintf(s->log, "emcp_stdio: cannot write a response; stopping\n");
+            (void)fflush(s->log);
         }
         return -MCP_EIO;
     }
     return 0;
+}
+
+/* Queues bytes that end in their newline(s) (at most EMCP_STDIO_OUT_BLOCK);
+ * a full block is sent first. */
+static int queue_lines(struct stdio_session *s, const void *msg, size_t len)
+{
+    if (len > sizeof out_block - out_used) {
+        int rc = send_block(s);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    memcpy(out_block + out_used, msg, len);
+    out_used += len;
+    return 0;
+}
+
+/* The emit hook: a notification (progress, log) goes out as its own line,
+ * after the answers before it and before the response, as MCP's stdio framing
+ * says, and at once: a client follows a long call's progress while it runs. */
+static int emit_line(void *transport_context, const uint8_t *msg, size_t len)
+{
+    struct stdio_session *s = (struct stdio_session *)transport_context;
+    if (len < sizeof out_block) {
+        if (len + 1 > sizeof out_block - out_used && send_block(s) < 0) {
+            return -MCP_EIO;
+        }
+        memcpy(out_block + out_used, msg, len);
+        out_block[out_used + len] = '\n';
+        out_used += len + 1;
+        return send_block(s) < 0 ? -MCP_EIO : 0;
+    }
+    if (send_block(s) < 0 || fwrite(msg, 1, len, s->out) != len || putc('\n', s->out) == EOF ||
+        fflush(s->out) != 0) {
+        return -MCP_EIO;
+    }
+    return 0;
+}
+
+/* Whether the input has bytes waiting, so that reading it would not block:
+ * the output block then stays to gather more answers. False for a stream
+ * without a descriptor, or when poll() cannot tell. */
+static bool input_waiting(int fd)
+{
+#if STDIO_BLOCKS
+    if (fd < 0) {
+        return false;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
+    int r;
+    do {
+        r = poll(&p, 1, 0);
+    } while (r < 0 && errno == EINTR);
+    return r == 1 && (p.revents & (POLLIN | POLLHUP)) != 0 && (p.revents & (POLLERR | POLLNVAL)) == 0;
+#else
+    (void)fd;
+    return false;
+#endif
 }
 
 /* Reads what the input has, at most `room` bytes, into `space`: a block
@@ -183,7 +264,7 @@ static int drain(struct stdio_session *s)
         ctx.now_ms = emcp_monotonic_ms();
         ctx.dedup = &dedup;
         ctx.emit = emit_line;
-        ctx.transport_context = s->out;
+        ctx.transport_context = s;
         ctx.listener = free_listener();
         ctx.flags = s->client_caps;
 #if EMCP_STDIO_ROUNDTRIP_MAX > 0
@@ -214,7 +295,7 @@ static int drain(struct stdio_session *s)
         if (n == 0) {
             continue; /* a notification, or a client's answer: no response */
         }
-        int rc = write_lines(s->out, s->log, response_buf, (size_t)n);
+        int rc = queue_lines(s, response_buf, (size_t)n);
         if (rc < 0) {
             return rc;
         }
@@ -222,8 +303,8 @@ static int drain(struct stdio_session *s)
 }
 
 /* The serve loop proper; the caller holds the input stream's lock. Bytes go
- * straight into the framer's free space, and every complete line is answered
- * (and the answers sent) before the loop waits for more input. */
+ * straight into the framer's free space, every complete line is answered,
+ * and the answers are sent before the loop waits for more input. */
 static int serve_locked(struct stdio_session *s, FILE *in)
 {
 #if STDIO_BLOCKS
@@ -237,9 +318,12 @@ static int serve_locked(struct stdio_session *s, FILE *in)
         if (room <= 0) {
             return -MCP_EIO; /* cannot happen: drain() took every message */
         }
-        int rc = flush_out(s);
-        if (rc < 0) {
-            return rc;
+        int rc = 0;
+        if (!input_waiting(fd)) {
+            rc = send_block(s);
+            if (rc < 0) {
+                return rc;
+            }
         }
         bool eof = false;
         int n = read_some(in, fd, space, room, &eof);
@@ -247,6 +331,7 @@ static int serve_locked(struct stdio_session *s, FILE *in)
             if (s->log != NULL) {
                 fprintf(s->log, "emcp_stdio: read error on input; stopping\n");
             }
+            (void)send_block(s); /* the answers to what was read before */
             return n;
         }
         (void)mcp_framer_commit(&framer, (size_t)n);
@@ -257,7 +342,7 @@ static int serve_locked(struct stdio_session *s, FILE *in)
                 (void)mcp_framer_commit(&framer, 1);
             }
             rc = drain(s);
-            int frc = flush_out(s);
+            int frc = send_block(s);
             return rc < 0 ? rc : frc;
         }
         rc = drain(s);
@@ -300,7 +385,13 @@ int emcp_stdio_serve_store(mcp_server_t *server, FILE *in, FILE *out, FILE *log,
     /* Fails soft in a build without the legacy era: no round trips then. */
     (void)mcp_roundtrip_init(&roundtrip, roundtrip_buf, sizeof roundtrip_buf, 1);
 #endif
-    struct stdio_session s = {server, out, log, 0};
+    out_used = 0;
+#if STDIO_BLOCKS
+    int out_fd = fileno(out);
+#else
+    int out_fd = -1;
+#endif
+    struct stdio_session s = {server, out, log, out_fd, 0};
     STDIO_LOCK(in);
     rc = serve_locked(&s, in);
     STDIO_UNLOCK(in);

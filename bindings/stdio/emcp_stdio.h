@@ -10,8 +10,9 @@
  *
  * - A trailing "\r" is stripped, so CRLF line endings work; empty lines are
  *   skipped.
- * - Nothing is allocated. The receive, response and round-trip buffers are
- *   static arrays (EMCP_STDIO_LINE_MAX + 1, EMCP_STDIO_RESPONSE_MAX + 1 and
+ * - Nothing is allocated. The receive, response, output and round-trip
+ *   buffers are static arrays (EMCP_STDIO_LINE_MAX + 1,
+ *   EMCP_STDIO_RESPONSE_MAX + 1, EMCP_STDIO_OUT_BLOCK and
  *   EMCP_STDIO_ROUNDTRIP_MAX bytes), so only one emcp_stdio_serve() loop may
  *   run at a time.
  * - A line longer than EMCP_STDIO_LINE_MAX bytes (its "\n" not counted;
@@ -24,10 +25,16 @@
  *   provides one (bytes already read from @p in through stdio before the
  *   call are not seen: pass a stream nothing has read yet, such as stdin at
  *   start-up), else a byte at a time. Every complete message of a block is
- *   answered, and @p log then @p out are flushed once before the loop waits
- *   for more input: a client that pipelines requests gets its answers in one
- *   write, and a buffered @p log line (an audit record) is out before the
- *   answer it belongs to.
+ *   answered into an output block of EMCP_STDIO_OUT_BLOCK bytes, sent when
+ *   it is full or when no more input is waiting (poll(), no timeout), always
+ *   before the loop waits for input: a client that pipelines requests gets
+ *   its answers a block per write (on @p out's descriptor where it has one,
+ *   after whatever @p out's own buffer held), and a client that waits for
+ *   each answer gets it at once. @p log is flushed before each block leaves,
+ *   so a buffered @p log line (an audit record) is out before the answer it
+ *   belongs to: a program may buffer @p log fully (greenhouse-stdio does) and
+ *   pay one write per block for its log lines. A notification (progress,
+ *   log) is sent at once, after the answers made before it.
  * - @p out carries only MCP messages; every diagnostic goes to @p log.
  * - subscriptions/listen (2026-07-28) is served: the acknowledgement and the
  *   stream's notifications are lines on @p out, tagged with the listen id;
@@ -61,6 +68,12 @@ extern "C" {
 #define EMCP_STDIO_RESPONSE_MAX 16384
 #endif
 
+/** The output block: answers to pipelined requests gather here and leave in
+ *  one write. At least EMCP_STDIO_RESPONSE_MAX + 1. */
+#ifndef EMCP_STDIO_OUT_BLOCK
+#define EMCP_STDIO_OUT_BLOCK 32768
+#endif
+
 /** Round-trip buffer for a legacy call waiting for the client's answers
  *  (see mcp_roundtrip_init: the call, its answers and its requestState);
  *  0 turns legacy server-to-client requests off. */
@@ -79,7 +92,8 @@ extern "C" {
  *
  * Each request is handled with a zeroed mcp_request_ctx_t whose principal is
  * "local" and whose now_ms is read from CLOCK_MONOTONIC. Each response is
- * written with a "\n" and flushed at once.
+ * written with a "\n"; the responses leave in blocks, never later than when
+ * the loop would wait for input (see above).
  *
  * @param server An initialised server with its tools registered.
  * @param in     The message source (e.g. stdin).

@@ -498,6 +498,38 @@ static const char *outcome_name(uint32_t outcome)
     }
 }
 
+/* Appends up to @p len bytes of @p p, stopping at a NUL (as printf's "%.*s"),
+ * to line[*at..cap), as many as fit with the line's NUL. The audit line is
+ * made with these rather than snprintf: it is written for every call, and
+ * snprintf cost more than the rest of the hook together. */
+static void put_bytes(char *line, size_t cap, size_t *at, const char *p, size_t len)
+{
+    for (size_t i = 0; i < len && p[i] != '\0' && *at + 1 < cap; i++) {
+        line[(*at)++] = p[i];
+    }
+    line[*at] = '\0';
+}
+
+static void put_str(char *line, size_t cap, size_t *at, const char *p)
+{
+    put_bytes(line, cap, at, p, SIZE_MAX);
+}
+
+/* Appends @p v in decimal (as printf's "%llu"). */
+static void put_u64(char *line, size_t cap, size_t *at, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    while (n > 0 && *at + 1 < cap) {
+        line[(*at)++] = digits[--n];
+    }
+    line[*at] = '\0';
+}
+
 /* Appends the principal to line[*at..cap): printable ASCII other than space
  * and backslash as is, any other byte as \xHH, so a name can neither split
  * the line nor forge a field; "-" when the transport authenticated none. */
@@ -557,21 +589,27 @@ static void greenhouse_audit(void *user, const mcp_audit_t *rec)
     (void)user;
     char line[4 * GREENHOUSE_AUDIT_PRINCIPAL_MAX + MCP_MAX_TOOL_NAME_LEN + GREENHOUSE_AUDIT_ARGS_MAX +
               160];
-    size_t at = (size_t)snprintf(line, sizeof line, "audit: principal=");
+    size_t at = 0;
+    put_str(line, sizeof line, &at, "audit: principal=");
     put_principal(line, sizeof line, &at, rec->principal, rec->principal_len);
-    at += (size_t)snprintf(line + at, sizeof line - at, " tool=%.*s args=", (int)rec->tool_len,
-                           rec->tool);
+    put_str(line, sizeof line, &at, " tool=");
+    put_bytes(line, sizeof line, &at, rec->tool, rec->tool_len);
+    put_str(line, sizeof line, &at, " args=");
     int n = minify(rec->arguments, rec->arguments_len, line + at, GREENHOUSE_AUDIT_ARGS_MAX);
     at += n >= 0 ? (size_t)n
                  : (size_t)snprintf(line + at, sizeof line - at, "(over %d bytes)",
                                     GREENHOUSE_AUDIT_ARGS_MAX - 1);
-    n = snprintf(line + at, sizeof line - at, " outcome=%s trace=%.*s ms=%llu\n",
-                 outcome_name(rec->outcome), rec->trace_id != NULL ? 32 : 1,
-                 rec->trace_id != NULL ? rec->trace_id : "-", (unsigned long long)rec->duration_ms);
-    at += n > 0 ? (size_t)n : 0;
+    put_str(line, sizeof line, &at, " outcome=");
+    put_str(line, sizeof line, &at, outcome_name(rec->outcome));
+    put_str(line, sizeof line, &at, " trace=");
+    put_bytes(line, sizeof line, &at, rec->trace_id != NULL ? rec->trace_id : "-",
+              rec->trace_id != NULL ? 32 : 1);
+    put_str(line, sizeof line, &at, " ms=");
+    put_u64(line, sizeof line, &at, rec->duration_ms);
+    put_str(line, sizeof line, &at, "\n");
     /* No flush: stderr is unbuffered unless the program chose otherwise
      * (greenhouse-stdio buffers it and has the binding flush it before each
-     * wait for input). */
+     * block of answers leaves and before each wait for input). */
     fwrite(line, 1, at < sizeof line ? at : sizeof line - 1, stderr);
     if (durable.answered != NULL) {
         durable.answered(rec->tool, rec->tool_len, rec->outcome);

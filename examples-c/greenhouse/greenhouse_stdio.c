@@ -6,13 +6,19 @@
  *   greenhouse-stdio --print-usage
  *
  * stdout carries only MCP messages; logs and audit lines go to stderr. The
- * server exits 0 when the client closes stdin.
+ * server exits 0 when the client closes stdin, or after SIGTERM, SIGINT or
+ * SIGHUP, which end the input the same way.
  */
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 #include "emcp.h"
 #include "emcp_stdio.h"
@@ -71,6 +77,43 @@ static void print_usage(const mcp_server_t *s)
     print_tool_usage(s);
 }
 
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L
+/* SIGTERM, SIGINT, SIGHUP: the end of the input, not of the process. The
+ * answers and the audit lines of the calls already read wait in buffers
+ * (the binding's output block, stderr's buffer) until the serve loop sends
+ * them; dying here would lose the record of calls that ran. Instead stdin
+ * becomes /dev/null (open, dup2 and close are async-signal-safe), so the
+ * loop finishes the requests it holds, sends everything and reads end of
+ * input (a read the signal interrupted restarts on the new descriptor),
+ * and the program exits 0 as when the client closes stdin. The MCP client's
+ * SIGTERM after it closed stdin (MCP stdio shutdown) thus loses nothing. */
+static void end_input(int sig)
+{
+    (void)sig;
+    int fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0) {
+        (void)dup2(fd, STDIN_FILENO);
+        (void)close(fd);
+    }
+}
+
+static void end_input_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = end_input;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* a write the signal interrupts goes on */
+    (void)sigaction(SIGTERM, &sa, NULL);
+    (void)sigaction(SIGINT, &sa, NULL);
+    (void)sigaction(SIGHUP, &sa, NULL);
+}
+#else
+static void end_input_on_signals(void)
+{
+}
+#endif
+
 static void usage(FILE *to, const char *prog)
 {
     fprintf(to,
@@ -80,6 +123,7 @@ static void usage(FILE *to, const char *prog)
             "  the principal of every request is \"local\".\n"
             "  --wind-lock          start with the wind lock on (set_vent above 0 is refused)\n"
             "  --print-usage        print what the registrations use (mcp_server_usage) to stderr and exit\n"
+            "  Exits 0 at the end of input; SIGTERM, SIGINT and SIGHUP end the input.\n"
             GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE,
             prog);
 }
@@ -128,12 +172,18 @@ int main(int argc, char **argv)
         print_usage(&server);
         return 0;
     }
-    /* The log is buffered like the answers: emcp_stdio_serve sends both
-     * (the log first, so an audit line precedes its answer) before it waits
-     * for input, one write each for a block of pipelined requests instead
-     * of one per audit line. */
-    static char log_buf[8192];
+    /* The log (audit and actuator lines) is fully buffered, like the
+     * answers in the binding's output block: emcp_stdio_serve flushes it
+     * just before each block of answers leaves (so an audit line is out
+     * before its answer) and before every wait for input, one write per
+     * block of pipelined requests instead of one per line. Buffered even
+     * when stderr is a terminal: a client that waits for each answer sees
+     * the audit line with it, so line buffering would only add writes. The
+     * buffer is static, so exit() still writes the last lines out; a
+     * termination signal ends the input instead of the process (below). */
+    static char log_buf[2 * EMCP_STDIO_LINE_MAX];
     (void)setvbuf(stderr, log_buf, _IOFBF, sizeof log_buf);
+    end_input_on_signals();
     fprintf(stderr, "%s: serving MCP on stdio (wind lock %s)\n", prog, wind_lock ? "on" : "off");
 
     rc = emcp_stdio_serve_store(&server, stdin, stdout, stderr, store);
