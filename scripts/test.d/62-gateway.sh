@@ -16,14 +16,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 . scripts/lib/apt.sh
-# Another apt client may hold the dpkg lock for a moment; retry a few times.
-for attempt in 1 2 3 4 5 6; do
-  if apt_ensure mosquitto mosquitto-clients libmosquitto-dev pkg-config; then
-    break
-  fi
-  [ "$attempt" = 6 ] && { echo "62-gateway: cannot install mosquitto and libmosquitto-dev" >&2; exit 1; }
-  sleep 10
-done
+apt_ensure_retry 62-gateway mosquitto mosquitto-clients libmosquitto-dev pkg-config
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/gateway/requirements.txt
 [ -d tests/ts/node_modules ] || (cd tests/ts && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
 

@@ -38,6 +38,7 @@
 
 #include "emcp.h"
 #include "emcp_clock.h"
+#include "emcp_mqtt_mosq.h"
 #include "emcp_stdio.h"
 #include "gw_json.h"
 #include "gw_relay.h"
@@ -63,20 +64,11 @@
 #define GW_MAX_PAGES 64
 
 struct gw_options {
-    const char *host;
-    int port;
+    /* Broker, client id, keep-alive, credentials and TLS: the MQTT
+     * binding's options, parsed and applied by its libmosquitto shim. */
+    emcp_mqtt_mosq_options_t mqtt;
     const char *prefix;
-    const char *client_id;
     const char *reply_topic;
-    const char *username;
-    const char *password;
-    const char *cafile;
-    const char *capath;
-    const char *certfile;
-    const char *keyfile;
-    const char *tls_version;
-    bool tls_insecure;
-    int keepalive_s;
     unsigned timeout_ms;
     unsigned discover_ms;
 };
@@ -188,21 +180,17 @@ static void usage(FILE *to, const char *prog)
             "  not answered in time, gets an isError result naming the device.\n"
             "\n"
             "Options:\n"
-            "  --broker HOST:PORT    broker address (default 127.0.0.1:1883)\n"
-            "  --prefix P            first topic level(s) of the devices (default mcp)\n"
-            "  --client-id ID        MQTT client id (default emcp-gateway-HOST-PID)\n"
-            "  --reply-topic T       where devices answer (default clients/CLIENT-ID/responses)\n"
-            "  --timeout-ms N        how long a call waits for its device (default 10000)\n"
-            "  --discover-ms N       at start, how long to wait for the devices' tools\n"
-            "                        before serving (default 3000)\n"
-            "  --keepalive S         MQTT keep-alive in seconds, 5-65535 (default 30)\n"
-            "  --username U          MQTT username\n"
-            "  --password-env VAR    read the MQTT password from environment variable VAR\n"
-            "  --cafile F | --capath D  TLS: trust this CA (turns TLS on)\n"
-            "  --cert F --key F      TLS: client certificate and key\n"
-            "  --tls-version V       TLS: tlsv1.2 or tlsv1.3\n"
-            "  --tls-insecure        TLS: do not check the broker's host name (tests only)\n"
-            "  -h, --help            this text\n"
+            "  --prefix P           first topic level(s) of the devices (default mcp)\n"
+            "  --client-id ID       MQTT client id (default emcp-gateway-HOST-PID)\n"
+            "  --reply-topic T      where devices answer (default clients/CLIENT-ID/responses)\n"
+            "  --timeout-ms N       how long a call waits for its device (default 10000)\n"
+            "  --discover-ms N      at start, how long to wait for the devices' tools\n"
+            "                       before serving (default 3000)\n"
+            "\n"
+            "The broker (the MQTT binding's options, as greenhouse-mqtt takes them):\n"
+            EMCP_MQTT_MOSQ_USAGE
+            "\n"
+            "  -h, --help           this text\n"
             "\n"
             "stdout carries MCP messages only; logs go to stderr. End of input stops it.\n",
             prog);
@@ -495,7 +483,7 @@ static void on_connect(struct mosquitto *m, void *obj, int rc, int flags, const 
     pthread_mutex_lock(&lock);
     connected = true;
     pthread_mutex_unlock(&lock);
-    gw_log("connected to %s:%d; presence %s, replies on %s", opt.host, opt.port, presence_filter,
+    gw_log("connected to %s:%d; presence %s, replies on %s", opt.mqtt.host, opt.mqtt.port, presence_filter,
            opt.reply_topic);
 }
 
@@ -1013,24 +1001,6 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
 
 /* ---- Start-up -------------------------------------------------------------- */
 
-static bool parse_broker(char *arg)
-{
-    char *colon = strrchr(arg, ':');
-    if (colon == NULL) {
-        opt.host = arg;
-        return arg[0] != '\0';
-    }
-    *colon = '\0';
-    char *end = NULL;
-    long p = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || arg[0] == '\0') {
-        return false;
-    }
-    opt.host = arg;
-    opt.port = (int)p;
-    return true;
-}
-
 static bool parse_ms(const char *v, unsigned *out)
 {
     char *end = NULL;
@@ -1053,25 +1023,21 @@ static int parse_args(int argc, char **argv, const char *prog)
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-        if (strcmp(a, "--tls-insecure") == 0) {
-            opt.tls_insecure = true;
+        int brc = emcp_mqtt_mosq_parse_option(&opt.mqtt, argc, argv, &i, stderr);
+        if (brc < 0) {
+            return -1;
+        }
+        if (brc > 0) {
             continue;
         }
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
             return -1;
         }
         i++;
-        if (strcmp(a, "--broker") == 0) {
-            if (!parse_broker(argv[i])) {
-                fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
-                return -1;
-            }
-        } else if (strcmp(a, "--prefix") == 0) {
+        if (strcmp(a, "--prefix") == 0) {
             opt.prefix = v;
-        } else if (strcmp(a, "--client-id") == 0) {
-            opt.client_id = v;
         } else if (strcmp(a, "--reply-topic") == 0) {
             opt.reply_topic = v;
         } else if (strcmp(a, "--timeout-ms") == 0) {
@@ -1084,32 +1050,6 @@ static int parse_args(int argc, char **argv, const char *prog)
                 fprintf(stderr, "%s: --discover-ms wants 1 to 3600000\n", prog);
                 return -1;
             }
-        } else if (strcmp(a, "--keepalive") == 0) {
-            char *end = NULL;
-            long k = strtol(v, &end, 10);
-            if (end == v || *end != '\0' || k < 5 || k > 65535) {
-                fprintf(stderr, "%s: --keepalive wants 5 to 65535 seconds\n", prog);
-                return -1;
-            }
-            opt.keepalive_s = (int)k;
-        } else if (strcmp(a, "--username") == 0) {
-            opt.username = v;
-        } else if (strcmp(a, "--password-env") == 0) {
-            opt.password = getenv(v);
-            if (opt.password == NULL) {
-                fprintf(stderr, "%s: environment variable %s is not set\n", prog, v);
-                return -1;
-            }
-        } else if (strcmp(a, "--cafile") == 0) {
-            opt.cafile = v;
-        } else if (strcmp(a, "--capath") == 0) {
-            opt.capath = v;
-        } else if (strcmp(a, "--cert") == 0) {
-            opt.certfile = v;
-        } else if (strcmp(a, "--key") == 0) {
-            opt.keyfile = v;
-        } else if (strcmp(a, "--tls-version") == 0) {
-            opt.tls_version = v;
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
             return -1;
@@ -1128,7 +1068,8 @@ static void *mqtt_main(void *arg)
     unsigned delay_ms = 100;
     bool told = false;
     while (!mqtt_stopping) {
-        int rc = mosquitto_connect(mosq, opt.host, opt.port, opt.keepalive_s);
+        int rc = mosquitto_connect(mosq, opt.mqtt.host, opt.mqtt.port,
+                                   opt.mqtt.keepalive_s > 0 ? opt.mqtt.keepalive_s : EMCP_MQTT_KEEPALIVE_S);
         if (rc == MOSQ_ERR_SUCCESS) {
             told = false;
             delay_ms = 100;
@@ -1138,7 +1079,7 @@ static void *mqtt_main(void *arg)
             }
             gw_log("MQTT loop ended (%s); connecting again", mosquitto_strerror(rc));
         } else if (!told) {
-            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.host, opt.port,
+            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.mqtt.host, opt.mqtt.port,
                    rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
             told = true;
         }
@@ -1151,27 +1092,13 @@ static void *mqtt_main(void *arg)
 static int mqtt_setup(void)
 {
     mosquitto_lib_init();
-    mosq = mosquitto_new(opt.client_id, true, NULL);
+    mosq = mosquitto_new(opt.mqtt.client_id, true, NULL);
     if (mosq == NULL) {
         gw_log("cannot create the MQTT client");
         return -1;
     }
-    int rc = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-    if (rc == MOSQ_ERR_SUCCESS) {
-        rc = mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1);
-    }
-    if (rc == MOSQ_ERR_SUCCESS && (opt.username != NULL || opt.password != NULL)) {
-        rc = mosquitto_username_pw_set(mosq, opt.username, opt.password);
-    }
-    if (rc == MOSQ_ERR_SUCCESS && (opt.cafile != NULL || opt.capath != NULL)) {
-        rc = mosquitto_tls_set(mosq, opt.cafile, opt.capath, opt.certfile, opt.keyfile, NULL);
-        if (rc == MOSQ_ERR_SUCCESS && opt.tls_version != NULL) {
-            rc = mosquitto_tls_opts_set(mosq, 1, opt.tls_version, NULL);
-        }
-        if (rc == MOSQ_ERR_SUCCESS && opt.tls_insecure) {
-            rc = mosquitto_tls_insecure_set(mosq, true);
-        }
-    }
+    /* MQTT 5, credentials and TLS exactly as the devices' shim sets them. */
+    int rc = emcp_mqtt_mosq_configure(mosq, &opt.mqtt) == 0 ? MOSQ_ERR_SUCCESS : MOSQ_ERR_INVAL;
     if (rc == MOSQ_ERR_SUCCESS) {
         rc = mosquitto_reconnect_delay_set(mosq, 1, 2, true);
     }
@@ -1230,10 +1157,10 @@ static void initial_discovery(void)
 int main(int argc, char **argv)
 {
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : GW_NAME;
-    opt.host = "127.0.0.1";
-    opt.port = 1883;
+    opt.mqtt.host = "127.0.0.1";
+    opt.mqtt.port = 1883;
+    opt.mqtt.log = stderr;
     opt.prefix = "mcp";
-    opt.keepalive_s = 30;
     opt.timeout_ms = 10000;
     opt.discover_ms = 3000;
     int prc = parse_args(argc, argv, prog);
@@ -1243,7 +1170,7 @@ int main(int argc, char **argv)
         }
         return prc > 0 ? 0 : 2;
     }
-    if (opt.client_id == NULL) {
+    if (opt.mqtt.client_id == NULL) {
         char host[32] = "host";
         (void)gethostname(host, sizeof host - 1);
         host[sizeof host - 1] = '\0';
@@ -1253,9 +1180,9 @@ int main(int argc, char **argv)
             }
         }
         snprintf(client_id_buf, sizeof client_id_buf, GW_NAME "-%s-%ld", host, (long)getpid());
-        opt.client_id = client_id_buf;
+        opt.mqtt.client_id = client_id_buf;
     } else {
-        snprintf(client_id_buf, sizeof client_id_buf, "%s", opt.client_id);
+        snprintf(client_id_buf, sizeof client_id_buf, "%s", opt.mqtt.client_id);
     }
     if (opt.reply_topic == NULL) {
         snprintf(reply_topic_buf, sizeof reply_topic_buf, "clients/%s/responses", client_id_buf);
@@ -1317,8 +1244,8 @@ int main(int argc, char **argv)
     if (mqtt_setup() != 0) {
         return 1;
     }
-    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.host, opt.port,
-           (opt.cafile || opt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
+    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.mqtt.host, opt.mqtt.port,
+           (opt.mqtt.cafile || opt.mqtt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
     initial_discovery();
     apply_pending();
 
