@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
-# emcp-gateway (tools/gateway, docs/gateway.md): one MCP server on stdio for
-# the devices behind an MQTT 5 broker. tests/gateway starts a real mosquitto
+# emcp-gateway (tools/gateway, docs/gateway.md): one MCP server on stdio or
+# Streamable HTTP for the devices behind an MQTT 5 broker. tests/gateway starts a real mosquitto
 # on a free loopback port, three real greenhouse-mqtt devices and the
 # gateway, and drives it with the official Python SDK client in both eras:
 # the list shows DEVICE.read_sensor and DEVICE.set_vent of all three, calls
 # reach the right device, invalid arguments are refused by the gateway's core
 # before forwarding, a SIGKILLed device (its Will fires) leaves the list and
 # a call to it answers "offline" as isError, a restarted one returns; raw
-# lines check number text against a direct call and a hung device's timeout.
+# lines check number text against a direct call and a hung device's timeout;
+# over HTTP (--http) the same client in both eras, the binding's Origin and
+# bearer checks.
 # Then tests/ts/fleet-gateway.mjs: the official TypeScript SDK client through
-# the gateway with README's host entry (2025-11-25 era), the same session.
+# the gateway with README's host entry (2025-11-25 era), the same session,
+# then over HTTP with a bearer token.
 . "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 . scripts/lib/apt.sh
-apt_ensure_retry 62-gateway mosquitto mosquitto-clients libmosquitto-dev pkg-config
+apt_ensure_retry 62-gateway mosquitto mosquitto-clients libmosquitto-dev libhttp-parser-dev pkg-config
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/gateway/requirements.txt
 [ -d tests/ts/node_modules ] || (cd tests/ts && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
 
 # The same flags as scripts/test.sh, so the shared build dir is not
 # reconfigured; configured again because a fresh machine's first configure
-# ran before libmosquitto-dev was installed (no gateway, no greenhouse-mqtt).
+# ran before libmosquitto-dev and libhttp-parser-dev were installed (no gateway,
+# no greenhouse-mqtt).
 cmake -S . -B build -DEMCP_SANITIZE=ON >/dev/null
 cmake --build build -j"$(nproc)" --target emcp-gateway greenhouse-mqtt
 for bin in build/tools/gateway/emcp-gateway build/examples-c/greenhouse/greenhouse-mqtt; do

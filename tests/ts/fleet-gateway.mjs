@@ -4,7 +4,9 @@
 // broker's port filled in), 2025-11-25 era: the list of every device's
 // tools, calls reaching the right device, invalid arguments refused before
 // forwarding, a SIGKILLed device leaving the list and answering "offline",
-// and its return. Not a *.test.mjs: it needs libmosquitto's programs, so
+// and its return. Then the same client over Streamable HTTP: the gateway
+// with --http and a bearer token (--token-env), listing and calling the
+// three devices' tools. Not a *.test.mjs: it needs libmosquitto's programs, so
 // scripts/test.d/62-gateway.sh runs it (node --test fleet-gateway.mjs).
 
 import { test } from 'node:test';
@@ -15,7 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { ROOT, ERA, assertNoSanitizerReport, opts, stdioClient, textOf, within } from './support.mjs';
+import { ROOT, ERA, assertNoSanitizerReport, httpClient, opts, stdioClient, textOf, within } from './support.mjs';
 
 const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
 const BUILD = process.env.EMCP_BUILD_DIR || resolve(ROOT, 'build');
@@ -129,6 +131,72 @@ test('TypeScript SDK through emcp-gateway to three greenhouse-mqtt devices', asy
     assert.equal(back.structuredContent.value, 34.1);
   } finally {
     if (session) await session.close();
+    for (const p of Object.values(devices)) {
+      await stop(p);
+      assertNoSanitizerReport('greenhouse-mqtt', p.log);
+    }
+    await stop(broker);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('TypeScript SDK over Streamable HTTP through emcp-gateway (--http, a bearer token)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'emcp-gateway-ts-http-'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'mosquitto.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\n`);
+  const broker = start('mosquitto', ['-v', '-c', join(dir, 'mosquitto.conf')], /running|Opening ipv4 listen/);
+  const devices = {};
+  let gw;
+  let session;
+  try {
+    await broker.ready;
+    for (const d of DEVICES) {
+      devices[d] = start(DEVICE_BIN, ['--broker', `127.0.0.1:${port}`, '--server-id', d], /subscribed to /);
+      await devices[d].ready;
+    }
+    const server = entry(port);
+    const token = 'ts-token-51c2';
+    gw = spawn(server.command, [...server.args, '--http', '127.0.0.1:0', '--token-env', 'ops=GW_TS_TOKEN'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, GW_TS_TOKEN: token },
+    });
+    let gwLog = '';
+    const gwExited = new Promise((res) => gw.once('exit', (code, signal) => res({ code, signal })));
+    const url = await within(15_000, 'emcp-gateway --http', new Promise((res, rej) => {
+      gw.stderr.on('data', (c) => {
+        gwLog += c;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(gwLog);
+        if (m) res(m[1]);
+      });
+      gwExited.then(({ code }) => rej(new Error(`emcp-gateway exited ${code}:\n${gwLog}`)));
+    }));
+    session = await httpClient(url, { headers: { Authorization: `Bearer ${token}` } });
+    const { client, transport } = session;
+    assert.equal(transport.negotiatedVersion, ERA);
+    assert.equal(client.getServerVersion().name, 'emcp-gateway');
+    assert.deepEqual(await listed(client), expected(DEVICES));
+    for (const [i, d] of DEVICES.entries()) {
+      const r = await client.callTool({ name: `${d}.set_vent`, arguments: { percent: 40 + i } }, undefined, opts);
+      assert.equal(r.isError, false, textOf(r));
+      assert.deepEqual(r.structuredContent, { ok: true, percent: 40 + i });
+    }
+    await sleep(200);
+    for (const [i, d] of DEVICES.entries()) {
+      assert.match(devices[d].log, new RegExp(`vent: 0% -> ${40 + i}%`));
+    }
+    const r = await client.callTool({ name: 'gh-b.read_sensor', arguments: { sensor_id: 'rh1' } }, undefined, opts);
+    assert.equal(r.isError, false, textOf(r));
+    assert.equal(r.structuredContent.value, 62);
+    await session.close();
+    session = undefined;
+    gw.kill('SIGTERM');
+    const { code } = await within(10_000, 'emcp-gateway stop', gwExited);
+    assertNoSanitizerReport('emcp-gateway', gwLog);
+    assert.equal(code, 0, gwLog);
+    assert.match(gwLog, /audit: principal=ops device=gh-b tool=read_sensor outcome=ok /);
+  } finally {
+    if (session) await session.close();
+    if (gw && gw.exitCode === null && gw.signalCode === null) gw.kill('SIGKILL');
     for (const p of Object.values(devices)) {
       await stop(p);
       assertNoSanitizerReport('greenhouse-mqtt', p.log);

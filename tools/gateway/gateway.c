@@ -1,14 +1,16 @@
 /*
- * emcp-gateway: one MCP server (stdio) for every emcp device behind an MQTT
- * 5 broker (issue 40, first slice; docs/gateway.md).
+ * emcp-gateway: one MCP server (stdio, or Streamable HTTP with --http) for
+ * every emcp device behind an MQTT 5 broker (issue 40; docs/gateway.md).
  *
  * Threads:
- * - the serving thread (main): emcp_stdio_serve() of the stdio binding on
- *   the host's stdin/stdout. Its input is a cookie stream (in_read) that
- *   hands the binding one line at a time, and between lines applies what
- *   the MQTT side learnt: tool registration (never while mcp_server_handle
- *   runs, the core's rule, since both happen on this thread) and list-change
- *   notifications (written by the binding's own emit, on this thread).
+ * - the serving thread (main). On stdio: emcp_stdio_serve() of the stdio
+ *   binding on the host's stdin/stdout. Its input is a cookie stream
+ *   (in_read) that hands the binding one line at a time, and between lines
+ *   applies what the MQTT side learnt: tool registration (never while
+ *   mcp_server_handle runs, the core's rule, since both happen on this
+ *   thread) and list-change notifications (written by the binding's own
+ *   emit, on this thread). On HTTP: the HTTP binding's poll loop, which
+ *   applies the same between two polls (at most 50 ms apart).
  * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
@@ -38,6 +40,7 @@
 
 #include "emcp.h"
 #include "emcp_clock.h"
+#include "emcp_http.h"
 #include "emcp_mqtt_mosq.h"
 #include "emcp_stdio.h"
 #include "gw_json.h"
@@ -71,7 +74,25 @@ struct gw_options {
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
+    /* --http: serve Streamable HTTP through the HTTP binding (instead of
+     * stdio) on this IPv4 address and port. */
+    const char *http_addr;
+    uint16_t http_port;
+    bool http;
 };
+
+/* Bearer tokens (--token-env PRINCIPAL=VAR) and extra Origins
+ * (--allow-origin) handed to the HTTP binding, which applies them. */
+#define GW_MAX_TOKENS 16
+#define GW_MAX_ORIGINS 8
+#define GW_PRINCIPAL_MAX 64
+static emcp_http_bearer_t bearers[GW_MAX_TOKENS];
+static char bearer_names[GW_MAX_TOKENS][GW_PRINCIPAL_MAX + 1];
+static emcp_http_bearer_list_t bearer_list = {bearers, 0};
+static const char *origins[GW_MAX_ORIGINS];
+static size_t norigins;
+static emcp_http_t http;
+static volatile sig_atomic_t stop_requested;
 
 struct gw_instance {
     char topic[GW_TOPIC_MAX + 1];
@@ -170,7 +191,8 @@ static void usage(FILE *to, const char *prog)
     fprintf(to,
             "Usage: %s [options]\n"
             "\n"
-            "  One MCP server on stdio for every emcp device behind an MQTT 5 broker.\n"
+            "  One MCP server (stdio, or Streamable HTTP with --http) for every emcp device\n"
+            "  behind an MQTT 5 broker.\n"
             "  Devices are found by their retained presence ({prefix}/+/presence[/instance]),\n"
             "  their tools read with tools/list over MQTT and offered as DEVICE.TOOL. A call\n"
             "  is checked by the core against the device's schema, then forwarded to\n"
@@ -180,6 +202,15 @@ static void usage(FILE *to, const char *prog)
             "  not answered in time, gets an isError result naming the device.\n"
             "\n"
             "Options:\n"
+            "  --http ADDR:PORT     serve Streamable HTTP (both eras) on http://ADDR:PORT/mcp\n"
+            "                       instead of stdio, through emcp's HTTP binding: Host and\n"
+            "                       Origin checks, bearer tokens; ADDR is IPv4, 127.0.0.1\n"
+            "                       when only :PORT or PORT is given; port 0: any free one.\n"
+            "                       SIGINT or SIGTERM stops it.\n"
+            "  --token-env P=VAR    HTTP: accept 'Authorization: Bearer T' where T is the\n"
+            "                       value of environment variable VAR, as principal P\n"
+            "                       (repeatable, at most 16); with any, other requests get 401\n"
+            "  --allow-origin O     HTTP: accept Origin O besides loopback ones (repeatable)\n"
             "  --prefix P           first topic level(s) of the devices (default mcp)\n"
             "  --client-id ID       MQTT client id (default emcp-gateway-HOST-PID)\n"
             "  --reply-topic T      where devices answer (default clients/CLIENT-ID/responses)\n"
@@ -192,7 +223,8 @@ static void usage(FILE *to, const char *prog)
             "\n"
             "  -h, --help           this text\n"
             "\n"
-            "stdout carries MCP messages only; logs go to stderr. End of input stops it.\n",
+            "On stdio, stdout carries MCP messages only and end of input stops it. Logs and\n"
+            "one audit line per call go to stderr.\n",
             prog);
 }
 
@@ -999,7 +1031,142 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
     }
 }
 
+/* ---- Serving: stdio or Streamable HTTP --------------------------------------- */
+
+static int serve_stdio(void)
+{
+    struct gw_input input = {0};
+    input.cap = 65536;
+    input.buf = malloc(input.cap);
+    cookie_io_functions_t io = {.read = in_read};
+    FILE *in = input.buf ? fopencookie(&input, "r", io) : NULL;
+    if (in == NULL) {
+        gw_log("cannot open the input stream");
+        free(input.buf);
+        return -1;
+    }
+    int rc = emcp_stdio_serve(&server, in, stdout, stderr);
+    fclose(in);
+    free(input.buf);
+    return rc;
+}
+
+/* The HTTP binding's inspect hook: the body it hands the core next. */
+static void http_inspect(void *user, const uint8_t *body, size_t len)
+{
+    (void)user;
+    classify((const char *)body, len);
+}
+
+static void http_log(void *user, const char *line)
+{
+    (void)user;
+    gw_log("http: %s", line);
+}
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* One thread, as the binding wants: between two polls (at most 50 ms apart)
+ * the tools the devices brought are registered and list changes go to the
+ * listen streams, so registration never overlaps mcp_server_handle. */
+static int serve_http(void)
+{
+    emcp_http_config_t hc;
+    memset(&hc, 0, sizeof hc);
+    hc.bind_addr = opt.http_addr;
+    hc.port = opt.http_port;
+    hc.allowed_origins = origins;
+    hc.allowed_origins_len = norigins;
+    if (bearer_list.len > 0) {
+        hc.auth = emcp_http_bearer_list_auth;
+        hc.auth_user = &bearer_list;
+    }
+    hc.log = http_log;
+    hc.inspect = http_inspect;
+    int rc = emcp_http_open(&http, &server, &hc);
+    if (rc != 0) {
+        gw_log("cannot serve HTTP on %s:%u (%d)", opt.http_addr, (unsigned)opt.http_port, rc);
+        return rc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    gw_log("listening on http://%s:%u/mcp (%zu bearer token(s), %zu extra origin(s))", opt.http_addr,
+           (unsigned)emcp_http_port(&http), bearer_list.len, norigins);
+    while (!stop_requested) {
+        apply_pending();
+        rc = emcp_http_poll(&http, 50);
+        if (rc != 0 && !stop_requested) {
+            gw_log("HTTP poll failed (%d)", rc);
+            break;
+        }
+    }
+    emcp_http_close(&http);
+    return stop_requested ? 0 : rc;
+}
+
 /* ---- Start-up -------------------------------------------------------------- */
+
+/* --http ADDR:PORT, :PORT or PORT (the address defaults to 127.0.0.1). */
+static bool parse_listen(char *arg)
+{
+    char *colon = strrchr(arg, ':');
+    const char *port = colon != NULL ? colon + 1 : arg;
+    char *end = NULL;
+    long p = strtol(port, &end, 10);
+    if (end == port || *end != '\0' || p < 0 || p > 65535) {
+        return false;
+    }
+    opt.http_addr = "127.0.0.1";
+    if (colon != NULL && colon != arg) {
+        *colon = '\0';
+        opt.http_addr = arg;
+    }
+    opt.http_port = (uint16_t)p;
+    opt.http = true;
+    return true;
+}
+
+/* --token-env PRINCIPAL=VAR: the token is read from the environment, never
+ * from the command line (where ps shows it). */
+static bool add_token(const char *prog, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t plen = eq != NULL ? (size_t)(eq - v) : 0;
+    if (eq == NULL || plen == 0 || plen > GW_PRINCIPAL_MAX || eq[1] == '\0' || memchr(v, ',', plen) != NULL) {
+        fprintf(stderr, "%s: --token-env wants PRINCIPAL=VAR (PRINCIPAL 1-%d bytes without ',')\n", prog,
+                GW_PRINCIPAL_MAX);
+        return false;
+    }
+    if (bearer_list.len == GW_MAX_TOKENS) {
+        fprintf(stderr, "%s: at most %d --token-env\n", prog, GW_MAX_TOKENS);
+        return false;
+    }
+    const char *token = getenv(eq + 1);
+    if (token == NULL || token[0] == '\0') {
+        fprintf(stderr, "%s: --token-env %.*s=%s: environment variable %s is not set or empty\n", prog,
+                (int)plen, v, eq + 1, eq + 1);
+        return false;
+    }
+    for (size_t i = 0; i < bearer_list.len; i++) {
+        if (strcmp(bearers[i].token, token) == 0) {
+            fprintf(stderr, "%s: two --token-env options with the same token\n", prog);
+            return false;
+        }
+    }
+    memcpy(bearer_names[bearer_list.len], v, plen);
+    bearer_names[bearer_list.len][plen] = '\0';
+    bearers[bearer_list.len].token = token;
+    bearers[bearer_list.len].principal = bearer_names[bearer_list.len];
+    bearer_list.len++;
+    return true;
+}
 
 static bool parse_ms(const char *v, unsigned *out)
 {
@@ -1040,6 +1207,21 @@ static int parse_args(int argc, char **argv, const char *prog)
             opt.prefix = v;
         } else if (strcmp(a, "--reply-topic") == 0) {
             opt.reply_topic = v;
+        } else if (strcmp(a, "--http") == 0) {
+            if (!parse_listen(argv[i])) {
+                fprintf(stderr, "%s: --http wants ADDR:PORT (IPv4), :PORT or PORT\n", prog);
+                return -1;
+            }
+        } else if (strcmp(a, "--token-env") == 0) {
+            if (!add_token(prog, v)) {
+                return -1;
+            }
+        } else if (strcmp(a, "--allow-origin") == 0) {
+            if (norigins == GW_MAX_ORIGINS) {
+                fprintf(stderr, "%s: at most %d --allow-origin\n", prog, GW_MAX_ORIGINS);
+                return -1;
+            }
+            origins[norigins++] = v;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             if (!parse_ms(v, &opt.timeout_ms)) {
                 fprintf(stderr, "%s: --timeout-ms wants 1 to 3600000\n", prog);
@@ -1150,7 +1332,8 @@ static void initial_discovery(void)
         listed += devices[i].online && devices[i].listed;
     }
     pthread_mutex_unlock(&lock);
-    gw_log("serving on stdio: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)", online,
+    gw_log("serving on %s: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)",
+           opt.http ? "HTTP" : "stdio", online,
            listed, now_ms() - start);
 }
 
@@ -1249,22 +1432,11 @@ int main(int argc, char **argv)
     initial_discovery();
     apply_pending();
 
-    struct gw_input input = {0};
-    input.cap = 65536;
-    input.buf = malloc(input.cap);
-    cookie_io_functions_t io = {.read = in_read};
-    FILE *in = input.buf ? fopencookie(&input, "r", io) : NULL;
-    if (in == NULL) {
-        gw_log("cannot open the input stream");
-        return 1;
-    }
-    int rc = emcp_stdio_serve(&server, in, stdout, stderr);
-    fclose(in);
-    free(input.buf);
+    int rc = opt.http ? serve_http() : serve_stdio();
     /* Not destroyed: the discovery thread may still be publishing with it
      * until the process exits. */
     mqtt_stopping = true;
     mosquitto_disconnect_v5(mosq, 0, NULL);
-    gw_log("end of input; stopped");
+    gw_log("%s; stopped", opt.http ? "signalled" : "end of input");
     return rc == 0 ? 0 : 1;
 }
