@@ -9,7 +9,8 @@
 # a call to it answers "offline" as isError, a restarted one returns; raw
 # lines check number text against a direct call and a hung device's timeout;
 # over HTTP (--http) the same client in both eras, the binding's Origin and
-# bearer checks.
+# bearer checks; principals from tokens or the stdio host's --principal, and
+# --allow rules under which two tenants see disjoint devices.
 # Then tests/ts/fleet-gateway.mjs: the official TypeScript SDK client through
 # the gateway with README's host entry (2025-11-25 era), the same session,
 # then over HTTP with a bearer token.

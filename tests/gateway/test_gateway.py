@@ -372,3 +372,37 @@ def test_gateway_started_before_the_broker(gateway_bin, broker, fleet):
         assert r["result"]["structuredContent"] == {"ok": True, "percent": 35}, r
     finally:
         assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_stdio_principal_from_the_host(gateway_bin, broker, fleet):
+    """On stdio the host names the principal (--principal, or
+    EMCP_GATEWAY_PRINCIPAL in the host's env block); --allow then decides
+    what it sees, through the core's principal lists: another device's tool
+    is unknown to it. The audit line carries the principal."""
+    for how in ("flag", "env"):
+        args = gateway_args(broker, "--allow", "north=gh-a", "--allow", "south=gh-b,gh-c")
+        env_before = os.environ.get("EMCP_GATEWAY_PRINCIPAL")
+        if how == "flag":
+            args += ["--principal", "north"]
+        else:
+            os.environ["EMCP_GATEWAY_PRINCIPAL"] = "north"
+        try:
+            gw = RawGateway(gateway_bin, args)
+        finally:
+            if env_before is None:
+                os.environ.pop("EMCP_GATEWAY_PRINCIPAL", None)
+            else:
+                os.environ["EMCP_GATEWAY_PRINCIPAL"] = env_before
+        try:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            assert {t["name"] for t in r["result"]["tools"]} == expected(["gh-a"]), (how, r)
+            r = json.loads(gw.ask(call(2, "gh-a.read_sensor", {"sensor_id": "t1"})))
+            assert r["result"]["isError"] is False, r
+            r = json.loads(gw.ask(call(3, "gh-b.read_sensor", {"sensor_id": "t1"})))
+            assert r["error"]["code"] == -32602 and r["error"]["message"] == "Unknown tool: gh-b.read_sensor", r
+        finally:
+            assert gw.close() == 0, "\n".join(gw.err)
+        audits = [line.split(" ms=")[0] for line in gw.err if line.startswith("audit: ")]
+        assert audits == ["audit: principal=north device=gh-a tool=read_sensor outcome=ok",
+                          "audit: principal=north device=gh-b tool=read_sensor outcome=refused"], (how, audits)

@@ -177,3 +177,73 @@ def test_http_rules_are_the_bindings(gateway_bin, broker, fleet):
         assert {t["name"] for t in json.loads(body)["result"]["tools"]} == expected(DEVICES)
     finally:
         gw.stop()
+
+
+TENANT_TOKENS = {"GW_TOKEN_NORTH": "north-token-19ad", "GW_TOKEN_SOUTH": "south-token-c07e",
+                 "GW_TOKEN_AUDITOR": "auditor-token-5be0"}
+# Two tenants: north has gh-a and gh-b, south has gh-c. An auditor reads
+# every sensor (a tool-level item with a prefix) and moves nothing.
+TENANT_POLICY = ["--allow", "north=gh-a,gh-b", "--allow", "south=gh-c", "--allow", "auditor=gh-*.read_sensor"]
+
+
+def test_two_tenants_see_disjoint_devices(gateway_bin, broker, fleet):
+    """Principals from bearer tokens; --allow gives each tool the core's
+    principal list. Each tenant lists only its devices, and a call across
+    tenants is answered exactly as an unknown tool: the device never sees it.
+    One audit line per call names the principal."""
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "north=GW_TOKEN_NORTH",
+                     "--token-env", "south=GW_TOKEN_SOUTH", "--token-env", "auditor=GW_TOKEN_AUDITOR",
+                     *TENANT_POLICY, env=TENANT_TOKENS)
+    try:
+        def as_tenant(tenant: str) -> dict[str, str]:
+            return {"Authorization": f"Bearer {TENANT_TOKENS['GW_TOKEN_' + tenant.upper()]}"}
+
+        def tools(tenant: str) -> set[str]:
+            status, body = post(gw.url, {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                         "params": {"_meta": envelope()}}, as_tenant(tenant))
+            assert status == 200, body
+            return {t["name"] for t in json.loads(body)["result"]["tools"]}
+
+        def call(tenant: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+            status, body = post(gw.url, {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                                         "params": {"_meta": envelope(), "name": name, "arguments": args}},
+                                {**as_tenant(tenant), "Mcp-Name": name})
+            return json.loads(body)
+
+        north, south, auditor = tools("north"), tools("south"), tools("auditor")
+        print(f"\n  north: {sorted(north)}\n  south: {sorted(south)}\n  auditor: {sorted(auditor)}")
+        assert north == expected(["gh-a", "gh-b"])
+        assert south == expected(["gh-c"])
+        assert not {n.split(".")[0] for n in north} & {n.split(".")[0] for n in south}, "tenants share a device"
+        assert auditor == {f"{d}.read_sensor" for d in DEVICES}
+
+        # Each tenant's own calls work.
+        assert call("north", "gh-a.set_vent", {"percent": 15})["result"]["structuredContent"] == {"ok": True, "percent": 15}
+        assert call("south", "gh-c.set_vent", {"percent": 25})["result"]["structuredContent"] == {"ok": True, "percent": 25}
+        assert call("auditor", "gh-b.read_sensor", {"sensor_id": "t1"})["result"]["isError"] is False
+
+        # Across tenants: the same answer as for a tool that does not exist.
+        unknown = call("south", "gh-zz.set_vent", {"percent": 35})
+        cross = call("south", "gh-a.set_vent", {"percent": 35})
+        cross_tool = call("auditor", "gh-b.set_vent", {"percent": 35})
+        print(f"  south calls gh-a.set_vent: {cross}")
+        assert "error" in cross and cross["error"]["code"] == -32602, cross
+        assert cross["error"]["message"].replace("gh-a", "X") == unknown["error"]["message"].replace("gh-zz", "X")
+        assert cross_tool["error"]["code"] == -32602, cross_tool
+        assert call("north", "gh-c.read_sensor", {"sensor_id": "t1"})["error"]["code"] == -32602
+        time.sleep(0.3)
+        assert fleet.devices["gh-a"].vent_moves() == ["vent: 0% -> 15%"]
+        assert fleet.devices["gh-b"].vent_moves() == []
+
+        audits = gw.audits()
+        print("  " + "\n  ".join(audits))
+        assert [a.split(" ms=")[0] for a in audits] == [
+            "audit: principal=north device=gh-a tool=set_vent outcome=ok",
+            "audit: principal=south device=gh-c tool=set_vent outcome=ok",
+            "audit: principal=auditor device=gh-b tool=read_sensor outcome=ok",
+            "audit: principal=south device=gh-a tool=set_vent outcome=refused",
+            "audit: principal=auditor device=gh-b tool=set_vent outcome=refused",
+            "audit: principal=north device=gh-c tool=read_sensor outcome=refused",
+        ]
+    finally:
+        gw.stop()

@@ -94,6 +94,138 @@ static size_t norigins;
 static emcp_http_t http;
 static volatile sig_atomic_t stop_requested;
 
+/* --allow PRINCIPAL=ITEM[,ITEM...]: which principals see which devices'
+ * tools. The gateway turns them into each tool's mcp_tool_t.principals, so
+ * the core applies them as it does a device's own principal lists: a tool
+ * is listed and callable only for the principals named, and a call by
+ * another is answered as an unknown tool. No --allow: every principal sees
+ * every device. */
+#define GW_MAX_ALLOWS 64
+struct gw_allow {
+    char principal[GW_PRINCIPAL_MAX + 1];
+    const char *item; /* DEVICE or DEVICE.TOOL; '*' matches any run */
+    size_t item_len;
+};
+static struct gw_allow allows[GW_MAX_ALLOWS];
+static int nallows;
+/* --principal (or EMCP_GATEWAY_PRINCIPAL): the stdio host's principal. */
+static const char *stdio_principal;
+
+/* A principal as the core's principal lists hold it: no ',' or spaces. */
+static bool principal_ok(const char *p, size_t len)
+{
+    if (len == 0 || len > GW_PRINCIPAL_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] == ',' || p[i] == ' ' || p[i] == '\t' || (unsigned char)p[i] < 0x20) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --allow PRINCIPAL=ITEM[,ITEM...]: one rule per item. */
+static bool add_allow(const char *prog, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t plen = eq != NULL ? (size_t)(eq - v) : 0;
+    if (eq == NULL || !principal_ok(v, plen) || eq[1] == '\0') {
+        fprintf(stderr, "%s: --allow wants PRINCIPAL=ITEM[,ITEM...] (PRINCIPAL 1-%d bytes, no ',' or spaces)\n",
+                prog, GW_PRINCIPAL_MAX);
+        return false;
+    }
+    for (const char *item = eq + 1; *item != '\0';) {
+        const char *end = strchr(item, ',');
+        size_t ilen = end != NULL ? (size_t)(end - item) : strlen(item);
+        if (ilen == 0) {
+            fprintf(stderr, "%s: --allow %s: an empty item\n", prog, v);
+            return false;
+        }
+        if (nallows == GW_MAX_ALLOWS) {
+            fprintf(stderr, "%s: at most %d --allow items\n", prog, GW_MAX_ALLOWS);
+            return false;
+        }
+        struct gw_allow *r = &allows[nallows++];
+        memcpy(r->principal, v, plen);
+        r->principal[plen] = '\0';
+        r->item = item;
+        r->item_len = ilen;
+        item += ilen + (end != NULL ? 1 : 0);
+    }
+    return true;
+}
+
+/* Whether @p s (NUL-terminated) matches @p pat (@p n bytes), where '*'
+ * stands for any run of characters. */
+static bool glob_match(const char *pat, size_t n, const char *s)
+{
+    while (n > 0 && *pat != '*') {
+        if (*s == '\0' || *s != *pat) {
+            return false;
+        }
+        pat++, n--, s++;
+    }
+    if (n == 0) {
+        return *s == '\0';
+    }
+    for (;; s++) { /* *pat == '*' */
+        if (glob_match(pat + 1, n - 1, s)) {
+            return true;
+        }
+        if (*s == '\0') {
+            return false;
+        }
+    }
+}
+
+/* Whether rule @p r names the tool @p full (DEVICE.TOOL) of device @p dev:
+ * its item matches the device id (all its tools) or the full name. */
+static bool allow_matches(const struct gw_allow *r, const char *dev, const char *full)
+{
+    return glob_match(r->item, r->item_len, dev) || glob_match(r->item, r->item_len, full);
+}
+
+/* The tool's principal list from the --allow rules (malloc'd), or NULL for
+ * every principal (no rules); *nobody when rules exist and none names it. */
+static char *principals_for(const char *dev, const char *full, bool *nobody)
+{
+    *nobody = false;
+    if (nallows == 0) {
+        return NULL;
+    }
+    size_t cap = 1;
+    for (int i = 0; i < nallows; i++) {
+        cap += strlen(allows[i].principal) + 1;
+    }
+    char *list = malloc(cap);
+    if (list == NULL) {
+        *nobody = true;
+        return NULL;
+    }
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < nallows; i++) {
+        if (!allow_matches(&allows[i], dev, full)) {
+            continue;
+        }
+        bool dup = false;
+        for (int k = 0; k < i && !dup; k++) {
+            dup = strcmp(allows[k].principal, allows[i].principal) == 0 && allow_matches(&allows[k], dev, full);
+        }
+        if (!dup) {
+            len += (size_t)snprintf(list + len, cap - len, "%s%s", len ? "," : "", allows[i].principal);
+        }
+    }
+    if (len == 0) {
+        free(list);
+        *nobody = true;
+        return NULL;
+    }
+    return list;
+}
+
+
 struct gw_instance {
     char topic[GW_TOPIC_MAX + 1];
     bool online;
@@ -121,6 +253,8 @@ struct gw_tool {
     char *input_schema;
     char *output_schema;
     uint32_t annotations;
+    char *principals; /* mcp_tool_t.principals from --allow, or NULL: all */
+    bool nobody;      /* --allow rules exist and none names this tool */
     bool offered;    /* in the device's latest tools/list */
     bool registered; /* mcp_server_add_tool succeeded */
     bool refused;    /* mcp_server_add_tool refused it (logged once) */
@@ -211,6 +345,14 @@ static void usage(FILE *to, const char *prog)
             "                       value of environment variable VAR, as principal P\n"
             "                       (repeatable, at most 16); with any, other requests get 401\n"
             "  --allow-origin O     HTTP: accept Origin O besides loopback ones (repeatable)\n"
+            "  --principal P        stdio: the principal of the host's requests (default\n"
+            "                       $EMCP_GATEWAY_PRINCIPAL, else local)\n"
+            "  --allow P=ITEM[,ITEM...]  principal P sees and may call the tools ITEM names:\n"
+            "                       DEVICE (all its tools) or DEVICE.TOOL, where * matches\n"
+            "                       any run (gh-*, *.read_sensor); repeatable. With any\n"
+            "                       --allow, a tool no rule gives a principal is neither\n"
+            "                       listed nor callable for it (answered as an unknown\n"
+            "                       tool). Default: every principal sees every device.\n"
             "  --prefix P           first topic level(s) of the devices (default mcp)\n"
             "  --client-id ID       MQTT client id (default emcp-gateway-HOST-PID)\n"
             "  --reply-topic T      where devices answer (default clients/CLIENT-ID/responses)\n"
@@ -616,6 +758,7 @@ static void file_tool(int d, const struct emcp_gw_json *j, int t)
     char *desc = emcp_gw_json_str(j, emcp_gw_json_get(j, t, "description"), NULL);
     int ann = emcp_gw_json_get(j, t, "annotations");
     tl->annotations = annotation_flags(j, ann);
+    tl->principals = principals_for(devices[d].id, full, &tl->nobody);
     if (title == NULL && ann >= 0) {
         title = emcp_gw_json_str(j, emcp_gw_json_get(j, ann, "title"), NULL);
     }
@@ -770,6 +913,11 @@ static void apply_pending(void)
         if (tl->registered || tl->refused) {
             continue;
         }
+        if (tl->nobody) {
+            gw_log("tool %s not served: no --allow rule names it", tl->name);
+            tl->refused = true;
+            continue;
+        }
         mcp_tool_t def;
         memset(&def, 0, sizeof def);
         def.name = tl->name;
@@ -778,6 +926,7 @@ static void apply_pending(void)
         def.input_schema = tl->input_schema;
         def.output_schema = tl->output_schema;
         def.annotations = tl->annotations;
+        def.principals = tl->principals;
         def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
         int rc = mcp_server_add_tool(&server, &def, tool_call, (void *)(intptr_t)i);
         if (rc == 0) {
@@ -1035,6 +1184,17 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
 
 static int serve_stdio(void)
 {
+    if (stdio_principal == NULL) {
+        const char *env = getenv("EMCP_GATEWAY_PRINCIPAL");
+        if (env != NULL && env[0] != '\0') {
+            if (!principal_ok(env, strlen(env))) {
+                gw_log("EMCP_GATEWAY_PRINCIPAL wants 1-%d bytes without ',' or spaces", GW_PRINCIPAL_MAX);
+                return -1;
+            }
+            stdio_principal = env;
+        }
+    }
+    emcp_stdio_set_principal(stdio_principal);
     struct gw_input input = {0};
     input.cap = 65536;
     input.buf = malloc(input.cap);
@@ -1139,8 +1299,8 @@ static bool add_token(const char *prog, const char *v)
 {
     const char *eq = strchr(v, '=');
     size_t plen = eq != NULL ? (size_t)(eq - v) : 0;
-    if (eq == NULL || plen == 0 || plen > GW_PRINCIPAL_MAX || eq[1] == '\0' || memchr(v, ',', plen) != NULL) {
-        fprintf(stderr, "%s: --token-env wants PRINCIPAL=VAR (PRINCIPAL 1-%d bytes without ',')\n", prog,
+    if (eq == NULL || !principal_ok(v, plen) || eq[1] == '\0') {
+        fprintf(stderr, "%s: --token-env wants PRINCIPAL=VAR (PRINCIPAL 1-%d bytes, no ',' or spaces)\n", prog,
                 GW_PRINCIPAL_MAX);
         return false;
     }
@@ -1214,6 +1374,16 @@ static int parse_args(int argc, char **argv, const char *prog)
             }
         } else if (strcmp(a, "--token-env") == 0) {
             if (!add_token(prog, v)) {
+                return -1;
+            }
+        } else if (strcmp(a, "--principal") == 0) {
+            if (!principal_ok(v, strlen(v))) {
+                fprintf(stderr, "%s: --principal wants 1-%d bytes without ',' or spaces\n", prog, GW_PRINCIPAL_MAX);
+                return -1;
+            }
+            stdio_principal = v;
+        } else if (strcmp(a, "--allow") == 0) {
+            if (!add_allow(prog, v)) {
                 return -1;
             }
         } else if (strcmp(a, "--allow-origin") == 0) {
