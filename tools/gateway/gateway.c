@@ -269,6 +269,12 @@ struct gw_wait {
     size_t corr_len;
     char *reply;
     size_t reply_len;
+    /* What was published, for a resend after the broker connection was
+     * lost: the same Correlation Data, so the device's replay cache answers
+     * a request it already ran instead of running it again. */
+    const char *payload; /* the caller's, valid while the wait is used */
+    char topic[GW_TOPIC_MAX + 1];
+    unsigned gen; /* connection it was published on (conn_gen) */
 };
 
 static struct gw_options opt;
@@ -286,6 +292,9 @@ static struct gw_wait waits[GW_MAX_WAITS];
 static uint64_t corr_counter;
 static uint64_t corr_nonce; /* random, per run */
 static bool connected;
+/* Counts CONNACKs: a wait published on an earlier connection is resent. */
+static unsigned conn_gen;
+static unsigned long resends;
 /* The retained presence present at start-up has arrived (the sync marker
  * published after the subscriptions came back after it). */
 static bool synced;
@@ -518,6 +527,19 @@ static void on_presence(const char *topic, const void *payload, int len)
 
 /* ---- Requests to devices ------------------------------------------------ */
 
+/* Publishes one request (QoS 1) with the gateway's Response Topic and
+ * @p corr as its Correlation Data. */
+static int publish_request(const char *topic, const char *payload, const void *corr, size_t corr_len)
+{
+    mosquitto_property *props = NULL;
+    mosquitto_property_add_string(&props, MQTT_PROP_RESPONSE_TOPIC, opt.reply_topic);
+    mosquitto_property_add_binary(&props, MQTT_PROP_CORRELATION_DATA, corr, (uint16_t)corr_len);
+    mosquitto_property_add_string(&props, MQTT_PROP_CONTENT_TYPE, "application/json");
+    int rc = mosquitto_publish_v5(mosq, NULL, topic, (int)strlen(payload), payload, 1, false, props);
+    mosquitto_property_free_all(&props);
+    return rc;
+}
+
 /* Sends @p payload to device @p d and waits for the reply, at most
  * timeout_ms. @return the reply (malloc'd) or NULL with *why set. */
 static char *device_rpc(int d, const char *payload, size_t *reply_len, const char **why)
@@ -547,6 +569,9 @@ static char *device_rpc(int d, const char *payload, size_t *reply_len, const cha
     memcpy(corr, wt->corr, wt->corr_len);
     size_t corr_len = wt->corr_len;
     bool online = devices[d].online;
+    wt->payload = payload;
+    snprintf(wt->topic, sizeof wt->topic, "%s", topic);
+    wt->gen = conn_gen;
     pthread_mutex_unlock(&lock);
 
     char *reply = NULL;
@@ -554,12 +579,7 @@ static char *device_rpc(int d, const char *payload, size_t *reply_len, const cha
         *why = "is offline";
         goto out;
     }
-    mosquitto_property *props = NULL;
-    mosquitto_property_add_string(&props, MQTT_PROP_RESPONSE_TOPIC, opt.reply_topic);
-    mosquitto_property_add_binary(&props, MQTT_PROP_CORRELATION_DATA, corr, (uint16_t)corr_len);
-    mosquitto_property_add_string(&props, MQTT_PROP_CONTENT_TYPE, "application/json");
-    int rc = mosquitto_publish_v5(mosq, NULL, topic, (int)strlen(payload), payload, 1, false, props);
-    mosquitto_property_free_all(&props);
+    int rc = publish_request(topic, payload, corr, corr_len);
     if (rc != MOSQ_ERR_SUCCESS) {
         *why = "could not be reached: the gateway cannot publish to the broker";
         goto out;
@@ -654,8 +674,25 @@ static void on_connect(struct mosquitto *m, void *obj, int rc, int flags, const 
     mosquitto_property_add_binary(&sp, MQTT_PROP_CORRELATION_DATA, GW_SYNC_CORR, sizeof GW_SYNC_CORR - 1);
     (void)mosquitto_publish_v5(m, NULL, opt.reply_topic, 0, NULL, 1, false, sp);
     mosquitto_property_free_all(&sp);
+    /* Requests published on a connection that was lost since and still
+     * waiting: their replies may have been lost with it. Sent again with the
+     * same Correlation Data (after the subscriptions above, which the broker
+     * handles first): a device that ran one answers from its replay cache,
+     * one that never got it runs it now. Never run twice. */
     pthread_mutex_lock(&lock);
     connected = true;
+    unsigned gen = ++conn_gen;
+    for (int w = 0; w < GW_MAX_WAITS; w++) {
+        struct gw_wait *wt = &waits[w];
+        if (wt->used && !wt->done && !wt->dev_gone && wt->payload != NULL && wt->gen < gen &&
+            devices[wt->dev].online) {
+            wt->gen = gen;
+            int prc = publish_request(wt->topic, wt->payload, wt->corr, wt->corr_len);
+            resends++;
+            gw_log("resent a request to %s after reconnecting (%s)", wt->topic,
+                   prc == MOSQ_ERR_SUCCESS ? "same Correlation Data" : mosquitto_strerror(prc));
+        }
+    }
     pthread_mutex_unlock(&lock);
     gw_log("connected to %s:%d; presence %s, replies on %s", opt.mqtt.host, opt.mqtt.port, presence_filter,
            opt.reply_topic);
@@ -1088,7 +1125,7 @@ static void audit(void *user, const mcp_audit_t *a)
     const char *tool = dot ? dot + 1 : a->tool;
     int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
     fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
-            (int)a->principal_len, a->principal ? a->principal : "", dev_len, a->tool, tool_len, tool, outcome,
+            a->principal ? (int)a->principal_len : 1, a->principal ? a->principal : "-", dev_len, a->tool, tool_len, tool, outcome,
             a->duration_ms);
 }
 
