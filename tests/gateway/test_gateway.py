@@ -441,7 +441,7 @@ def test_exactly_once_across_a_lost_broker_connection(gateway_bin, broker, fleet
         try:
             gw.send(call("eo-1", "gh-a.set_vent", {"percent": 44, "idempotency_key": "k-eo-1"}))
             time.sleep(0.3)  # published and acknowledged by the broker
-            kicker = threading.Thread(target=take_over_session, args=(broker.port, "gw-eo", 1.0))
+            kicker = threading.Thread(target=take_over_session, args=(broker.port, "gw-eo", 0.5))
             kicker.start()
             time.sleep(0.3)  # the gateway is disconnected now
         finally:
