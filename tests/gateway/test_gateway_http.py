@@ -288,3 +288,43 @@ def test_allow_items_name_tools_and_globs(gateway_bin, broker, fleet):
         assert r["result"]["isError"] is False, r
     finally:
         gw.stop()
+
+
+def test_listen_stream_over_http(gateway_bin, broker, fleet):
+    """2026-07-28 subscriptions/listen over HTTP: the binding's SSE stream
+    gets notifications/tools/list_changed when a device's Will clears it."""
+    import http.client
+    import socket
+    from urllib.parse import urlparse
+
+    gw = HttpGateway(gateway_bin, broker.port)
+    u = urlparse(gw.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                           "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
+        conn.request("POST", u.path, body=body, headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type", "").startswith("text/event-stream")
+
+        def event(timeout: float) -> dict[str, Any]:
+            resp.fp.raw._sock.settimeout(timeout)  # type: ignore[attr-defined]
+            while True:
+                try:
+                    line = resp.fp.readline().decode()
+                except socket.timeout:
+                    raise AssertionError(f"no event within {timeout}s:\n{gw.text()}") from None
+                if line.startswith("data:"):
+                    return json.loads(line[5:])
+
+        assert event(5)["method"] == "notifications/subscriptions/acknowledged"
+        fleet.devices["gh-c"].kill()
+        note = event(5)
+        assert note["method"] == "notifications/tools/list_changed", note
+        status, listed = post(gw.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": envelope()}})
+        assert {t["name"] for t in json.loads(listed)["result"]["tools"]} == expected(["gh-a", "gh-b"])
+    finally:
+        conn.close()
+        gw.stop()
