@@ -236,8 +236,10 @@ def test_two_tenants_see_disjoint_devices(gateway_bin, broker, fleet):
         assert not {n.split(".")[0] for n in north} & {n.split(".")[0] for n in south}, "tenants share a device"
 
         # Each tenant's own calls work.
-        assert call("north", "gh-a.set_vent", {"percent": 15})["result"]["structuredContent"] == {"ok": True, "percent": 15}
-        assert call("south", "gh-c.set_vent", {"percent": 25})["result"]["structuredContent"] == {"ok": True, "percent": 25}
+        ok = call("north", "gh-a.set_vent", {"percent": 15})["result"]["structuredContent"]
+        assert ok == {"ok": True, "percent": 15}
+        ok = call("south", "gh-c.set_vent", {"percent": 25})["result"]["structuredContent"]
+        assert ok == {"ok": True, "percent": 25}
 
         # Across tenants: the same answer as for a tool that does not exist.
         unknown = call("south", "gh-zz.set_vent", {"percent": 35})
@@ -323,7 +325,9 @@ def test_listen_stream_over_http(gateway_bin, broker, fleet):
         fleet.devices["gh-c"].kill()
         note = event(5)
         assert note["method"] == "notifications/tools/list_changed", note
-        status, listed = post(gw.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": envelope()}})
+        status, listed = post(gw.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                       "params": {"_meta": envelope()}})
+        assert status == 200, listed
         assert {t["name"] for t in json.loads(listed)["result"]["tools"]} == expected(["gh-a", "gh-b"])
     finally:
         conn.close()

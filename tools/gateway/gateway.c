@@ -1125,7 +1125,8 @@ static void audit(void *user, const mcp_audit_t *a)
     const char *tool = dot ? dot + 1 : a->tool;
     int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
     fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
-            a->principal ? (int)a->principal_len : 1, a->principal ? a->principal : "-", dev_len, a->tool, tool_len, tool, outcome,
+            a->principal ? (int)a->principal_len : 1, a->principal ? a->principal : "-", dev_len, a->tool,
+            tool_len, tool, outcome,
             a->duration_ms);
 }
 
@@ -1634,7 +1635,8 @@ int main(int argc, char **argv)
     if (mqtt_setup() != 0) {
         return 1;
     }
-    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.mqtt.host, opt.mqtt.port,
+    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.mqtt.host,
+           opt.mqtt.port,
            (opt.mqtt.cafile || opt.mqtt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
     initial_discovery();
     apply_pending();
