@@ -8,7 +8,8 @@
 #   lib/libemcp_*.a     the binding libraries built here
 #   lib/cmake/emcp/     emcpConfig.cmake, emcpConfigVersion.cmake, emcpTargets*.cmake
 #   lib/pkgconfig/emcp.pc
-#   bin/                emcp-bridge, emcp-seal and emcp-gen (with EMCP_BUILD_TOOLS)
+#   bin/                emcp-bridge, emcp-seal and emcp-gen (with EMCP_BUILD_TOOLS),
+#                       emcp-gateway and emcp-fleet-sim (when libmosquitto is found)
 #
 # A project then says find_package(emcp 0.1 REQUIRED) and links the same
 # targets add_subdirectory(emcp) gives: emcp::emcp, emcp::stdio, emcp::http,
@@ -50,6 +51,12 @@ install(EXPORT emcpTargets NAMESPACE emcp:: DESTINATION "${EMCP_INSTALL_CMAKEDIR
 
 if(EMCP_BUILD_TOOLS AND TARGET emcp-bridge)
   install(TARGETS emcp-bridge emcp-seal RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT emcp)
+endif()
+# emcp-gateway and its fleet simulator (tools/gateway), when libmosquitto and
+# the HTTP binding were found: host programs linked to the system's
+# libmosquitto (and libhttp_parser), so they run where those are installed.
+if(EMCP_BUILD_TOOLS AND TARGET emcp-gateway)
+  install(TARGETS emcp-gateway emcp-fleet-sim RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT emcp)
 endif()
 get_property(emcp_gen_built GLOBAL PROPERTY emcp_gen_built)
 if(EMCP_BUILD_TOOLS AND emcp_gen_built)

@@ -1317,6 +1317,9 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
     memset(&info, 0, sizeof info);
     const size_t out_off = EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX;
     uint8_t *out = c->tx + out_off;
+    if (h->cfg.inspect != NULL) {
+        h->cfg.inspect(h->cfg.inspect_user, c->rx + c->body_off, c->body_len);
+    }
     int n = mcp_server_handle(h->server, &ctx, c->rx + c->body_off, c->body_len, out,
                               EMCP_HTTP_RESPONSE_MAX, &info);
     if (n < 0) {

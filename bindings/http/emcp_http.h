@@ -296,6 +296,16 @@ typedef struct emcp_http_config_t {
      *  -MCP_ENOTSUP. OpenSSL takes its own group names; Mbed TLS refuses a
      *  list (-MCP_ENOTSUP). */
     const char *tls_groups;
+    /** Called with each request body just before the core handles it (on
+     *  the polling thread, after the HTTP checks and authentication passed),
+     *  or NULL. For a host program whose core hooks need to know which
+     *  message is being handled: emcp-gateway tells a tools/call from a
+     *  tools/list there, since its policy hook lists a device's tools only
+     *  while the device is online but lets a call through to answer
+     *  "offline". The body is not NUL-terminated and valid during the call. */
+    void (*inspect)(void *inspect_user, const uint8_t *body, size_t len);
+    /** Passed to inspect. */
+    void *inspect_user;
 } emcp_http_config_t;
 
 #if EMCP_HTTP_WITH_MBEDTLS

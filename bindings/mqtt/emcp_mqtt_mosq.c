@@ -216,30 +216,136 @@ static void nap(const struct shim *s, unsigned ms)
     }
 }
 
-static int setup(struct shim *s)
+/* Splits HOST:PORT at the last colon (so [v6]:port works without brackets). */
+static bool split_broker(char *arg, const char **host, int *port)
 {
-    const emcp_mqtt_mosq_options_t *o = s->opt;
-    int rc = mosquitto_int_option(s->mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+    char *colon = strrchr(arg, ':');
+    if (colon == NULL) {
+        *host = arg;
+        return arg[0] != '\0';
+    }
+    char *end = NULL;
+    long p = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || colon == arg) {
+        return false;
+    }
+    *colon = '\0';
+    *host = arg;
+    *port = (int)p;
+    return true;
+}
+
+static int bad_value(FILE *err, const char *prog, const char *what)
+{
+    if (err != NULL) {
+        fprintf(err, "%s: %s\n", prog, what);
+    }
+    return -1;
+}
+
+int emcp_mqtt_mosq_parse_option(emcp_mqtt_mosq_options_t *opt, int argc, char **argv, int *i,
+                                FILE *err)
+{
+    if (opt == NULL || argv == NULL || i == NULL || *i < 0 || *i >= argc || argv[*i] == NULL) {
+        return 0;
+    }
+    const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "emcp_mqtt_mosq";
+    const char *a = argv[*i];
+    if (strcmp(a, "--tls-insecure") == 0) {
+        opt->tls_insecure = true;
+        return 1;
+    }
+    static const char *const valued[] = {"--broker",   "--client-id", "--keepalive", "--username",
+                                         "--password-env", "--cafile", "--capath",  "--cert",
+                                         "--key",      "--tls-version"};
+    size_t k = 0;
+    while (k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]) != 0) {
+        k++;
+    }
+    if (k == sizeof valued / sizeof valued[0]) {
+        return 0;
+    }
+    if (*i + 1 >= argc || argv[*i + 1] == NULL) {
+        if (err != NULL) {
+            fprintf(err, "%s: %s needs a value\n", prog, a);
+        }
+        return -1;
+    }
+    char *v = argv[++*i];
+    if (strcmp(a, "--broker") == 0) {
+        if (!split_broker(v, &opt->host, &opt->port)) {
+            return bad_value(err, prog, "--broker wants HOST:PORT");
+        }
+    } else if (strcmp(a, "--client-id") == 0) {
+        opt->client_id = v;
+    } else if (strcmp(a, "--keepalive") == 0) {
+        char *end = NULL;
+        long ka = strtol(v, &end, 10);
+        if (end == v || *end != '\0' || ka < 5 || ka > 65535) {
+            return bad_value(err, prog, "--keepalive wants 5 to 65535 seconds");
+        }
+        opt->keepalive_s = (int)ka;
+    } else if (strcmp(a, "--username") == 0) {
+        opt->username = v;
+    } else if (strcmp(a, "--password-env") == 0) {
+        opt->password = getenv(v);
+        if (opt->password == NULL) {
+            if (err != NULL) {
+                fprintf(err, "%s: environment variable %s is not set\n", prog, v);
+            }
+            return -1;
+        }
+    } else if (strcmp(a, "--cafile") == 0) {
+        opt->cafile = v;
+    } else if (strcmp(a, "--capath") == 0) {
+        opt->capath = v;
+    } else if (strcmp(a, "--cert") == 0) {
+        opt->certfile = v;
+    } else if (strcmp(a, "--key") == 0) {
+        opt->keyfile = v;
+    } else {
+        opt->tls_version = v;
+    }
+    return 1;
+}
+
+int emcp_mqtt_mosq_configure(struct mosquitto *mosq, const emcp_mqtt_mosq_options_t *o)
+{
+    if (mosq == NULL || o == NULL) {
+        return -MCP_EINVAL;
+    }
+    int rc = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
     /* A reply and the PUBACK of its request are two small writes; with
      * Nagle the second waits for the broker's delayed ACK (~40 ms). */
     if (rc == MOSQ_ERR_SUCCESS) {
-        rc = mosquitto_int_option(s->mosq, MOSQ_OPT_TCP_NODELAY, 1);
+        rc = mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1);
     }
     if (rc == MOSQ_ERR_SUCCESS && (o->username != NULL || o->password != NULL)) {
-        rc = mosquitto_username_pw_set(s->mosq, o->username, o->password);
+        rc = mosquitto_username_pw_set(mosq, o->username, o->password);
     }
     if (rc == MOSQ_ERR_SUCCESS && (o->cafile != NULL || o->capath != NULL)) {
-        rc = mosquitto_tls_set(s->mosq, o->cafile, o->capath, o->certfile, o->keyfile, NULL);
+        rc = mosquitto_tls_set(mosq, o->cafile, o->capath, o->certfile, o->keyfile, NULL);
         if (rc == MOSQ_ERR_SUCCESS && o->tls_version != NULL) {
-            rc = mosquitto_tls_opts_set(s->mosq, 1, o->tls_version, NULL);
+            rc = mosquitto_tls_opts_set(mosq, 1, o->tls_version, NULL);
         }
         if (rc == MOSQ_ERR_SUCCESS && o->tls_insecure) {
-            rc = mosquitto_tls_insecure_set(s->mosq, true);
+            rc = mosquitto_tls_insecure_set(mosq, true);
         }
     }
     if (rc != MOSQ_ERR_SUCCESS) {
-        slog(s, "bad connection options: %s", mosquitto_strerror(rc));
+        if (o->log != NULL) {
+            fprintf(o->log, "emcp_mqtt_mosq: bad connection options: %s\n", mosquitto_strerror(rc));
+        }
         return -MCP_EINVAL;
+    }
+    return 0;
+}
+
+static int setup(struct shim *s)
+{
+    int rc = emcp_mqtt_mosq_configure(s->mosq, s->opt);
+    if (rc != 0) {
+        return rc;
     }
     /* The Will: retained offline presence, published by the broker when we
      * vanish without a DISCONNECT (crash, power loss, network cut). */

@@ -58,6 +58,59 @@ typedef struct emcp_mqtt_mosq_options_t {
     FILE *log;             /**< Diagnostics, or NULL. */
 } emcp_mqtt_mosq_options_t;
 
+/** The --help lines of the options emcp_mqtt_mosq_parse_option() takes
+ *  (without --client-id, whose default each program says itself), for a
+ *  program's usage text: one string literal. */
+#define EMCP_MQTT_MOSQ_USAGE                                                           \
+    "  --broker HOST:PORT   broker address (default 127.0.0.1:1883)\n"                  \
+    "  --keepalive S        MQTT keep-alive in seconds, 5-65535 (default 30)\n"         \
+    "  --username U         MQTT username\n"                                            \
+    "  --password-env VAR   read the MQTT password from environment variable VAR\n"     \
+    "  --cafile F | --capath D   TLS: trust this CA (turns TLS on)\n"                   \
+    "  --cert F --key F     TLS: client certificate and key\n"                          \
+    "  --tls-version V      TLS: tlsv1.2 or tlsv1.3\n"                                  \
+    "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n"
+
+/**
+ * Consumes one broker option of a command line into @p opt, so every
+ * program on the shim takes the same options with the same checks:
+ * --broker HOST:PORT (the last colon splits, so an IPv6 address needs no
+ * brackets; HOST alone keeps the port), --client-id ID, --keepalive S (5 to
+ * 65535), --username U, --password-env VAR (the password is read from the
+ * environment, never from the command line), --cafile F, --capath D,
+ * --cert F, --key F, --tls-version V and --tls-insecure.
+ *
+ * @param opt  Options to fill; the strings point into @p argv (and the
+ *             environment), so they live as long as the process. --broker
+ *             writes a NUL over its colon.
+ * @param argc The argument count.
+ * @param argv The arguments.
+ * @param i    Index of the argument to look at; advanced past the value of
+ *             a consumed option that takes one.
+ * @param err  Where a bad value is explained (one line), or NULL.
+ * @retval 1 argv[*i] was a broker option and is consumed.
+ * @retval 0 argv[*i] is not a broker option (nothing changed).
+ * @retval -1 It was one, with a missing or bad value (said on @p err).
+ */
+int emcp_mqtt_mosq_parse_option(emcp_mqtt_mosq_options_t *opt, int argc, char **argv, int *i,
+                                FILE *err);
+
+struct mosquitto;
+
+/**
+ * Applies @p opt's session options to a libmosquitto client, as
+ * emcp_mqtt_mosq_run() does for its own: MQTT 5, TCP_NODELAY, username and
+ * password, and TLS (CA, client certificate, version, host-name check) when
+ * cafile or capath is set. For other programs on libmosquitto (emcp-gateway)
+ * that connect as the devices do. Host, port, keep-alive and the callbacks
+ * stay the caller's.
+ *
+ * @retval 0 Applied.
+ * @retval -MCP_EINVAL NULL argument, or libmosquitto refused an option (a
+ *         TLS file that does not exist, an unknown TLS version).
+ */
+int emcp_mqtt_mosq_configure(struct mosquitto *mosq, const emcp_mqtt_mosq_options_t *opt);
+
 /**
  * Serves @p binding through a broker until *opt->stop becomes non-zero.
  * Connection failures are retried forever with backoff; on stop, presence is

@@ -68,6 +68,12 @@ static uint8_t roundtrip_buf[EMCP_STDIO_ROUNDTRIP_MAX];
 #endif
 
 static const char principal_local[] = "local";
+static const char *principal = principal_local;
+
+void emcp_stdio_set_principal(const char *p)
+{
+    principal = (p != NULL && p[0] != '\0') ? p : principal_local;
+}
 
 /* Repeated idempotency keys of this stream (one loop, so one table). */
 static mcp_dedup_t dedup;
@@ -259,8 +265,8 @@ static int drain(struct stdio_session *s)
     for (;;) {
         mcp_request_ctx_t ctx;
         memset(&ctx, 0, sizeof ctx);
-        ctx.principal.ptr = principal_local;
-        ctx.principal.len = sizeof principal_local - 1;
+        ctx.principal.ptr = principal;
+        ctx.principal.len = strlen(principal);
         ctx.now_ms = emcp_monotonic_ms();
         ctx.dedup = &dedup;
         ctx.emit = emit_line;

@@ -91,9 +91,10 @@ extern "C" {
  * Serves @p server on a line-delimited stream until end of input.
  *
  * Each request is handled with a zeroed mcp_request_ctx_t whose principal is
- * "local" and whose now_ms is read from CLOCK_MONOTONIC. Each response is
- * written with a "\n"; the responses leave in blocks, never later than when
- * the loop would wait for input (see above).
+ * "local" (or the one emcp_stdio_set_principal() set) and whose now_ms is
+ * read from CLOCK_MONOTONIC. Each response is written with a "\n"; the
+ * responses leave in blocks, never later than when the loop would wait for
+ * input (see above).
  *
  * @param server An initialised server with its tools registered.
  * @param in     The message source (e.g. stdin).
@@ -104,6 +105,14 @@ extern "C" {
  * @retval -MCP_EIO A read or write error (e.g. the client went away).
  */
 int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
+
+/**
+ * Sets the principal of the requests emcp_stdio_serve() handles from then
+ * on: the identity the host that started the program gave it (the stdio
+ * transport authenticates nobody itself). NULL or "" restores the default
+ * "local". @p principal must stay valid while a serve loop runs.
+ */
+void emcp_stdio_set_principal(const char *principal);
 
 /**
  * emcp_stdio_serve() with the duplicate table made durable on @p store

@@ -50,41 +50,16 @@ static void usage(FILE *to, const char *prog)
     fprintf(to,
             "usage: %s --server-id ID [options]\n"
             "  Serves the greenhouse gateway over MCP through an MQTT 5 broker.\n"
-            "  --broker HOST:PORT   broker address (default 127.0.0.1:1883)\n"
             "  --server-id ID       id in the topics, [A-Za-z0-9_.-] (required)\n"
             "  --share GROUP        join the shared subscription $share/GROUP/...\n"
             "  --prefix P           first topic level(s) (default mcp)\n"
             "  --client-id ID       MQTT client id (default ID-HOSTNAME-PID)\n"
-            "  --keepalive S        keep-alive in seconds, 5-65535 (default %d)\n"
             "  --wind-lock          start with the wind lock on\n"
-            "  --username U         MQTT username (also the principal; default anonymous)\n"
-            "  --password-env VAR   read the MQTT password from environment variable VAR\n"
-            "  --cafile F | --capath D   TLS: trust this CA (turns TLS on)\n"
-            "  --cert F --key F     TLS: client certificate and key\n"
-            "  --tls-version V      TLS: tlsv1.2 or tlsv1.3\n"
-            "  --tls-insecure       TLS: do not check the broker's host name (tests only)\n"
             "  --list-page-size N   at most N tools per tools/list page (default: all that fit)\n"
+            EMCP_MQTT_MOSQ_USAGE
+            "  The MQTT username is also the principal of the requests (default anonymous).\n"
             GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE,
-            prog, EMCP_MQTT_KEEPALIVE_S);
-}
-
-/* Splits HOST:PORT (the last colon, so [v6]:port works without brackets). */
-static bool parse_broker(char *arg, const char **host, int *port)
-{
-    char *colon = strrchr(arg, ':');
-    if (colon == NULL) {
-        *host = arg;
-        return true;
-    }
-    *colon = '\0';
-    char *end = NULL;
-    long p = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || arg[0] == '\0') {
-        return false;
-    }
-    *host = arg;
-    *port = (int)p;
-    return true;
+            prog);
 }
 
 int main(int argc, char **argv)
@@ -104,42 +79,34 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-        bool takes_value = true;
-        if (strcmp(a, "--wind-lock") == 0) {
-            wind_lock = true;
-            takes_value = false;
-        } else if (strcmp(a, "--tls-insecure") == 0) {
-            opt.tls_insecure = true;
-            takes_value = false;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout, prog);
             return 0;
-        } else if (v == NULL) {
+        }
+        int brc = emcp_mqtt_mosq_parse_option(&opt, argc, argv, &i, stderr);
+        if (brc < 0) {
+            return 2;
+        }
+        if (brc > 0) {
+            continue;
+        }
+        if (strcmp(a, "--wind-lock") == 0) {
+            wind_lock = true;
+            continue;
+        }
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
             usage(stderr, prog);
             return 2;
-        } else if (strcmp(a, "--broker") == 0) {
-            if (!parse_broker(argv[i + 1], &opt.host, &opt.port)) {
-                fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
-                return 2;
-            }
-        } else if (strcmp(a, "--server-id") == 0) {
+        }
+        i++;
+        if (strcmp(a, "--server-id") == 0) {
             server_id = v;
         } else if (strcmp(a, "--share") == 0) {
             share = v;
         } else if (strcmp(a, "--prefix") == 0) {
             prefix = v;
-        } else if (strcmp(a, "--client-id") == 0) {
-            opt.client_id = v;
-        } else if (strcmp(a, "--keepalive") == 0) {
-            char *end = NULL;
-            long k = strtol(v, &end, 10);
-            if (end == v || *end != '\0' || k < 5 || k > 65535) {
-                fprintf(stderr, "%s: --keepalive wants 5 to 65535 seconds\n", prog);
-                return 2;
-            }
-            opt.keepalive_s = (int)k;
         } else if (strcmp(a, "--list-page-size") == 0) {
             char *end = NULL;
             long n = strtol(v, &end, 10);
@@ -154,31 +121,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: --policy %s: %s\n", prog, v, why);
                 return 2;
             }
-        } else if (strcmp(a, "--username") == 0) {
-            opt.username = v;
-        } else if (strcmp(a, "--password-env") == 0) {
-            opt.password = getenv(v);
-            if (opt.password == NULL) {
-                fprintf(stderr, "%s: environment variable %s is not set\n", prog, v);
-                return 2;
-            }
-        } else if (strcmp(a, "--cafile") == 0) {
-            opt.cafile = v;
-        } else if (strcmp(a, "--capath") == 0) {
-            opt.capath = v;
-        } else if (strcmp(a, "--cert") == 0) {
-            opt.certfile = v;
-        } else if (strcmp(a, "--key") == 0) {
-            opt.keyfile = v;
-        } else if (strcmp(a, "--tls-version") == 0) {
-            opt.tls_version = v;
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
             usage(stderr, prog);
             return 2;
-        }
-        if (takes_value) {
-            i++;
         }
     }
     if (server_id == NULL) {

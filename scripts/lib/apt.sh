@@ -10,6 +10,21 @@
 # archive offers at its installed version, and installs the archive's
 # version of it in the same transaction (a downgrade, said on stderr). It
 # never removes a package and never touches one an archive still offers.
+#
+# apt_ensure_retry WHO PKG... is apt_ensure tried six times, 10 s apart
+# (another apt client may hold the dpkg lock for a moment); after the last
+# failure it says "WHO: cannot install PKG..." on stderr and fails.
+apt_ensure_retry() {
+  local who=$1 attempt
+  shift
+  for attempt in 1 2 3 4 5 6; do
+    apt_ensure "$@" && return 0
+    [ "$attempt" = 6 ] || sleep 10
+  done
+  echo "$who: cannot install $*" >&2
+  return 1
+}
+
 apt_ensure() {
   local missing=() p
   for p in "$@"; do

@@ -10,14 +10,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 . scripts/lib/apt.sh
-# Another apt client may hold the dpkg lock for a moment; retry a few times.
-for attempt in 1 2 3 4 5 6; do
-  if apt_ensure mosquitto mosquitto-clients libmosquitto-dev pkg-config openssl; then
-    break
-  fi
-  [ "$attempt" = 6 ] && { echo "30-mqtt: cannot install mosquitto and libmosquitto-dev" >&2; exit 1; }
-  sleep 10
-done
+apt_ensure_retry 30-mqtt mosquitto mosquitto-clients libmosquitto-dev pkg-config openssl
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/mqtt/requirements.txt
 
 # build/ was configured before libmosquitto-dev was installed on a fresh

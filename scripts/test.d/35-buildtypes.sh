@@ -13,13 +13,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 . scripts/lib/apt.sh
-for attempt in 1 2 3 4 5 6; do   # another apt client may hold the dpkg lock for a moment
-  if apt_ensure cmake clang pkg-config libhttp-parser-dev libssl-dev libcoap3-dev libmosquitto-dev; then
-    break
-  fi
-  [ "$attempt" = 6 ] && { echo "35-buildtypes: cannot install the build dependencies" >&2; exit 1; }
-  sleep 10
-done
+apt_ensure_retry 35-buildtypes cmake clang pkg-config libhttp-parser-dev libssl-dev libcoap3-dev libmosquitto-dev
 
 # What each build must contain: the tests and every example whose optional
 # library is installed above (paths under the build directory).

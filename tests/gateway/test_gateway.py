@@ -372,3 +372,123 @@ def test_gateway_started_before_the_broker(gateway_bin, broker, fleet):
         assert r["result"]["structuredContent"] == {"ok": True, "percent": 35}, r
     finally:
         assert gw.close() == 0, "\n".join(gw.err)
+
+
+def test_stdio_principal_from_the_host(gateway_bin, broker, fleet):
+    """On stdio the host names the principal (--principal, or
+    EMCP_GATEWAY_PRINCIPAL in the host's env block); --allow then decides
+    what it sees, through the core's principal lists: another device's tool
+    is unknown to it. The audit line carries the principal."""
+    for how in ("flag", "env"):
+        args = gateway_args(broker, "--allow", "north=gh-a", "--allow", "south=gh-b,gh-c")
+        env_before = os.environ.get("EMCP_GATEWAY_PRINCIPAL")
+        if how == "flag":
+            args += ["--principal", "north"]
+        else:
+            os.environ["EMCP_GATEWAY_PRINCIPAL"] = "north"
+        try:
+            gw = RawGateway(gateway_bin, args)
+        finally:
+            if env_before is None:
+                os.environ.pop("EMCP_GATEWAY_PRINCIPAL", None)
+            else:
+                os.environ["EMCP_GATEWAY_PRINCIPAL"] = env_before
+        try:
+            r = json.loads(gw.ask({"jsonrpc": "2.0", "id": "t", "method": "tools/list",
+                                   "params": {"_meta": envelope()}}))
+            assert {t["name"] for t in r["result"]["tools"]} == expected(["gh-a"]), (how, r)
+            r = json.loads(gw.ask(call(2, "gh-a.read_sensor", {"sensor_id": "t1"})))
+            assert r["result"]["isError"] is False, r
+            r = json.loads(gw.ask(call(3, "gh-b.read_sensor", {"sensor_id": "t1"})))
+            assert r["error"]["code"] == -32602 and r["error"]["message"] == "Unknown tool: gh-b.read_sensor", r
+        finally:
+            assert gw.close() == 0, "\n".join(gw.err)
+        audits = [line.split(" ms=")[0] for line in gw.err if line.startswith("audit: ")]
+        assert audits == ["audit: principal=north device=gh-a tool=read_sensor outcome=ok",
+                          "audit: principal=north device=gh-b tool=read_sensor outcome=refused"], (how, audits)
+
+
+def take_over_session(port: int, client_id: str, hold_s: float) -> None:
+    """Cuts the gateway's broker connection: a second client connects with its
+    client id (MQTT session takeover: the broker drops the first), holds it
+    for `hold_s`, then leaves, and the gateway reconnects."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    up = threading.Event()
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    c.on_connect = lambda *a: up.set()
+    c.connect("127.0.0.1", port, keepalive=30)
+    c.loop_start()
+    assert up.wait(10), "the takeover client did not connect"
+    time.sleep(hold_s)
+    c.disconnect()
+    c.loop_stop()
+
+
+def test_exactly_once_across_a_lost_broker_connection(gateway_bin, broker, fleet):
+    """Mid-call, the gateway's broker connection is cut: the device runs the
+    request while the gateway is away, and its reply is lost. After
+    reconnecting the gateway resends the request with the same Correlation
+    Data, the device's replay cache answers it, and the call succeeds with
+    the vent moved once (without the resend the call times out)."""
+    device = fleet.devices["gh-a"]
+    gw = RawGateway(gateway_bin, gateway_args(broker, "--client-id", "gw-eo", "--timeout-ms", "8000"))
+    try:
+        r = json.loads(gw.ask(call(1, "gh-a.read_sensor", {"sensor_id": "t1"})))
+        assert r["result"]["isError"] is False, r
+        device.signal(signal.SIGSTOP)  # the request waits at the device
+        try:
+            gw.send(call("eo-1", "gh-a.set_vent", {"percent": 44, "idempotency_key": "k-eo-1"}))
+            time.sleep(0.3)  # published and acknowledged by the broker
+            kicker = threading.Thread(target=take_over_session, args=(broker.port, "gw-eo", 0.5))
+            kicker.start()
+            time.sleep(0.3)  # the gateway is disconnected now
+        finally:
+            device.signal(signal.SIGCONT)  # it runs the call; the reply finds no gateway
+        kicker.join(15)
+        r = json.loads(gw.line(timeout=10))
+        assert r["id"] == "eo-1", r
+        assert r["result"]["isError"] is False, r
+        assert r["result"]["structuredContent"] == {"ok": True, "percent": 44}, r
+        time.sleep(0.3)
+        assert device.vent_moves() == ["vent: 0% -> 44%"], device.vent_moves()
+        print(f"  after the cut: {r['result']['structuredContent']}, vent moves {device.vent_moves()}")
+    finally:
+        assert gw.close() == 0, "\n".join(gw.err)
+    assert any("resent a request to mcp/gh-a/request" in line for line in gw.err), "\n".join(gw.err)
+    assert len([a for a in device.audits("set_vent")]) == 1, device.audits()
+
+
+def test_exactly_once_when_the_gateway_is_killed_mid_call(gateway_bin, broker, fleet):
+    """The gateway is SIGKILLed while a call with an idempotency key is at the
+    device; the device runs it, its reply is lost. The client retries through
+    a new gateway process with the same key: the key passes through in the
+    arguments and the device's duplicate table answers with the first result;
+    the vent moved once."""
+    device = fleet.devices["gh-b"]
+    args = {"percent": 33, "idempotency_key": "k-eo-2"}
+    first = RawGateway(gateway_bin, gateway_args(broker))
+    r = json.loads(first.ask(call(1, "gh-b.read_sensor", {"sensor_id": "t1"})))
+    assert r["result"]["isError"] is False, r
+    device.signal(signal.SIGSTOP)
+    try:
+        first.send(call("eo-2", "gh-b.set_vent", args))
+        time.sleep(0.3)
+        first.proc.kill()
+        first.proc.wait(10)
+    finally:
+        device.signal(signal.SIGCONT)
+    device.wait_log(r"^vent: ", timeout=5)
+    second = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        r = json.loads(second.ask(call("eo-2", "gh-b.set_vent", args)))
+        assert r["result"]["isError"] is False, r
+        assert r["result"]["structuredContent"] == {"ok": True, "percent": 33}, r
+        time.sleep(0.3)
+        assert device.vent_moves() == ["vent: 0% -> 33%"], device.vent_moves()
+    finally:
+        assert second.close() == 0, "\n".join(second.err)
+    outcomes = [a.split(" outcome=")[1].split(" ")[0] for a in device.audits("set_vent")]
+    print(f"  device gh-b's set_vent audits: {outcomes}")
+    assert outcomes == ["ok", "duplicate"], device.audits()

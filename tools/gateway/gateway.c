@@ -1,14 +1,16 @@
 /*
- * emcp-gateway: one MCP server (stdio) for every emcp device behind an MQTT
- * 5 broker (issue 40, first slice; docs/gateway.md).
+ * emcp-gateway: one MCP server (stdio, or Streamable HTTP with --http) for
+ * every emcp device behind an MQTT 5 broker (issue 40; docs/gateway.md).
  *
  * Threads:
- * - the serving thread (main): emcp_stdio_serve() of the stdio binding on
- *   the host's stdin/stdout. Its input is a cookie stream (in_read) that
- *   hands the binding one line at a time, and between lines applies what
- *   the MQTT side learnt: tool registration (never while mcp_server_handle
- *   runs, the core's rule, since both happen on this thread) and list-change
- *   notifications (written by the binding's own emit, on this thread).
+ * - the serving thread (main). On stdio: emcp_stdio_serve() of the stdio
+ *   binding on the host's stdin/stdout. Its input is a cookie stream
+ *   (in_read) that hands the binding one line at a time, and between lines
+ *   applies what the MQTT side learnt: tool registration (never while
+ *   mcp_server_handle runs, the core's rule, since both happen on this
+ *   thread) and list-change notifications (written by the binding's own
+ *   emit, on this thread). On HTTP: the HTTP binding's poll loop, which
+ *   applies the same between two polls (at most 50 ms apart).
  * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
@@ -38,6 +40,8 @@
 
 #include "emcp.h"
 #include "emcp_clock.h"
+#include "emcp_http.h"
+#include "emcp_mqtt_mosq.h"
 #include "emcp_stdio.h"
 #include "gw_json.h"
 #include "gw_relay.h"
@@ -63,23 +67,164 @@
 #define GW_MAX_PAGES 64
 
 struct gw_options {
-    const char *host;
-    int port;
+    /* Broker, client id, keep-alive, credentials and TLS: the MQTT
+     * binding's options, parsed and applied by its libmosquitto shim. */
+    emcp_mqtt_mosq_options_t mqtt;
     const char *prefix;
-    const char *client_id;
     const char *reply_topic;
-    const char *username;
-    const char *password;
-    const char *cafile;
-    const char *capath;
-    const char *certfile;
-    const char *keyfile;
-    const char *tls_version;
-    bool tls_insecure;
-    int keepalive_s;
     unsigned timeout_ms;
     unsigned discover_ms;
+    /* --http: serve Streamable HTTP through the HTTP binding (instead of
+     * stdio) on this IPv4 address and port. */
+    const char *http_addr;
+    uint16_t http_port;
+    bool http;
 };
+
+/* Bearer tokens (--token-env PRINCIPAL=VAR) and extra Origins
+ * (--allow-origin) handed to the HTTP binding, which applies them. */
+#define GW_MAX_TOKENS 16
+#define GW_MAX_ORIGINS 8
+#define GW_PRINCIPAL_MAX 64
+static emcp_http_bearer_t bearers[GW_MAX_TOKENS];
+static char bearer_names[GW_MAX_TOKENS][GW_PRINCIPAL_MAX + 1];
+static emcp_http_bearer_list_t bearer_list = {bearers, 0};
+static const char *origins[GW_MAX_ORIGINS];
+static size_t norigins;
+static emcp_http_t http;
+static volatile sig_atomic_t stop_requested;
+
+/* --allow PRINCIPAL=ITEM[,ITEM...]: which principals see which devices'
+ * tools. The gateway turns them into each tool's mcp_tool_t.principals, so
+ * the core applies them as it does a device's own principal lists: a tool
+ * is listed and callable only for the principals named, and a call by
+ * another is answered as an unknown tool. No --allow: every principal sees
+ * every device. */
+#define GW_MAX_ALLOWS 64
+struct gw_allow {
+    char principal[GW_PRINCIPAL_MAX + 1];
+    const char *item; /* DEVICE or DEVICE.TOOL; '*' matches any run */
+    size_t item_len;
+};
+static struct gw_allow allows[GW_MAX_ALLOWS];
+static int nallows;
+/* --principal (or EMCP_GATEWAY_PRINCIPAL): the stdio host's principal. */
+static const char *stdio_principal;
+
+/* A principal as the core's principal lists hold it: no ',' or spaces. */
+static bool principal_ok(const char *p, size_t len)
+{
+    if (len == 0 || len > GW_PRINCIPAL_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] == ',' || p[i] == ' ' || p[i] == '\t' || (unsigned char)p[i] < 0x20) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --allow PRINCIPAL=ITEM[,ITEM...]: one rule per item. */
+static bool add_allow(const char *prog, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t plen = eq != NULL ? (size_t)(eq - v) : 0;
+    if (eq == NULL || !principal_ok(v, plen) || eq[1] == '\0') {
+        fprintf(stderr, "%s: --allow wants PRINCIPAL=ITEM[,ITEM...] (PRINCIPAL 1-%d bytes, no ',' or spaces)\n",
+                prog, GW_PRINCIPAL_MAX);
+        return false;
+    }
+    for (const char *item = eq + 1; *item != '\0';) {
+        const char *end = strchr(item, ',');
+        size_t ilen = end != NULL ? (size_t)(end - item) : strlen(item);
+        if (ilen == 0) {
+            fprintf(stderr, "%s: --allow %s: an empty item\n", prog, v);
+            return false;
+        }
+        if (nallows == GW_MAX_ALLOWS) {
+            fprintf(stderr, "%s: at most %d --allow items\n", prog, GW_MAX_ALLOWS);
+            return false;
+        }
+        struct gw_allow *r = &allows[nallows++];
+        memcpy(r->principal, v, plen);
+        r->principal[plen] = '\0';
+        r->item = item;
+        r->item_len = ilen;
+        item += ilen + (end != NULL ? 1 : 0);
+    }
+    return true;
+}
+
+/* Whether @p s (NUL-terminated) matches @p pat (@p n bytes), where '*'
+ * stands for any run of characters. */
+static bool glob_match(const char *pat, size_t n, const char *s)
+{
+    while (n > 0 && *pat != '*') {
+        if (*s == '\0' || *s != *pat) {
+            return false;
+        }
+        pat++, n--, s++;
+    }
+    if (n == 0) {
+        return *s == '\0';
+    }
+    for (;; s++) { /* *pat == '*' */
+        if (glob_match(pat + 1, n - 1, s)) {
+            return true;
+        }
+        if (*s == '\0') {
+            return false;
+        }
+    }
+}
+
+/* Whether rule @p r names the tool @p full (DEVICE.TOOL) of device @p dev:
+ * its item matches the device id (all its tools) or the full name. */
+static bool allow_matches(const struct gw_allow *r, const char *dev, const char *full)
+{
+    return glob_match(r->item, r->item_len, dev) || glob_match(r->item, r->item_len, full);
+}
+
+/* The tool's principal list from the --allow rules (malloc'd), or NULL for
+ * every principal (no rules); *nobody when rules exist and none names it. */
+static char *principals_for(const char *dev, const char *full, bool *nobody)
+{
+    *nobody = false;
+    if (nallows == 0) {
+        return NULL;
+    }
+    size_t cap = 1;
+    for (int i = 0; i < nallows; i++) {
+        cap += strlen(allows[i].principal) + 1;
+    }
+    char *list = malloc(cap);
+    if (list == NULL) {
+        *nobody = true;
+        return NULL;
+    }
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < nallows; i++) {
+        if (!allow_matches(&allows[i], dev, full)) {
+            continue;
+        }
+        bool dup = false;
+        for (int k = 0; k < i && !dup; k++) {
+            dup = strcmp(allows[k].principal, allows[i].principal) == 0 && allow_matches(&allows[k], dev, full);
+        }
+        if (!dup) {
+            len += (size_t)snprintf(list + len, cap - len, "%s%s", len ? "," : "", allows[i].principal);
+        }
+    }
+    if (len == 0) {
+        free(list);
+        *nobody = true;
+        return NULL;
+    }
+    return list;
+}
+
 
 struct gw_instance {
     char topic[GW_TOPIC_MAX + 1];
@@ -108,6 +253,8 @@ struct gw_tool {
     char *input_schema;
     char *output_schema;
     uint32_t annotations;
+    char *principals; /* mcp_tool_t.principals from --allow, or NULL: all */
+    bool nobody;      /* --allow rules exist and none names this tool */
     bool offered;    /* in the device's latest tools/list */
     bool registered; /* mcp_server_add_tool succeeded */
     bool refused;    /* mcp_server_add_tool refused it (logged once) */
@@ -122,6 +269,12 @@ struct gw_wait {
     size_t corr_len;
     char *reply;
     size_t reply_len;
+    /* What was published, for a resend after the broker connection was
+     * lost: the same Correlation Data, so the device's replay cache answers
+     * a request it already ran instead of running it again. */
+    const char *payload; /* the caller's, valid while the wait is used */
+    char topic[GW_TOPIC_MAX + 1];
+    unsigned gen; /* connection it was published on (conn_gen) */
 };
 
 static struct gw_options opt;
@@ -139,6 +292,9 @@ static struct gw_wait waits[GW_MAX_WAITS];
 static uint64_t corr_counter;
 static uint64_t corr_nonce; /* random, per run */
 static bool connected;
+/* Counts CONNACKs: a wait published on an earlier connection is resent. */
+static unsigned conn_gen;
+static unsigned long resends;
 /* The retained presence present at start-up has arrived (the sync marker
  * published after the subscriptions came back after it). */
 static bool synced;
@@ -178,7 +334,8 @@ static void usage(FILE *to, const char *prog)
     fprintf(to,
             "Usage: %s [options]\n"
             "\n"
-            "  One MCP server on stdio for every emcp device behind an MQTT 5 broker.\n"
+            "  One MCP server (stdio, or Streamable HTTP with --http) for every emcp device\n"
+            "  behind an MQTT 5 broker.\n"
             "  Devices are found by their retained presence ({prefix}/+/presence[/instance]),\n"
             "  their tools read with tools/list over MQTT and offered as DEVICE.TOOL. A call\n"
             "  is checked by the core against the device's schema, then forwarded to\n"
@@ -188,23 +345,37 @@ static void usage(FILE *to, const char *prog)
             "  not answered in time, gets an isError result naming the device.\n"
             "\n"
             "Options:\n"
-            "  --broker HOST:PORT    broker address (default 127.0.0.1:1883)\n"
-            "  --prefix P            first topic level(s) of the devices (default mcp)\n"
-            "  --client-id ID        MQTT client id (default emcp-gateway-HOST-PID)\n"
-            "  --reply-topic T       where devices answer (default clients/CLIENT-ID/responses)\n"
-            "  --timeout-ms N        how long a call waits for its device (default 10000)\n"
-            "  --discover-ms N       at start, how long to wait for the devices' tools\n"
-            "                        before serving (default 3000)\n"
-            "  --keepalive S         MQTT keep-alive in seconds, 5-65535 (default 30)\n"
-            "  --username U          MQTT username\n"
-            "  --password-env VAR    read the MQTT password from environment variable VAR\n"
-            "  --cafile F | --capath D  TLS: trust this CA (turns TLS on)\n"
-            "  --cert F --key F      TLS: client certificate and key\n"
-            "  --tls-version V       TLS: tlsv1.2 or tlsv1.3\n"
-            "  --tls-insecure        TLS: do not check the broker's host name (tests only)\n"
-            "  -h, --help            this text\n"
+            "  --http ADDR:PORT     serve Streamable HTTP (both eras) on http://ADDR:PORT/mcp\n"
+            "                       instead of stdio, through emcp's HTTP binding: Host and\n"
+            "                       Origin checks, bearer tokens; ADDR is IPv4, 127.0.0.1\n"
+            "                       when only :PORT or PORT is given; port 0: any free one.\n"
+            "                       SIGINT or SIGTERM stops it.\n"
+            "  --token-env P=VAR    HTTP: accept 'Authorization: Bearer T' where T is the\n"
+            "                       value of environment variable VAR, as principal P\n"
+            "                       (repeatable, at most 16); with any, other requests get 401\n"
+            "  --allow-origin O     HTTP: accept Origin O besides loopback ones (repeatable)\n"
+            "  --principal P        stdio: the principal of the host's requests (default\n"
+            "                       $EMCP_GATEWAY_PRINCIPAL, else local)\n"
+            "  --allow P=ITEM[,ITEM...]  principal P sees and may call the tools ITEM names:\n"
+            "                       DEVICE (all its tools) or DEVICE.TOOL, where * matches\n"
+            "                       any run (gh-*, *.read_sensor); repeatable. With any\n"
+            "                       --allow, a tool no rule gives a principal is neither\n"
+            "                       listed nor callable for it (answered as an unknown\n"
+            "                       tool). Default: every principal sees every device.\n"
+            "  --prefix P           first topic level(s) of the devices (default mcp)\n"
+            "  --client-id ID       MQTT client id (default emcp-gateway-HOST-PID)\n"
+            "  --reply-topic T      where devices answer (default clients/CLIENT-ID/responses)\n"
+            "  --timeout-ms N       how long a call waits for its device (default 10000)\n"
+            "  --discover-ms N      at start, how long to wait for the devices' tools\n"
+            "                       before serving (default 3000)\n"
             "\n"
-            "stdout carries MCP messages only; logs go to stderr. End of input stops it.\n",
+            "The broker (the MQTT binding's options, as greenhouse-mqtt takes them):\n"
+            EMCP_MQTT_MOSQ_USAGE
+            "\n"
+            "  -h, --help           this text\n"
+            "\n"
+            "On stdio, stdout carries MCP messages only and end of input stops it. Logs and\n"
+            "one audit line per call go to stderr.\n",
             prog);
 }
 
@@ -356,6 +527,19 @@ static void on_presence(const char *topic, const void *payload, int len)
 
 /* ---- Requests to devices ------------------------------------------------ */
 
+/* Publishes one request (QoS 1) with the gateway's Response Topic and
+ * @p corr as its Correlation Data. */
+static int publish_request(const char *topic, const char *payload, const void *corr, size_t corr_len)
+{
+    mosquitto_property *props = NULL;
+    mosquitto_property_add_string(&props, MQTT_PROP_RESPONSE_TOPIC, opt.reply_topic);
+    mosquitto_property_add_binary(&props, MQTT_PROP_CORRELATION_DATA, corr, (uint16_t)corr_len);
+    mosquitto_property_add_string(&props, MQTT_PROP_CONTENT_TYPE, "application/json");
+    int rc = mosquitto_publish_v5(mosq, NULL, topic, (int)strlen(payload), payload, 1, false, props);
+    mosquitto_property_free_all(&props);
+    return rc;
+}
+
 /* Sends @p payload to device @p d and waits for the reply, at most
  * timeout_ms. @return the reply (malloc'd) or NULL with *why set. */
 static char *device_rpc(int d, const char *payload, size_t *reply_len, const char **why)
@@ -385,6 +569,9 @@ static char *device_rpc(int d, const char *payload, size_t *reply_len, const cha
     memcpy(corr, wt->corr, wt->corr_len);
     size_t corr_len = wt->corr_len;
     bool online = devices[d].online;
+    wt->payload = payload;
+    snprintf(wt->topic, sizeof wt->topic, "%s", topic);
+    wt->gen = conn_gen;
     pthread_mutex_unlock(&lock);
 
     char *reply = NULL;
@@ -392,12 +579,7 @@ static char *device_rpc(int d, const char *payload, size_t *reply_len, const cha
         *why = "is offline";
         goto out;
     }
-    mosquitto_property *props = NULL;
-    mosquitto_property_add_string(&props, MQTT_PROP_RESPONSE_TOPIC, opt.reply_topic);
-    mosquitto_property_add_binary(&props, MQTT_PROP_CORRELATION_DATA, corr, (uint16_t)corr_len);
-    mosquitto_property_add_string(&props, MQTT_PROP_CONTENT_TYPE, "application/json");
-    int rc = mosquitto_publish_v5(mosq, NULL, topic, (int)strlen(payload), payload, 1, false, props);
-    mosquitto_property_free_all(&props);
+    int rc = publish_request(topic, payload, corr, corr_len);
     if (rc != MOSQ_ERR_SUCCESS) {
         *why = "could not be reached: the gateway cannot publish to the broker";
         goto out;
@@ -492,10 +674,27 @@ static void on_connect(struct mosquitto *m, void *obj, int rc, int flags, const 
     mosquitto_property_add_binary(&sp, MQTT_PROP_CORRELATION_DATA, GW_SYNC_CORR, sizeof GW_SYNC_CORR - 1);
     (void)mosquitto_publish_v5(m, NULL, opt.reply_topic, 0, NULL, 1, false, sp);
     mosquitto_property_free_all(&sp);
+    /* Requests published on a connection that was lost since and still
+     * waiting: their replies may have been lost with it. Sent again with the
+     * same Correlation Data (after the subscriptions above, which the broker
+     * handles first): a device that ran one answers from its replay cache,
+     * one that never got it runs it now. Never run twice. */
     pthread_mutex_lock(&lock);
     connected = true;
+    unsigned gen = ++conn_gen;
+    for (int w = 0; w < GW_MAX_WAITS; w++) {
+        struct gw_wait *wt = &waits[w];
+        if (wt->used && !wt->done && !wt->dev_gone && wt->payload != NULL && wt->gen < gen &&
+            devices[wt->dev].online) {
+            wt->gen = gen;
+            int prc = publish_request(wt->topic, wt->payload, wt->corr, wt->corr_len);
+            resends++;
+            gw_log("resent a request to %s after reconnecting (%s)", wt->topic,
+                   prc == MOSQ_ERR_SUCCESS ? "same Correlation Data" : mosquitto_strerror(prc));
+        }
+    }
     pthread_mutex_unlock(&lock);
-    gw_log("connected to %s:%d; presence %s, replies on %s", opt.host, opt.port, presence_filter,
+    gw_log("connected to %s:%d; presence %s, replies on %s", opt.mqtt.host, opt.mqtt.port, presence_filter,
            opt.reply_topic);
 }
 
@@ -596,6 +795,7 @@ static void file_tool(int d, const struct emcp_gw_json *j, int t)
     char *desc = emcp_gw_json_str(j, emcp_gw_json_get(j, t, "description"), NULL);
     int ann = emcp_gw_json_get(j, t, "annotations");
     tl->annotations = annotation_flags(j, ann);
+    tl->principals = principals_for(devices[d].id, full, &tl->nobody);
     if (title == NULL && ann >= 0) {
         title = emcp_gw_json_str(j, emcp_gw_json_get(j, ann, "title"), NULL);
     }
@@ -750,6 +950,11 @@ static void apply_pending(void)
         if (tl->registered || tl->refused) {
             continue;
         }
+        if (tl->nobody) {
+            gw_log("tool %s not served: no --allow rule names it", tl->name);
+            tl->refused = true;
+            continue;
+        }
         mcp_tool_t def;
         memset(&def, 0, sizeof def);
         def.name = tl->name;
@@ -758,6 +963,7 @@ static void apply_pending(void)
         def.input_schema = tl->input_schema;
         def.output_schema = tl->output_schema;
         def.annotations = tl->annotations;
+        def.principals = tl->principals;
         def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
         int rc = mcp_server_add_tool(&server, &def, tool_call, (void *)(intptr_t)i);
         if (rc == 0) {
@@ -919,7 +1125,8 @@ static void audit(void *user, const mcp_audit_t *a)
     const char *tool = dot ? dot + 1 : a->tool;
     int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
     fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
-            (int)a->principal_len, a->principal ? a->principal : "", dev_len, a->tool, tool_len, tool, outcome,
+            a->principal ? (int)a->principal_len : 1, a->principal ? a->principal : "-", dev_len, a->tool,
+            tool_len, tool, outcome,
             a->duration_ms);
 }
 
@@ -1011,23 +1218,151 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
     }
 }
 
+/* ---- Serving: stdio or Streamable HTTP --------------------------------------- */
+
+static int serve_stdio(void)
+{
+    if (stdio_principal == NULL) {
+        const char *env = getenv("EMCP_GATEWAY_PRINCIPAL");
+        if (env != NULL && env[0] != '\0') {
+            if (!principal_ok(env, strlen(env))) {
+                gw_log("EMCP_GATEWAY_PRINCIPAL wants 1-%d bytes without ',' or spaces", GW_PRINCIPAL_MAX);
+                return -1;
+            }
+            stdio_principal = env;
+        }
+    }
+    emcp_stdio_set_principal(stdio_principal);
+    struct gw_input input = {0};
+    input.cap = 65536;
+    input.buf = malloc(input.cap);
+    cookie_io_functions_t io = {.read = in_read};
+    FILE *in = input.buf ? fopencookie(&input, "r", io) : NULL;
+    if (in == NULL) {
+        gw_log("cannot open the input stream");
+        free(input.buf);
+        return -1;
+    }
+    int rc = emcp_stdio_serve(&server, in, stdout, stderr);
+    fclose(in);
+    free(input.buf);
+    return rc;
+}
+
+/* The HTTP binding's inspect hook: the body it hands the core next. */
+static void http_inspect(void *user, const uint8_t *body, size_t len)
+{
+    (void)user;
+    classify((const char *)body, len);
+}
+
+static void http_log(void *user, const char *line)
+{
+    (void)user;
+    gw_log("http: %s", line);
+}
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* One thread, as the binding wants: between two polls (at most 50 ms apart)
+ * the tools the devices brought are registered and list changes go to the
+ * listen streams, so registration never overlaps mcp_server_handle. */
+static int serve_http(void)
+{
+    emcp_http_config_t hc;
+    memset(&hc, 0, sizeof hc);
+    hc.bind_addr = opt.http_addr;
+    hc.port = opt.http_port;
+    hc.allowed_origins = origins;
+    hc.allowed_origins_len = norigins;
+    if (bearer_list.len > 0) {
+        hc.auth = emcp_http_bearer_list_auth;
+        hc.auth_user = &bearer_list;
+    }
+    hc.log = http_log;
+    hc.inspect = http_inspect;
+    int rc = emcp_http_open(&http, &server, &hc);
+    if (rc != 0) {
+        gw_log("cannot serve HTTP on %s:%u (%d)", opt.http_addr, (unsigned)opt.http_port, rc);
+        return rc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    gw_log("listening on http://%s:%u/mcp (%zu bearer token(s), %zu extra origin(s))", opt.http_addr,
+           (unsigned)emcp_http_port(&http), bearer_list.len, norigins);
+    while (!stop_requested) {
+        apply_pending();
+        rc = emcp_http_poll(&http, 50);
+        if (rc != 0 && !stop_requested) {
+            gw_log("HTTP poll failed (%d)", rc);
+            break;
+        }
+    }
+    emcp_http_close(&http);
+    return stop_requested ? 0 : rc;
+}
+
 /* ---- Start-up -------------------------------------------------------------- */
 
-static bool parse_broker(char *arg)
+/* --http ADDR:PORT, :PORT or PORT (the address defaults to 127.0.0.1). */
+static bool parse_listen(char *arg)
 {
     char *colon = strrchr(arg, ':');
-    if (colon == NULL) {
-        opt.host = arg;
-        return arg[0] != '\0';
-    }
-    *colon = '\0';
+    const char *port = colon != NULL ? colon + 1 : arg;
     char *end = NULL;
-    long p = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end != '\0' || p <= 0 || p > 65535 || arg[0] == '\0') {
+    long p = strtol(port, &end, 10);
+    if (end == port || *end != '\0' || p < 0 || p > 65535) {
         return false;
     }
-    opt.host = arg;
-    opt.port = (int)p;
+    opt.http_addr = "127.0.0.1";
+    if (colon != NULL && colon != arg) {
+        *colon = '\0';
+        opt.http_addr = arg;
+    }
+    opt.http_port = (uint16_t)p;
+    opt.http = true;
+    return true;
+}
+
+/* --token-env PRINCIPAL=VAR: the token is read from the environment, never
+ * from the command line (where ps shows it). */
+static bool add_token(const char *prog, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t plen = eq != NULL ? (size_t)(eq - v) : 0;
+    if (eq == NULL || !principal_ok(v, plen) || eq[1] == '\0') {
+        fprintf(stderr, "%s: --token-env wants PRINCIPAL=VAR (PRINCIPAL 1-%d bytes, no ',' or spaces)\n", prog,
+                GW_PRINCIPAL_MAX);
+        return false;
+    }
+    if (bearer_list.len == GW_MAX_TOKENS) {
+        fprintf(stderr, "%s: at most %d --token-env\n", prog, GW_MAX_TOKENS);
+        return false;
+    }
+    const char *token = getenv(eq + 1);
+    if (token == NULL || token[0] == '\0') {
+        fprintf(stderr, "%s: --token-env %.*s=%s: environment variable %s is not set or empty\n", prog,
+                (int)plen, v, eq + 1, eq + 1);
+        return false;
+    }
+    for (size_t i = 0; i < bearer_list.len; i++) {
+        if (strcmp(bearers[i].token, token) == 0) {
+            fprintf(stderr, "%s: two --token-env options with the same token\n", prog);
+            return false;
+        }
+    }
+    memcpy(bearer_names[bearer_list.len], v, plen);
+    bearer_names[bearer_list.len][plen] = '\0';
+    bearers[bearer_list.len].token = token;
+    bearers[bearer_list.len].principal = bearer_names[bearer_list.len];
+    bearer_list.len++;
     return true;
 }
 
@@ -1053,27 +1388,48 @@ static int parse_args(int argc, char **argv, const char *prog)
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
-        if (strcmp(a, "--tls-insecure") == 0) {
-            opt.tls_insecure = true;
+        int brc = emcp_mqtt_mosq_parse_option(&opt.mqtt, argc, argv, &i, stderr);
+        if (brc < 0) {
+            return -1;
+        }
+        if (brc > 0) {
             continue;
         }
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (v == NULL) {
             fprintf(stderr, "%s: '%s' needs a value or is unknown\n", prog, a);
             return -1;
         }
         i++;
-        if (strcmp(a, "--broker") == 0) {
-            if (!parse_broker(argv[i])) {
-                fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
-                return -1;
-            }
-        } else if (strcmp(a, "--prefix") == 0) {
+        if (strcmp(a, "--prefix") == 0) {
             opt.prefix = v;
-        } else if (strcmp(a, "--client-id") == 0) {
-            opt.client_id = v;
         } else if (strcmp(a, "--reply-topic") == 0) {
             opt.reply_topic = v;
+        } else if (strcmp(a, "--http") == 0) {
+            if (!parse_listen(argv[i])) {
+                fprintf(stderr, "%s: --http wants ADDR:PORT (IPv4), :PORT or PORT\n", prog);
+                return -1;
+            }
+        } else if (strcmp(a, "--token-env") == 0) {
+            if (!add_token(prog, v)) {
+                return -1;
+            }
+        } else if (strcmp(a, "--principal") == 0) {
+            if (!principal_ok(v, strlen(v))) {
+                fprintf(stderr, "%s: --principal wants 1-%d bytes without ',' or spaces\n", prog, GW_PRINCIPAL_MAX);
+                return -1;
+            }
+            stdio_principal = v;
+        } else if (strcmp(a, "--allow") == 0) {
+            if (!add_allow(prog, v)) {
+                return -1;
+            }
+        } else if (strcmp(a, "--allow-origin") == 0) {
+            if (norigins == GW_MAX_ORIGINS) {
+                fprintf(stderr, "%s: at most %d --allow-origin\n", prog, GW_MAX_ORIGINS);
+                return -1;
+            }
+            origins[norigins++] = v;
         } else if (strcmp(a, "--timeout-ms") == 0) {
             if (!parse_ms(v, &opt.timeout_ms)) {
                 fprintf(stderr, "%s: --timeout-ms wants 1 to 3600000\n", prog);
@@ -1084,32 +1440,6 @@ static int parse_args(int argc, char **argv, const char *prog)
                 fprintf(stderr, "%s: --discover-ms wants 1 to 3600000\n", prog);
                 return -1;
             }
-        } else if (strcmp(a, "--keepalive") == 0) {
-            char *end = NULL;
-            long k = strtol(v, &end, 10);
-            if (end == v || *end != '\0' || k < 5 || k > 65535) {
-                fprintf(stderr, "%s: --keepalive wants 5 to 65535 seconds\n", prog);
-                return -1;
-            }
-            opt.keepalive_s = (int)k;
-        } else if (strcmp(a, "--username") == 0) {
-            opt.username = v;
-        } else if (strcmp(a, "--password-env") == 0) {
-            opt.password = getenv(v);
-            if (opt.password == NULL) {
-                fprintf(stderr, "%s: environment variable %s is not set\n", prog, v);
-                return -1;
-            }
-        } else if (strcmp(a, "--cafile") == 0) {
-            opt.cafile = v;
-        } else if (strcmp(a, "--capath") == 0) {
-            opt.capath = v;
-        } else if (strcmp(a, "--cert") == 0) {
-            opt.certfile = v;
-        } else if (strcmp(a, "--key") == 0) {
-            opt.keyfile = v;
-        } else if (strcmp(a, "--tls-version") == 0) {
-            opt.tls_version = v;
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
             return -1;
@@ -1128,7 +1458,8 @@ static void *mqtt_main(void *arg)
     unsigned delay_ms = 100;
     bool told = false;
     while (!mqtt_stopping) {
-        int rc = mosquitto_connect(mosq, opt.host, opt.port, opt.keepalive_s);
+        int rc = mosquitto_connect(mosq, opt.mqtt.host, opt.mqtt.port,
+                                   opt.mqtt.keepalive_s > 0 ? opt.mqtt.keepalive_s : EMCP_MQTT_KEEPALIVE_S);
         if (rc == MOSQ_ERR_SUCCESS) {
             told = false;
             delay_ms = 100;
@@ -1138,7 +1469,7 @@ static void *mqtt_main(void *arg)
             }
             gw_log("MQTT loop ended (%s); connecting again", mosquitto_strerror(rc));
         } else if (!told) {
-            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.host, opt.port,
+            gw_log("cannot connect to %s:%d yet (%s); retrying", opt.mqtt.host, opt.mqtt.port,
                    rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
             told = true;
         }
@@ -1151,27 +1482,13 @@ static void *mqtt_main(void *arg)
 static int mqtt_setup(void)
 {
     mosquitto_lib_init();
-    mosq = mosquitto_new(opt.client_id, true, NULL);
+    mosq = mosquitto_new(opt.mqtt.client_id, true, NULL);
     if (mosq == NULL) {
         gw_log("cannot create the MQTT client");
         return -1;
     }
-    int rc = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
-    if (rc == MOSQ_ERR_SUCCESS) {
-        rc = mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1);
-    }
-    if (rc == MOSQ_ERR_SUCCESS && (opt.username != NULL || opt.password != NULL)) {
-        rc = mosquitto_username_pw_set(mosq, opt.username, opt.password);
-    }
-    if (rc == MOSQ_ERR_SUCCESS && (opt.cafile != NULL || opt.capath != NULL)) {
-        rc = mosquitto_tls_set(mosq, opt.cafile, opt.capath, opt.certfile, opt.keyfile, NULL);
-        if (rc == MOSQ_ERR_SUCCESS && opt.tls_version != NULL) {
-            rc = mosquitto_tls_opts_set(mosq, 1, opt.tls_version, NULL);
-        }
-        if (rc == MOSQ_ERR_SUCCESS && opt.tls_insecure) {
-            rc = mosquitto_tls_insecure_set(mosq, true);
-        }
-    }
+    /* MQTT 5, credentials and TLS exactly as the devices' shim sets them. */
+    int rc = emcp_mqtt_mosq_configure(mosq, &opt.mqtt) == 0 ? MOSQ_ERR_SUCCESS : MOSQ_ERR_INVAL;
     if (rc == MOSQ_ERR_SUCCESS) {
         rc = mosquitto_reconnect_delay_set(mosq, 1, 2, true);
     }
@@ -1223,17 +1540,18 @@ static void initial_discovery(void)
         listed += devices[i].online && devices[i].listed;
     }
     pthread_mutex_unlock(&lock);
-    gw_log("serving on stdio: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)", online,
+    gw_log("serving on %s: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)",
+           opt.http ? "HTTP" : "stdio", online,
            listed, now_ms() - start);
 }
 
 int main(int argc, char **argv)
 {
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : GW_NAME;
-    opt.host = "127.0.0.1";
-    opt.port = 1883;
+    opt.mqtt.host = "127.0.0.1";
+    opt.mqtt.port = 1883;
+    opt.mqtt.log = stderr;
     opt.prefix = "mcp";
-    opt.keepalive_s = 30;
     opt.timeout_ms = 10000;
     opt.discover_ms = 3000;
     int prc = parse_args(argc, argv, prog);
@@ -1243,7 +1561,7 @@ int main(int argc, char **argv)
         }
         return prc > 0 ? 0 : 2;
     }
-    if (opt.client_id == NULL) {
+    if (opt.mqtt.client_id == NULL) {
         char host[32] = "host";
         (void)gethostname(host, sizeof host - 1);
         host[sizeof host - 1] = '\0';
@@ -1253,9 +1571,9 @@ int main(int argc, char **argv)
             }
         }
         snprintf(client_id_buf, sizeof client_id_buf, GW_NAME "-%s-%ld", host, (long)getpid());
-        opt.client_id = client_id_buf;
+        opt.mqtt.client_id = client_id_buf;
     } else {
-        snprintf(client_id_buf, sizeof client_id_buf, "%s", opt.client_id);
+        snprintf(client_id_buf, sizeof client_id_buf, "%s", opt.mqtt.client_id);
     }
     if (opt.reply_topic == NULL) {
         snprintf(reply_topic_buf, sizeof reply_topic_buf, "clients/%s/responses", client_id_buf);
@@ -1317,27 +1635,17 @@ int main(int argc, char **argv)
     if (mqtt_setup() != 0) {
         return 1;
     }
-    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.host, opt.port,
-           (opt.cafile || opt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
+    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.mqtt.host,
+           opt.mqtt.port,
+           (opt.mqtt.cafile || opt.mqtt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
     initial_discovery();
     apply_pending();
 
-    struct gw_input input = {0};
-    input.cap = 65536;
-    input.buf = malloc(input.cap);
-    cookie_io_functions_t io = {.read = in_read};
-    FILE *in = input.buf ? fopencookie(&input, "r", io) : NULL;
-    if (in == NULL) {
-        gw_log("cannot open the input stream");
-        return 1;
-    }
-    int rc = emcp_stdio_serve(&server, in, stdout, stderr);
-    fclose(in);
-    free(input.buf);
+    int rc = opt.http ? serve_http() : serve_stdio();
     /* Not destroyed: the discovery thread may still be publishing with it
      * until the process exits. */
     mqtt_stopping = true;
     mosquitto_disconnect_v5(mosq, 0, NULL);
-    gw_log("end of input; stopped");
+    gw_log("%s; stopped", opt.http ? "signalled" : "end of input");
     return rc == 0 ? 0 : 1;
 }

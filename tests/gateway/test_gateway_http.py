@@ -1,0 +1,334 @@
+"""emcp-gateway over Streamable HTTP (--http): the MCP Python SDK client
+(mcp 2.3.0) in both eras lists and calls the tools of three real
+greenhouse-mqtt devices through the gateway; the HTTP binding's rules (Origin
+check, bearer tokens) apply to the gateway as to a device.
+
+Run with `pytest -s` to read the exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shlex
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+from conftest import DEVICES
+from mqtt_support import REPO
+from sanitizers import report_in
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+SESSION_S = 60
+TOKEN = "gw-test-token-7f3a"
+
+
+def names(listed) -> set[str]:
+    return {t.name for t in listed.tools}
+
+
+def expected(devices) -> set[str]:
+    return {f"{d}.{t}" for d in devices for t in ("read_sensor", "set_vent")}
+
+
+def text_of(result) -> str:
+    return "\n".join(b.text for b in result.content if b.type == "text")
+
+
+class HttpGateway:
+    """emcp-gateway --http 127.0.0.1:0; its URL is read from its log."""
+
+    def __init__(self, binary: str, broker_port: int, *args: str, env: dict[str, str] | None = None,
+                 argv: list[str] | None = None) -> None:
+        if argv is None:
+            argv = [binary, "--broker", f"127.0.0.1:{broker_port}", "--timeout-ms", "2000", "--http", "127.0.0.1:0",
+                    *args]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**os.environ, **(env or {})})
+        self.err: list[str] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._drain, daemon=True).start()
+        deadline = time.monotonic() + 15
+        self.url = ""
+        while not self.url:
+            with self._lock:
+                for line in self.err:
+                    m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
+                    if m:
+                        self.url = m.group(1)
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("emcp-gateway --http did not listen:\n" + self.text())
+            time.sleep(0.02)
+
+    def _drain(self) -> None:
+        for raw in iter(self.proc.stderr.readline, b""):
+            with self._lock:
+                self.err.append(raw.decode(errors="replace").rstrip("\n"))
+
+    def text(self) -> str:
+        with self._lock:
+            return "\n".join(self.err)
+
+    def audits(self) -> list[str]:
+        with self._lock:
+            return [line for line in self.err if line.startswith("audit: ")]
+
+    def stop(self) -> None:
+        """SIGTERM: a clean stop (exit 0), no sanitizer report."""
+        self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(10)
+        time.sleep(0.05)
+        assert rc == 0, f"emcp-gateway exited {rc}:\n{self.text()[-3000:]}"
+        marker = report_in(self.text())
+        assert marker is None, f"{marker} in emcp-gateway's stderr:\n{self.text()[-3000:]}"
+
+
+def post(url: str, msg: dict[str, Any], headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    body = json.dumps(msg).encode()
+    req = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN, "Mcp-Method": msg["method"], **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def envelope() -> dict[str, Any]:
+    return {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+async def sdk_session(url: str, mode: str, token: str | None, body) -> None:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+    with anyio.fail_after(SESSION_S):
+        async with Client(transport, mode=mode, read_timeout_seconds=10) as c:
+            print(f"\n== emcp-gateway over HTTP mode={mode} -> protocol {c.protocol_version}")
+            await body(c)
+
+
+@pytest.mark.parametrize("mode,version", [("auto", MODERN), ("legacy", LEGACY)])
+def test_fleet_over_http(gateway_bin, broker, fleet, mode, version):
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "ops=GW_TOKEN_OPS", env={"GW_TOKEN_OPS": TOKEN})
+    try:
+        async def session(c: Client) -> None:
+            assert c.protocol_version == version
+            assert (c.server_info.name if c.server_info else None) == "emcp-gateway"
+            listed = await c.list_tools()
+            assert names(listed) == expected(DEVICES)
+            print(f"  tools/list: {sorted(names(listed))}")
+            for i, d in enumerate(DEVICES):
+                r = await c.call_tool(f"{d}.set_vent", {"percent": 5 * (i + 1)})
+                assert r.is_error is False, text_of(r)
+                assert r.structured_content == {"ok": True, "percent": 5 * (i + 1)}
+            for i, d in enumerate(DEVICES):
+                fleet.devices[d].wait_log(r"^vent: ", timeout=5)
+                assert fleet.devices[d].vent_moves() == [f"vent: 0% -> {5 * (i + 1)}%"], d
+            r = await c.call_tool("gh-c.read_sensor", {"sensor_id": "t1"})
+            assert r.is_error is False and r.structured_content["value"] == 21.5
+            # Invalid arguments: the gateway's core refuses them.
+            r = await c.call_tool("gh-a.set_vent", {"percent": 130})
+            assert r.is_error is True and "percent: 130 is above maximum 100" in text_of(r)
+            # A killed device leaves the list; a call to it answers "offline".
+            fleet.devices["gh-b"].kill()
+            deadline = time.monotonic() + 10
+            while names(await c.list_tools()) != expected(["gh-a", "gh-c"]):
+                assert time.monotonic() < deadline, "gh-b's tools did not leave the list"
+                await anyio.sleep(0.1)
+            r = await c.call_tool("gh-b.read_sensor", {"sensor_id": "t1"})
+            assert r.is_error is True and "device gh-b is offline" in text_of(r), text_of(r)
+
+        anyio.run(sdk_session, gw.url, mode, TOKEN, session)
+        audits = gw.audits()
+        assert len(audits) == 6, audits
+        assert all(a.startswith("audit: principal=ops device=") for a in audits), audits
+        assert " outcome=offline " in audits[-1], audits
+    finally:
+        gw.stop()
+
+
+def test_http_rules_are_the_bindings(gateway_bin, broker, fleet):
+    """Host/Origin and bearer tokens are checked by the HTTP binding before
+    the core sees a request: a foreign Origin gets 403, a missing or wrong
+    token 401, the right token the tools."""
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "ops=GW_TOKEN_OPS",
+                     "--allow-origin", "https://console.example", env={"GW_TOKEN_OPS": TOKEN})
+    try:
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope()}}
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        status, _ = post(gw.url, listing)
+        assert status == 401
+        status, _ = post(gw.url, listing, {"Authorization": "Bearer not-the-token"})
+        assert status == 401
+        status, _ = post(gw.url, listing, {**auth, "Origin": "https://evil.example"})
+        assert status == 403
+        status, body = post(gw.url, listing, {**auth, "Origin": "https://console.example"})
+        assert status == 200, body
+        assert {t["name"] for t in json.loads(body)["result"]["tools"]} == expected(DEVICES)
+    finally:
+        gw.stop()
+
+
+def readme_http_command(gateway_bin: str, broker_port: int) -> tuple[list[str], dict[str, str]]:
+    """README.md's "A fleet" HTTP command (`<!-- readme-command:gateway-http -->`):
+    its `export` line gives the token variables (fresh random tokens, as
+    `openssl rand -hex 24` would), the rest is the command line, with the
+    build path, the broker's port and a free HTTP port filled in."""
+    text = (REPO / "README.md").read_text()
+    marker = "<!-- readme-command:gateway-http -->"
+    body = text[text.index(marker) + len(marker):].split("```sh\n", 1)[1].split("\n```", 1)[0]
+    export, command = body.split("\n", 1)
+    env = {}
+    for word in shlex.split(export)[1:]:
+        name, value = word.split("=", 1)
+        assert value == "$(openssl rand -hex 24)", value
+        env[name] = secrets.token_hex(24)
+    argv = shlex.split(command.replace("\\\n", " "))
+    assert argv[0] == "build/tools/gateway/emcp-gateway", argv
+    assert os.path.samefile(REPO / argv[0], gateway_bin) or argv[0].endswith("tools/gateway/emcp-gateway")
+    argv[0] = gateway_bin
+    swap = {"127.0.0.1:1883": f"127.0.0.1:{broker_port}", "127.0.0.1:8090": "127.0.0.1:0"}
+    assert set(swap) <= set(argv), argv
+    return [swap.get(a, a) for a in argv], env
+
+
+def test_two_tenants_see_disjoint_devices(gateway_bin, broker, fleet):
+    """README's HTTP command: principals from bearer tokens; --allow gives
+    each tool the core's principal list. Each tenant lists only its devices,
+    and a call across tenants is answered exactly as an unknown tool: the
+    device never sees it. One audit line per call names the principal."""
+    argv, tokens = readme_http_command(gateway_bin, broker.port)
+    gw = HttpGateway(gateway_bin, broker.port, argv=argv, env=tokens)
+    try:
+        def as_tenant(tenant: str) -> dict[str, str]:
+            return {"Authorization": f"Bearer {tokens['GW_TOKEN_' + tenant.upper()]}"}
+
+        def tools(tenant: str) -> set[str]:
+            status, body = post(gw.url, {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                         "params": {"_meta": envelope()}}, as_tenant(tenant))
+            assert status == 200, body
+            return {t["name"] for t in json.loads(body)["result"]["tools"]}
+
+        def call(tenant: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+            status, body = post(gw.url, {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                                         "params": {"_meta": envelope(), "name": name, "arguments": args}},
+                                {**as_tenant(tenant), "Mcp-Name": name})
+            return json.loads(body)
+
+        north, south = tools("north"), tools("south")
+        print(f"\n  north: {sorted(north)}\n  south: {sorted(south)}")
+        assert north == expected(["gh-a", "gh-b"])
+        assert south == expected(["gh-c"])
+        assert not {n.split(".")[0] for n in north} & {n.split(".")[0] for n in south}, "tenants share a device"
+
+        # Each tenant's own calls work.
+        ok = call("north", "gh-a.set_vent", {"percent": 15})["result"]["structuredContent"]
+        assert ok == {"ok": True, "percent": 15}
+        ok = call("south", "gh-c.set_vent", {"percent": 25})["result"]["structuredContent"]
+        assert ok == {"ok": True, "percent": 25}
+
+        # Across tenants: the same answer as for a tool that does not exist.
+        unknown = call("south", "gh-zz.set_vent", {"percent": 35})
+        cross = call("south", "gh-a.set_vent", {"percent": 35})
+        print(f"  south calls gh-a.set_vent: {cross}")
+        assert "error" in cross and cross["error"]["code"] == -32602, cross
+        assert cross["error"]["message"].replace("gh-a", "X") == unknown["error"]["message"].replace("gh-zz", "X")
+        assert call("north", "gh-c.read_sensor", {"sensor_id": "t1"})["error"]["code"] == -32602
+        time.sleep(0.3)
+        assert fleet.devices["gh-a"].vent_moves() == ["vent: 0% -> 15%"]
+        assert fleet.devices["gh-c"].audits("read_sensor") == []
+
+        audits = gw.audits()
+        print("  " + "\n  ".join(audits))
+        assert [a.split(" ms=")[0] for a in audits] == [
+            "audit: principal=north device=gh-a tool=set_vent outcome=ok",
+            "audit: principal=south device=gh-c tool=set_vent outcome=ok",
+            "audit: principal=south device=gh-a tool=set_vent outcome=refused",
+            "audit: principal=north device=gh-c tool=read_sensor outcome=refused",
+        ]
+    finally:
+        gw.stop()
+
+
+def test_allow_items_name_tools_and_globs(gateway_bin, broker, fleet):
+    """--allow items: DEVICE.TOOL and '*' globs. An auditor reads every
+    device's sensors and may move nothing; a principal with no rule sees no
+    tool."""
+    tokens = {"GW_TOKEN_AUDITOR": secrets.token_hex(24), "GW_TOKEN_GUEST": secrets.token_hex(24)}
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "auditor=GW_TOKEN_AUDITOR",
+                     "--token-env", "guest=GW_TOKEN_GUEST", "--allow", "auditor=gh-*.read_sensor",
+                     "--allow", "ops=gh-a", env=tokens)
+    try:
+        def ask(who: str, msg: dict[str, Any]) -> dict[str, Any]:
+            name = {"Mcp-Name": msg["params"]["name"]} if msg["method"] == "tools/call" else {}
+            status, body = post(gw.url, msg, {"Authorization": f"Bearer {tokens['GW_TOKEN_' + who.upper()]}", **name})
+            assert status in (200, 400), body  # 400: a JSON-RPC error (an unknown tool)
+            return json.loads(body)
+
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope()}}
+        assert {t["name"] for t in ask("auditor", listing)["result"]["tools"]} == {f"{d}.read_sensor" for d in DEVICES}
+        assert ask("guest", listing)["result"]["tools"] == []
+        r = ask("auditor", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "_meta": envelope(), "name": "gh-b.set_vent", "arguments": {"percent": 10}}})
+        assert r["error"]["code"] == -32602, r
+        r = ask("auditor", {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "_meta": envelope(), "name": "gh-b.read_sensor", "arguments": {"sensor_id": "t1"}}})
+        assert r["result"]["isError"] is False, r
+    finally:
+        gw.stop()
+
+
+def test_listen_stream_over_http(gateway_bin, broker, fleet):
+    """2026-07-28 subscriptions/listen over HTTP: the binding's SSE stream
+    gets notifications/tools/list_changed when a device's Will clears it."""
+    import http.client
+    import socket
+    from urllib.parse import urlparse
+
+    gw = HttpGateway(gateway_bin, broker.port)
+    u = urlparse(gw.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                           "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
+        conn.request("POST", u.path, body=body, headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type", "").startswith("text/event-stream")
+
+        def event(timeout: float) -> dict[str, Any]:
+            resp.fp.raw._sock.settimeout(timeout)  # type: ignore[attr-defined]
+            while True:
+                try:
+                    line = resp.fp.readline().decode()
+                except socket.timeout:
+                    raise AssertionError(f"no event within {timeout}s:\n{gw.text()}") from None
+                if line.startswith("data:"):
+                    return json.loads(line[5:])
+
+        assert event(5)["method"] == "notifications/subscriptions/acknowledged"
+        fleet.devices["gh-c"].kill()
+        note = event(5)
+        assert note["method"] == "notifications/tools/list_changed", note
+        status, listed = post(gw.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                       "params": {"_meta": envelope()}})
+        assert status == 200, listed
+        assert {t["name"] for t in json.loads(listed)["result"]["tools"]} == expected(["gh-a", "gh-b"])
+    finally:
+        conn.close()
+        gw.stop()
