@@ -202,6 +202,7 @@ int main(int argc, char **argv)
                                             .list_ttl_ms = 3600000u,
                                             .cache_scope = MCP_CACHE_PUBLIC};
     set_vent_text = bench_tools[BENCH_TOOL_SET_VENT];
+    set_vent_text.listing = NULL;
     set_vent_text.input_program = NULL;
     set_vent_text.input_program_len = 0;
     if (mcp_server_init(&server, &cfg) != 0 ||

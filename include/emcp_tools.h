@@ -221,10 +221,14 @@ extern "C" {
  * @param fn     The callback run for a valid `tools/call` of this tool.
  * @param user   Passed back to `fn` unchanged.
  *
- * The input schema (and output schema, if any) is checked here and then
- * read in place from its text (nothing is copied into the server, so the
- * text must stay where it is); every `tools/call` is validated against it
- * before `fn` runs. Invalid arguments are a tool execution error (SEP-1303),
+ * A built tool (`listing` set, as `emcp-gen` writes it) brings its schemas
+ * compiled: every `tools/call` runs its argument program before `fn` runs,
+ * and `tools/list` copies its listing. A tool from texts (no `listing`; a
+ * library with the `text-tools` feature) has its input schema (and output
+ * schema, if any) checked here and then read in place from its text
+ * (nothing is copied into the server, so the text must stay where it is);
+ * every `tools/call` is validated against it before `fn` runs. Either way,
+ * the same rules and messages. Invalid arguments are a tool execution error (SEP-1303),
  * not a JSON-RPC error, so the host shows it to the model, which can correct
  * the call: `fn` does not run, the result (HTTP 200, in both eras) has
  * `isError: true` and one text block naming the argument and the rule, whose
@@ -250,12 +254,9 @@ extern "C" {
  * `minimum: 2.5` with `maximum: 2.9`, `exclusiveMinimum: 2` with
  * `exclusiveMaximum: 3`).
  *
- * A library built without the schema checker (the `minimal` profile; the
- * Cargo feature `schema-check` left out) checks here only that each schema
- * is well-formed JSON within `MCP_MAX_DEPTH` and `MCP_MAX_SCHEMA_TOKENS`,
- * and registers the tool only when `tool->schema_seal` is the seal a
- * library with the checker gave these exact texts (`mcp_schema_seal`): the
- * checks above then ran at build time, and calls are validated the same way.
+ * A library built without the `text-tools` feature (the `minimal`
+ * profile) takes built tools only: their schemas were checked by
+ * `emcp-gen` at build time, with the same checker.
  *
  * @retval 0 Success.
  * @retval -MCP_EINVAL NULL pointer, uninitialised server, bad name, unknown
@@ -264,14 +265,18 @@ extern "C" {
  *         malformed schema (not JSON, root not
  *         `"type":"object"`, a keyword with a wrong value, an empty `enum`, a
  *         `required` name missing from `properties`), or one that contradicts
- *         itself (above); or a `schema_seal` that does not match the schemas
- *         (with the checker: a nonzero one; without it: any, 0 included).
- *         `mcp_server_schema_error` says which; with the checker it also
- *         gives the seal the schemas have.
+ *         itself (above); or a nonzero `schema_seal` that does not match the
+ *         schemas (`mcp_server_schema_error` gives the seal they have); or a
+ *         built tool whose listing is not one JSON object, without its
+ *         programs, or whose programs are not its schemas' (with the
+ *         checker) or cannot be read (without); or a program without a
+ *         listing. `mcp_server_schema_error` says which.
  * @retval -MCP_ENOTSUP The schema uses a keyword the validator does not
  *         implement (it is never ignored silently), or the tool sets
  *         `principals`, `min_interval_ms` or `idempotency_key` and the
- *         library was built without the `policy` feature.
+ *         library was built without the `policy` feature, or it is a tool
+ *         from texts and the library was built without `text-tools`
+ *         (`mcp_server_schema_error` names emcp-gen).
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
  * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <mosquitto.h>
+
 #include "emcp_mqtt.h"
 
 #ifdef __cplusplus
@@ -95,7 +97,6 @@ typedef struct emcp_mqtt_mosq_options_t {
 int emcp_mqtt_mosq_parse_option(emcp_mqtt_mosq_options_t *opt, int argc, char **argv, int *i,
                                 FILE *err);
 
-struct mosquitto;
 
 /**
  * Applies @p opt's session options to a libmosquitto client, as
