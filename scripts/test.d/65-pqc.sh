@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The post-quantum TLS profile over HTTP (issue 39; docs/bindings/http.md,
-# "Post-quantum TLS"): installs autoconf, automake, libtool and libclang-dev,
+# The post-quantum TLS profile over HTTP and MQTT (issue 39; docs/pqc.md):
+# installs autoconf, automake, libtool and libclang-dev,
 # which the crates.io package wolfssl-sys needs to build wolfSSL 5.9.4 with
 # ML-KEM (cmake/EmcpWolfssl.cmake; nothing of wolfSSL is in the repository),
-# builds greenhouse-http with EMCP_HTTP_TLS=wolfssl and the test client
-# emcp-pqc-relay in build/pqc under ASan/UBSan, then runs
+# builds greenhouse-http with EMCP_HTTP_TLS=wolfssl, greenhouse-mqtt, the test
+# client emcp-pqc-relay and the test server emcp-pqc-terminator in build/pqc
+# under ASan/UBSan, then runs
 #  - tests/pqc: each group negotiated as configured (X25519, X25519MLKEM768,
 #    SecP256r1MLKEM768), a hybrid-only client refused by an X25519 server, a
 #    silent fallback to X25519 detected, the same certificate check in every
 #    group;
+#  - tests/pqc/test_pqc_mqtt.py: greenhouse-mqtt through its wolfSSL client
+#    and emcp-pqc-terminator to the real mosquitto, a tools/call answered in
+#    X25519 and X25519MLKEM768, the group asserted at the terminator, an
+#    X25519-only device caught there (mosquitto and paho-mqtt installed here);
 #  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
 #    through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
@@ -22,24 +27,29 @@ export PATH="$HOME/.cargo/bin:$PATH"
 t0=$SECONDS
 
 . scripts/lib/apt.sh
-apt_ensure autoconf automake libtool libclang-dev libhttp-parser-dev openssl cmake
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/http/requirements.txt
+apt_ensure autoconf automake libtool libclang-dev libhttp-parser-dev openssl cmake \
+  mosquitto mosquitto-clients libmosquitto-dev pkg-config
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r tests/http/requirements.txt \
+  -r tests/mqtt/requirements.txt
 
 # Configuring runs cargo on cmake/wolfssl, which builds wolfSSL the first
 # time (minutes; later runs find it built).
 echo "65-pqc: configuring build/pqc (EMCP_HTTP_TLS=wolfssl; wolfSSL through cargo and wolfssl-sys)"
 nice -n 5 cmake -S . -B build/pqc -DEMCP_SANITIZE=ON -DEMCP_HTTP_TLS=wolfssl >/dev/null
-nice -n 5 cmake --build build/pqc -j"$(nproc)" --target greenhouse-http emcp-pqc-relay
+nice -n 5 cmake --build build/pqc -j"$(nproc)" --target greenhouse-http greenhouse-mqtt \
+  emcp-pqc-relay emcp-pqc-terminator
 gh="$PWD/build/pqc/examples-c/greenhouse/greenhouse-http"
+ghm="$PWD/build/pqc/examples-c/greenhouse/greenhouse-mqtt"
 relay="$PWD/build/pqc/tests/pqc/emcp-pqc-relay"
-for b in "$gh" "$relay"; do
+term="$PWD/build/pqc/tests/pqc/emcp-pqc-terminator"
+for b in "$gh" "$ghm" "$relay" "$term"; do
   [ -x "$b" ] || { echo "65-pqc: $b was not built" >&2; exit 1; }
 done
 nm "$gh" | grep ' T wolfSSL_read$' >/dev/null || { echo "65-pqc: $gh is not linked with wolfSSL" >&2; exit 1; }
 echo "65-pqc: built in $((SECONDS - t0)) s"
 
-export GREENHOUSE_HTTP="$gh" EMCP_PQC_RELAY="$relay"
-echo "65-pqc: tests/pqc (groups negotiated, refused, fallback detected)"
+export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term"
+echo "65-pqc: tests/pqc (HTTP and MQTT: groups negotiated, refused, fallback detected)"
 (cd tests/pqc && timeout 300 python3 -m pytest -v -p no:cacheprovider .)
 
 for group in X25519MLKEM768 X25519; do
