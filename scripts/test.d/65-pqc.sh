@@ -19,7 +19,7 @@
 #    handshake's group asserted (EMCP_PQC_GROUP);
 #  - tests/http/test_https.py against the wolfSSL engine (Python's own TLS);
 #  - scripts/pqc-report -n 50 --check-docs (the handshake figures, printed and
-#    held to docs/bindings/http.md's table).
+#    held to docs/pqc.md's table).
 . "$(dirname "$0")/../lib/help.sh" "$@"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
