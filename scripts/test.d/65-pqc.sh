@@ -14,6 +14,8 @@
 #    and emcp-pqc-terminator to the real mosquitto, a tools/call answered in
 #    X25519 and X25519MLKEM768, the group asserted at the terminator, an
 #    X25519-only device caught there (mosquitto and paho-mqtt installed here);
+#    with COREMQTT_PATH (a coreMQTT v5 checkout) the same tests also with
+#    greenhouse-coremqtt-wolfssl, coreMQTT over a wolfSSL transport;
 #  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
 #    through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
@@ -49,6 +51,20 @@ nm "$gh" | grep ' T wolfSSL_read$' >/dev/null || { echo "65-pqc: $gh is not link
 echo "65-pqc: built in $((SECONDS - t0)) s"
 
 export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term"
+
+# The firmware pairing, coreMQTT over a wolfSSL transport, needs a coreMQTT v5
+# checkout (no registry has coreMQTT): greenhouse-coremqtt-wolfssl
+# (examples-c/coremqtt) joins tests/pqc/test_pqc_mqtt.py as a second device.
+if [ -n "${COREMQTT_PATH:-}" ]; then
+  echo "65-pqc: building greenhouse-coremqtt-wolfssl (coreMQTT at $COREMQTT_PATH over wolfSSL)"
+  nice -n 5 cmake -S examples-c/coremqtt -B build/pqc-coremqtt -DCOREMQTT_PATH="$COREMQTT_PATH" \
+    -DEMCP_SANITIZE=ON -DEMCP_HTTP_TLS=wolfssl -DEMCP_WOLFSSL_CARGO_TARGET_DIR="$PWD/build/pqc/wolfssl-cargo" >/dev/null
+  nice -n 5 cmake --build build/pqc-coremqtt -j"$(nproc)" --target greenhouse-coremqtt-wolfssl
+  export EMCP_PQC_COREMQTT="$PWD/build/pqc-coremqtt/greenhouse-coremqtt-wolfssl"
+else
+  echo "65-pqc: skipped: coreMQTT over wolfSSL (greenhouse-coremqtt-wolfssl): COREMQTT_PATH is not set" \
+       "(a coreMQTT v5 checkout, FreeRTOS/coreMQTT); MQTT is tested with greenhouse-mqtt and its wolfSSL client"
+fi
 echo "65-pqc: tests/pqc (HTTP and MQTT: groups negotiated, refused, fallback detected)"
 (cd tests/pqc && timeout 300 python3 -m pytest -v -p no:cacheprovider .)
 

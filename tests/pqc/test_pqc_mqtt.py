@@ -9,6 +9,14 @@ which is the device's TLS stack here:
 
   greenhouse-mqtt --MQTT--> relay --TLS 1.3, group--> terminator --MQTT--> mosquitto <-- MCP client (paho)
 
+With EMCP_PQC_COREMQTT (greenhouse-coremqtt-wolfssl, built by
+scripts/test.d/65-pqc.sh when COREMQTT_PATH names a coreMQTT v5 checkout),
+every test runs a second time with that device: the coreMQTT shim over
+coreMQTT's transport interface on wolfSSL (examples-c/coremqtt/
+transport_wolfssl.c), the firmware pairing, with no relay:
+
+  greenhouse-coremqtt-wolfssl --TLS 1.3, group--> terminator --MQTT--> mosquitto <-- MCP client
+
 The MCP client's tools/call crosses the broker, reaches the device through
 the TLS hop and is answered. The group is asserted at the terminator (the
 broker's side): a device that offers only X25519 where the hybrid is
@@ -22,6 +30,7 @@ group stays the parametrized one), to see the assertion fail.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -43,9 +52,39 @@ def broker(tmp_path):
     b.stop()
 
 
+COREMQTT = os.environ.get("EMCP_PQC_COREMQTT")
+
+
+@pytest.fixture(params=["libmosquitto+relay", "coremqtt+wolfssl"])
+def device(request):
+    if request.param == "coremqtt+wolfssl" and not COREMQTT:
+        pytest.skip("coreMQTT device: set COREMQTT_PATH (a coreMQTT v5 checkout) for scripts/test.d/65-pqc.sh, "
+                    "which then builds greenhouse-coremqtt-wolfssl and sets EMCP_PQC_COREMQTT")
+    return request.param
+
+
+class DeviceLog:
+    """The coreMQTT device's own view of its handshakes (transport_wolfssl's
+    log lines), shaped like Relay.handshakes()."""
+
+    def __init__(self, gw: Gateway):
+        self.gw = gw
+
+    def finish(self) -> int:
+        return 0
+
+    def cleanup(self) -> None:
+        pass
+
+    def handshakes(self) -> list[dict]:
+        return [{"group": m.group(2), "version": m.group(1)}
+                for m in (re.match(r"transport_wolfssl: (\S+) with \S+, group (\S+),", l) for l in self.gw.lines())
+                if m]
+
+
 @pytest.fixture
-def chain(greenhouse_mqtt_bin, broker, cert):
-    """chain(terminator_groups, device_groups, expect) -> (terminator, relay, gateway)."""
+def chain(greenhouse_mqtt_bin, broker, cert, device):
+    """chain(terminator_groups, device_groups, expect) -> (terminator, device's TLS view, gateway)."""
     made: list = []
 
     def start(terminator_groups: str, device_groups: str, expect: str):
@@ -53,6 +92,11 @@ def chain(greenhouse_mqtt_bin, broker, cert):
         made.append(term)
         # The device's TLS client verifies the terminator's certificate
         # (the same P-256 certificate in every group) and offers its groups.
+        if device == "coremqtt+wolfssl":
+            gw = Gateway(COREMQTT, term.port, SID, "--tls-ca", cert[0], "--tls-groups", device_groups,
+                         "--tls-server-name", "localhost")
+            made.append(gw)
+            return term, DeviceLog(gw), gw
         dev = Relay(term.port, cert[0], device_groups, None)
         made.append(dev)
         gw = Gateway(greenhouse_mqtt_bin, dev.port, SID)
@@ -100,7 +144,8 @@ def test_tools_call_through_the_terminator(chain, broker, group):
         assert h["heap_peak"] > 0, h
     # The device side saw the same group.
     dev.finish()
-    assert [h["group"] for h in dev.handshakes()] == [group] * len(dev.handshakes()), dev.handshakes()
+    seen = [h["group"] for h in dev.handshakes()]
+    assert seen and seen == [group] * len(seen), dev.handshakes()
 
 
 def test_device_offering_only_x25519_is_caught_at_the_terminator(chain, broker):
