@@ -16,6 +16,10 @@
 #    X25519-only device caught there (mosquitto and paho-mqtt installed here);
 #    with COREMQTT_PATH (a coreMQTT v5 checkout) the same tests also with
 #    greenhouse-coremqtt-wolfssl, coreMQTT over a wolfSSL transport;
+#  - tests/pqc/test_pqc_dtls.py: DTLS 1.3 handshakes between two wolfSSL
+#    endpoints (emcp-pqc-dtls) in each group, the hybrid ClientHello
+#    fragmented within 1200-byte datagrams (CoAP itself is not built:
+#    libcoap's wolfSSL backend is not here);
 #  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
 #    through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
@@ -40,18 +44,19 @@ python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore 
 echo "65-pqc: configuring build/pqc (EMCP_HTTP_TLS=wolfssl; wolfSSL through cargo and wolfssl-sys)"
 nice -n 5 cmake -S . -B build/pqc -DEMCP_SANITIZE=ON -DEMCP_HTTP_TLS=wolfssl >/dev/null
 nice -n 5 cmake --build build/pqc -j"$(nproc)" --target greenhouse-http greenhouse-mqtt \
-  emcp-pqc-relay emcp-pqc-terminator
+  emcp-pqc-relay emcp-pqc-terminator emcp-pqc-dtls
 gh="$PWD/build/pqc/examples-c/greenhouse/greenhouse-http"
 ghm="$PWD/build/pqc/examples-c/greenhouse/greenhouse-mqtt"
 relay="$PWD/build/pqc/tests/pqc/emcp-pqc-relay"
 term="$PWD/build/pqc/tests/pqc/emcp-pqc-terminator"
-for b in "$gh" "$ghm" "$relay" "$term"; do
+dtls="$PWD/build/pqc/tests/pqc/emcp-pqc-dtls"
+for b in "$gh" "$ghm" "$relay" "$term" "$dtls"; do
   [ -x "$b" ] || { echo "65-pqc: $b was not built" >&2; exit 1; }
 done
 nm "$gh" | grep ' T wolfSSL_read$' >/dev/null || { echo "65-pqc: $gh is not linked with wolfSSL" >&2; exit 1; }
 echo "65-pqc: built in $((SECONDS - t0)) s"
 
-export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term"
+export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term" EMCP_PQC_DTLS="$dtls"
 
 # The firmware pairing, coreMQTT over a wolfSSL transport, needs a coreMQTT v5
 # checkout (no registry has coreMQTT): greenhouse-coremqtt-wolfssl
@@ -66,7 +71,7 @@ else
   echo "65-pqc: skipped: coreMQTT over wolfSSL (greenhouse-coremqtt-wolfssl): COREMQTT_PATH is not set" \
        "(a coreMQTT v5 checkout, FreeRTOS/coreMQTT); MQTT is tested with greenhouse-mqtt and its wolfSSL client"
 fi
-echo "65-pqc: tests/pqc (HTTP and MQTT: groups negotiated, refused, fallback detected)"
+echo "65-pqc: tests/pqc (HTTP, MQTT, DTLS: groups negotiated, refused, fallback detected)"
 (cd tests/pqc && timeout 300 python3 -m pytest -v -p no:cacheprovider .)
 
 for group in X25519MLKEM768 X25519; do
