@@ -20,6 +20,14 @@ from pathlib import Path
 from http_support import HttpServer, binary
 
 START_TIMEOUT_S = 10
+
+# Key-share sizes (bytes) of each group: client's, server's (ML-KEM-768:
+# encapsulation key 1184, ciphertext 1088; X25519 32; P-256 uncompressed 65).
+SHARES = {
+    "X25519": (32, 32),
+    "X25519MLKEM768": (1184 + 32, 1088 + 32),
+    "SecP256r1MLKEM768": (65 + 1184, 65 + 1088),
+}
 LINE_RE = re.compile(
     r"relay: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) tx=(\d+) rx=(\d+) "
     r"round_trips=(\d+) heap_peak=(\d+) expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"

@@ -35,10 +35,8 @@ import re
 import pytest
 
 from mqtt_support import Broker, Client, Gateway, call, wait_until
-from pqc_support import Relay, Terminator
+from pqc_support import SHARES, Relay, Terminator
 from sanitizers import report_in
-
-from test_pqc_http import SHARES
 
 SID = "gh-pqc"
 REQ = f"mcp/{SID}/request"
