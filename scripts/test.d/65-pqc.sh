@@ -71,6 +71,11 @@ else
   echo "65-pqc: skipped: coreMQTT over wolfSSL (greenhouse-coremqtt-wolfssl): COREMQTT_PATH is not set" \
        "(a coreMQTT v5 checkout, FreeRTOS/coreMQTT); MQTT is tested with greenhouse-mqtt and its wolfSSL client"
 fi
+# The profile's programs are only in this build: --help and -h here (tests/help).
+echo "65-pqc: --help and -h of the profile's programs"
+python3 tests/help/check_help.py --root "$PWD" --programs-only "$relay" "$term" "$dtls" \
+  ${EMCP_PQC_COREMQTT:+"$EMCP_PQC_COREMQTT"} | tail -n 1
+
 echo "65-pqc: tests/pqc (HTTP, MQTT, DTLS: groups negotiated, refused, fallback detected)"
 (cd tests/pqc && timeout 300 python3 -m pytest -v -p no:cacheprovider .)
 
