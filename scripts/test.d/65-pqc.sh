@@ -18,8 +18,14 @@
 #    greenhouse-coremqtt-wolfssl, coreMQTT over a wolfSSL transport;
 #  - tests/pqc/test_pqc_dtls.py: DTLS 1.3 handshakes between two wolfSSL
 #    endpoints (emcp-pqc-dtls) in each group, the hybrid ClientHello
-#    fragmented within 1200-byte datagrams (CoAP itself is not built:
-#    libcoap's wolfSSL backend is not here);
+#    fragmented within 1200-byte datagrams;
+#  - with LIBCOAP_PATH (a libcoap checkout with the wolfSSL backend, v4.3.5
+#    or later; skipped with a line naming it otherwise)
+#    tests/pqc/test_pqc_coap.py: greenhouse-coap on that libcoap over DTLS
+#    1.3 with a certificate, a tools/call from emcp-pqc-coap-client answered
+#    in X25519 and X25519MLKEM768, the group asserted, an X25519-only server
+#    caught, the hybrid ClientHello fragmented (scripts/lib/pqc_coap.sh
+#    builds it all in build/pqc-coap);
 #  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
 #    through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
@@ -71,12 +77,27 @@ else
   echo "65-pqc: skipped: coreMQTT over wolfSSL (greenhouse-coremqtt-wolfssl): COREMQTT_PATH is not set" \
        "(a coreMQTT v5 checkout, FreeRTOS/coreMQTT); MQTT is tested with greenhouse-mqtt and its wolfSSL client"
 fi
+# CoAP over DTLS 1.3 needs a libcoap checkout with the wolfSSL backend
+# (LIBCOAP_PATH, v4.3.5 or later; no registry has libcoap with it, Debian's
+# 4.3.1 has none): scripts/lib/pqc_coap.sh builds wolfSSL with libcoap's
+# options, libcoap, greenhouse-coap and emcp-pqc-coap-client in
+# build/pqc-coap, and tests/pqc/test_pqc_coap.py runs on them.
+if [ -n "${LIBCOAP_PATH:-}" ]; then
+  echo "65-pqc: building CoAP over DTLS 1.3 on libcoap's wolfSSL backend (LIBCOAP_PATH=$LIBCOAP_PATH)"
+  . scripts/lib/pqc_coap.sh
+  pqc_coap_build
+  echo "65-pqc: CoAP built in $((SECONDS - t0)) s since the start"
+else
+  echo "65-pqc: skipped: CoAP over DTLS 1.3 (greenhouse-coap on libcoap's wolfSSL backend, tests/pqc/test_pqc_coap.py):" \
+       "LIBCOAP_PATH is not set (a libcoap checkout with the wolfSSL backend, v4.3.5 or later)"
+fi
 # The profile's programs are only in this build: --help and -h here (tests/help).
 echo "65-pqc: --help and -h of the profile's programs"
 python3 tests/help/check_help.py --root "$PWD" --programs-only "$relay" "$term" "$dtls" \
-  ${EMCP_PQC_COREMQTT:+"$EMCP_PQC_COREMQTT"} | tail -n 1
+  ${EMCP_PQC_COREMQTT:+"$EMCP_PQC_COREMQTT"} ${EMCP_PQC_COAP_CLIENT:+"$EMCP_PQC_COAP_CLIENT"} \
+  ${GREENHOUSE_COAP_WOLFSSL:+"$GREENHOUSE_COAP_WOLFSSL"} | tail -n 1
 
-echo "65-pqc: tests/pqc (HTTP, MQTT, DTLS: groups negotiated, refused, fallback detected)"
+echo "65-pqc: tests/pqc (HTTP, MQTT, DTLS, CoAP with LIBCOAP_PATH: groups negotiated, refused, fallback detected)"
 (cd tests/pqc && timeout 300 python3 -m pytest -v -p no:cacheprovider .)
 
 for group in X25519MLKEM768 X25519; do
