@@ -4,9 +4,10 @@
  * endpoints over UDP on loopback, a client and a server thread in one
  * process, both with the key-exchange groups of --groups and the server's
  * certificate checked by the client, and the datagrams counted. It measures
- * what CoAP over DTLS 1.3 would carry (libcoap's wolfSSL backend is not built
- * here): a hybrid key share makes the ClientHello larger than one datagram of
- * --mtu, and DTLS 1.3 must fragment it (the server allows a fragmented
+ * the DTLS 1.3 layer CoAP runs on, without libcoap (CoAP itself:
+ * tests/pqc/test_pqc_coap.py, with LIBCOAP_PATH): a hybrid key share makes
+ * the ClientHello larger than one datagram of --mtu, and DTLS 1.3 must
+ * fragment it (the server allows a fragmented
  * ClientHello). One line per run on stdout:
  *
  *   group=G mtu=M handshakes=N handshake_median_us=... client_datagrams=N

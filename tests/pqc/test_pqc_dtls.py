@@ -1,7 +1,8 @@
 """DTLS 1.3 with the post-quantum groups (issue 39, item 4's measurement):
 emcp-pqc-dtls runs a handshake between two wolfSSL endpoints over UDP on
-loopback and counts the datagrams. libcoap's wolfSSL backend is not built
-(docs/pqc.md), so this is the DTLS layer CoAP would run on, not CoAP.
+loopback and counts the datagrams: the DTLS layer CoAP runs on, without
+libcoap (CoAP itself on libcoap's wolfSSL backend: test_pqc_coap.py, with
+LIBCOAP_PATH; docs/pqc.md).
 
 A hybrid key share (1216 bytes) does not fit one datagram of 1200 bytes:
 the ClientHello must be fragmented, and every datagram stays within the
