@@ -10,6 +10,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef EMCP_COAP_WOLFSSL
+/* libcoap on its wolfSSL backend (EMCP_COAP_LIBCOAP_WOLFSSL, the post-quantum
+ * profile, docs/pqc.md). Its setup_pki_ssl() (4.3.5 up to at least
+ * v4.3.5-11-g92b3db23) loads a COAP_PKI_KEY_PEM_BUF certificate from the
+ * private key's buffer, so the server would hold no certificate and refuse the
+ * first ClientHello (wolfSSL NO_PRIVATE_KEY, -317). The certificate is handed
+ * over as DER (its DER_BUF path is right), the CA and the key stay PEM. One
+ * buffer for the process: one certificate-mode binding per process. */
+#include <wolfssl/options.h>
+#include <wolfssl/ssl.h>
+#include <wolfssl/wolfcrypt/asn_public.h>
+
+#define EMCP_COAP_WOLFSSL_CERT_DER_MAX 4096
+static unsigned char emcp_coap_wolfssl_cert_der[EMCP_COAP_WOLFSSL_CERT_DER_MAX];
+#endif
+
 _Static_assert(EMCP_COAP_RESPONSE_MAX >= MCP_MIN_RESPONSE_CAP,
                "EMCP_COAP_RESPONSE_MAX must be at least MCP_MIN_RESPONSE_CAP");
 _Static_assert(EMCP_COAP_RESPONSE_SLOTS > 0, "EMCP_COAP_RESPONSE_SLOTS must be positive");
@@ -494,6 +510,29 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
         pki.cert_chain_verify_depth = 3;
         pki.validate_cn_call_back = pki_cn_callback;
         pki.cn_call_back_arg = b;
+#ifdef EMCP_COAP_WOLFSSL
+        int der_len = cfg->pki->cert_pem_len < (size_t)INT32_MAX
+                          ? wolfSSL_CertPemToDer((const unsigned char *)cfg->pki->cert_pem,
+                                                 (int)cfg->pki->cert_pem_len, emcp_coap_wolfssl_cert_der,
+                                                 (int)sizeof emcp_coap_wolfssl_cert_der, CERT_TYPE)
+                          : -1;
+        if (der_len <= 0) {
+            log_line(b, "emcp_coap: the certificate is not PEM wolfSSL can read (or over %d bytes as DER)",
+                     EMCP_COAP_WOLFSSL_CERT_DER_MAX);
+            emcp_coap_close(b);
+            return -MCP_EINVAL;
+        }
+        pki.pki_key.key_type = COAP_PKI_KEY_DEFINE;
+        pki.pki_key.key.define.ca.u_byte = cfg->pki->ca_pem;
+        pki.pki_key.key.define.ca_len = cfg->pki->ca_pem_len;
+        pki.pki_key.key.define.ca_def = COAP_PKI_KEY_DEF_PEM_BUF;
+        pki.pki_key.key.define.public_cert.u_byte = emcp_coap_wolfssl_cert_der;
+        pki.pki_key.key.define.public_cert_len = (size_t)der_len;
+        pki.pki_key.key.define.public_cert_def = COAP_PKI_KEY_DEF_DER_BUF;
+        pki.pki_key.key.define.private_key.u_byte = cfg->pki->key_pem;
+        pki.pki_key.key.define.private_key_len = cfg->pki->key_pem_len;
+        pki.pki_key.key.define.private_key_def = COAP_PKI_KEY_DEF_PEM_BUF;
+#else
         pki.pki_key.key_type = COAP_PKI_KEY_PEM_BUF;
         pki.pki_key.key.pem_buf.ca_cert = cfg->pki->ca_pem;
         pki.pki_key.key.pem_buf.ca_cert_len = cfg->pki->ca_pem_len;
@@ -501,6 +540,7 @@ int emcp_coap_open(emcp_coap_t *b, mcp_server_t *server, const emcp_coap_config_
         pki.pki_key.key.pem_buf.public_cert_len = cfg->pki->cert_pem_len;
         pki.pki_key.key.pem_buf.private_key = cfg->pki->key_pem;
         pki.pki_key.key.pem_buf.private_key_len = cfg->pki->key_pem_len;
+#endif
         if (!coap_context_set_pki(b->ctx, &pki)) {
             log_line(b, "emcp_coap: libcoap refused the certificate setup");
             emcp_coap_close(b);

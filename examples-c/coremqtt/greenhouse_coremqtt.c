@@ -13,6 +13,13 @@
  * Logs and the audit lines of the tools go to stderr. SIGINT/SIGTERM publish
  * offline presence and stop.
  *
+ * Built with GREENHOUSE_COREMQTT_WOLFSSL (greenhouse-coremqtt-wolfssl, when
+ * the build has wolfSSL: EMCP_HTTP_TLS=wolfssl), --tls-ca FILE switches the
+ * transport to TLS 1.3 on wolfSSL (transport_wolfssl.c) with the
+ * key-exchange groups of --tls-groups (default X25519MLKEM768) and the name
+ * of --tls-server-name (default the broker's host): the post-quantum profile
+ * (docs/pqc.md).
+ *
  * Built with GREENHOUSE_COREMQTT_FREERTOS (greenhouse-coremqtt-freertos, when
  * FREERTOS_KERNEL_PATH is given), the same gateway runs inside one FreeRTOS
  * task on the POSIX simulator port: the clock is the tick count, the shim's
@@ -35,6 +42,9 @@
 #include "greenhouse.h"
 #include "greenhouse_mqtt_id.h"
 #include "transport_posix.h"
+#ifdef GREENHOUSE_COREMQTT_WOLFSSL
+#include "transport_wolfssl.h"
+#endif
 #ifdef GREENHOUSE_COREMQTT_FREERTOS
 #include "FreeRTOS.h"
 #include "freertos_run.h"
@@ -103,6 +113,12 @@ static void usage(FILE *to, const char *prog)
             "  --wind-lock          start with the wind lock on\n"
             "  --username U         MQTT username (also the principal; default anonymous)\n"
             "  --password-env VAR   read the MQTT password from environment variable VAR\n"
+#ifdef GREENHOUSE_COREMQTT_WOLFSSL
+            "  --tls-ca FILE        TLS 1.3 on wolfSSL: the broker's certificate must chain to FILE\n"
+            "  --tls-groups G[:G]   key-exchange groups offered, the first with a key share: X25519,\n"
+            "                       X25519MLKEM768, SecP256r1MLKEM768, secp256r1 (default X25519MLKEM768)\n"
+            "  --tls-server-name N  name the certificate must carry, also the SNI (default the broker host)\n"
+#endif
             GREENHOUSE_POLICY_USAGE,
             prog, EMCP_MQTT_CORE_KEEPALIVE_S);
 }
@@ -131,7 +147,14 @@ static int run(int argc, char **argv)
     const char *prog = (argc > 0 && argv[0] != NULL) ? argv[0] : "greenhouse-coremqtt";
     emcp_mqtt_core_options_t opt;
     memset(&opt, 0, sizeof opt);
-    static NetworkContext_t net_ctx = {.host = "127.0.0.1", .port = 1883, .fd = -1};
+#ifdef GREENHOUSE_COREMQTT_WOLFSSL
+    static emcp_core_wolfssl_t tls = {.net = {.host = "127.0.0.1", .port = 1883, .fd = -1},
+                                      .groups = "X25519MLKEM768"};
+    NetworkContext_t *net_ctx = &tls.net;
+#else
+    static NetworkContext_t plain_ctx = {.host = "127.0.0.1", .port = 1883, .fd = -1};
+    NetworkContext_t *net_ctx = &plain_ctx;
+#endif
     const char *server_id = NULL;
     const char *share = NULL;
     const char *prefix = NULL;
@@ -147,6 +170,14 @@ static int run(int argc, char **argv)
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout, prog);
             return 0;
+#ifdef GREENHOUSE_COREMQTT_WOLFSSL
+        } else if (v != NULL && strcmp(a, "--tls-ca") == 0) {
+            tls.ca_file = v;
+        } else if (v != NULL && strcmp(a, "--tls-groups") == 0) {
+            tls.groups = v;
+        } else if (v != NULL && strcmp(a, "--tls-server-name") == 0) {
+            tls.server_name = v;
+#endif
         } else if (strncmp(a, "--tls", 5) == 0 || strcmp(a, "--cafile") == 0 || strcmp(a, "--capath") == 0 ||
                    strcmp(a, "--cert") == 0 || strcmp(a, "--key") == 0) {
             fprintf(stderr, "%s: %s: TLS belongs to coreMQTT's transport, and this one is plain TCP "
@@ -157,7 +188,7 @@ static int run(int argc, char **argv)
             usage(stderr, prog);
             return 2;
         } else if (strcmp(a, "--broker") == 0) {
-            if (!parse_broker(argv[i + 1], &net_ctx.host, &net_ctx.port)) {
+            if (!parse_broker(argv[i + 1], &net_ctx->host, &net_ctx->port)) {
                 fprintf(stderr, "%s: --broker wants HOST:PORT\n", prog);
                 return 2;
             }
@@ -245,7 +276,7 @@ static int run(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     static char broker[300];
-    snprintf(broker, sizeof broker, "%s:%d", net_ctx.host, net_ctx.port);
+    snprintf(broker, sizeof broker, "%s:%d", net_ctx->host, net_ctx->port);
     opt.broker = broker;
     opt.stop = &stop_requested;
     opt.now_ms = now_ms;
@@ -255,8 +286,25 @@ static int run(int argc, char **argv)
     emcp_mqtt_core_net_t net = {
         .connect = emcp_core_posix_connect,
         .disconnect = emcp_core_posix_disconnect,
-        .user = &net_ctx,
+        .user = net_ctx,
     };
+#ifdef GREENHOUSE_COREMQTT_WOLFSSL
+    if (tls.ca_file != NULL) {
+        const char *why = NULL;
+        if (tls.server_name == NULL) {
+            tls.server_name = net_ctx->host;
+        }
+        tls.log = log_line;
+        tls.log_user = stderr;
+        if (emcp_core_wolfssl_init(&tls, &why) != 0) {
+            fprintf(stderr, "%s: --tls-ca %s, --tls-groups %s: %s\n", prog, tls.ca_file, tls.groups, why);
+            return 2;
+        }
+        net.connect = emcp_core_wolfssl_connect;
+        net.disconnect = emcp_core_wolfssl_disconnect;
+        net.user = &tls;
+    }
+#endif
     fprintf(stderr, "%s: serving MCP on %s via %s with coreMQTT (subscription %s, presence %s, principal %s, "
                     "wind lock %s)\n",
             prog, emcp_mqtt_request_topic(&binding), broker, emcp_mqtt_subscription(&binding),

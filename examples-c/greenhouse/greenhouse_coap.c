@@ -9,6 +9,11 @@
  * Plain coap:// by default; with --psk (or certificates) the same port serves
  * coaps:// (DTLS) only. Logs and audit lines go to stderr. SIGINT or SIGTERM
  * stops it (exit 0).
+ *
+ * Built on libcoap's wolfSSL backend (EMCP_COAP_LIBCOAP_WOLFSSL, the
+ * post-quantum profile, docs/pqc.md) it also takes --dtls-groups G[:G...],
+ * the DTLS key-exchange groups (e.g. X25519MLKEM768:X25519), handed to
+ * libcoap through emcp_coap_wolfssl_groups() (bindings/coap/emcp_coap_wolfssl.h).
  */
 
 #include <arpa/inet.h>
@@ -22,6 +27,22 @@
 #include "emcp.h"
 #include "emcp_clock.h"
 #include "emcp_coap.h"
+#ifdef EMCP_COAP_WOLFSSL
+#include "emcp_coap_wolfssl.h"
+
+/* --dtls-groups: read by libcoap when it sets up its DTLS context. */
+static const char *dtls_groups;
+
+const char *emcp_coap_wolfssl_groups(void)
+{
+    return dtls_groups;
+}
+#define GREENHOUSE_DTLS_GROUPS_USAGE                                                          \
+    "  --dtls-groups G[:G...]  DTLS key-exchange groups, wolfSSL's names (X25519MLKEM768,\n" \
+    "                      X25519, ...); default wolfSSL's\n"
+#else
+#define GREENHOUSE_DTLS_GROUPS_USAGE ""
+#endif
 #include "greenhouse.h"
 
 /** Longest PEM file accepted for --cert, --key and --ca (bytes). */
@@ -62,7 +83,7 @@ static void usage(FILE *to, const char *prog)
             "                      certificate signed by the CA, its CN is the principal\n"
             "  --wind-lock         start with the wind lock on (set_vent above 0 is refused)\n"
             "  --log-requests      log one line per request (peer, principal, code)\n"
-            GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE
+            GREENHOUSE_DTLS_GROUPS_USAGE GREENHOUSE_POLICY_USAGE GREENHOUSE_DURABLE_USAGE
             "  Plain coap:// authenticates no principal: with --policy it sees no tool.\n",
             prog);
 }
@@ -176,6 +197,10 @@ int main(int argc, char **argv)
             key_path = argv[++i];
         } else if (strcmp(a, "--ca") == 0 && has_value) {
             ca_path = argv[++i];
+#ifdef EMCP_COAP_WOLFSSL
+        } else if (strcmp(a, "--dtls-groups") == 0 && has_value) {
+            dtls_groups = argv[++i];
+#endif
         } else if (strcmp(a, "--policy") == 0 && has_value) {
             const char *why = NULL;
             if (greenhouse_add_policy(argv[++i], &why) != 0) {

@@ -1,6 +1,7 @@
 """Fixtures of the post-quantum profile's tests: greenhouse-http built with
-EMCP_HTTP_TLS=wolfssl (GREENHOUSE_HTTP, default build/pqc/...) and
-emcp-pqc-relay (EMCP_PQC_RELAY), both from scripts/test.d/65-pqc.sh."""
+EMCP_HTTP_TLS=wolfssl (GREENHOUSE_HTTP, default build/pqc/...),
+greenhouse-mqtt (GREENHOUSE_MQTT), emcp-pqc-relay (EMCP_PQC_RELAY) and
+emcp-pqc-terminator (EMCP_PQC_TERMINATOR), all from scripts/test.d/65-pqc.sh."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "http"))
+sys.path.insert(0, str(HERE.parent / "mqtt"))
 sys.path.insert(0, str(HERE.parent / "common"))
 from sanitizer_fixture import no_sanitizer_reports  # noqa: E402,F401 (autouse)
 
@@ -29,3 +31,11 @@ def greenhouse_http_bin() -> str:
 @pytest.fixture(scope="session")
 def cert(tmp_path_factory) -> tuple[str, str]:
     return make_cert(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="session")
+def greenhouse_mqtt_bin() -> str:
+    try:
+        return binary("greenhouse-mqtt", "GREENHOUSE_MQTT", "build/pqc/examples-c/greenhouse/greenhouse-mqtt")
+    except FileNotFoundError as e:
+        pytest.fail(str(e), pytrace=False)

@@ -13,13 +13,15 @@
  * --report, appended):
  *
  *   relay: conn=N group=X25519MLKEM768 version=TLSv1.3 cipher=... handshake_us=...
- *          tx=BYTES rx=BYTES round_trips=N expect=ok
+ *          tx=BYTES rx=BYTES round_trips=N heap_peak=BYTES expect=ok
  *   relay: conn=N handshake=failed tx=BYTES rx=BYTES error=REASON
  *
  * tx/rx are the bytes of the handshake sent to and received from the server
  * (TCP payload, records included) until the client's handshake completes;
  * round_trips counts the times the client waited for the server after
- * sending (1 for a full TLS 1.3 handshake, 2 after a HelloRetryRequest).
+ * sending (1 for a full TLS 1.3 handshake, 2 after a HelloRetryRequest);
+ * heap_peak is the most wolfSSL held for the connection during the
+ * handshake (emcp_pqc_heap.h).
  * --bench N makes N handshakes and prints their medians (scripts/pqc-report). With --expect-group, a connection that
  * negotiated another group (a server that fell back to X25519) is closed
  * before any request goes through ("expect=MISMATCH"), and a failed
@@ -27,6 +29,8 @@
  * exits 0 when every connection negotiated the expected group, 3 when one
  * did not, 4 when a handshake failed (and 0 with no --expect-group).
  */
+#include "emcp_pqc_heap.h"
+
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
 
@@ -98,13 +102,14 @@ static void usage(FILE *to)
             "  secp256r1, ML-KEM-768. The server certificate must chain to --ca and name\n"
             "  --server-name (default localhost). One line per handshake on stdout and in\n"
             "  --report: conn, group, version, cipher, handshake_us, tx/rx handshake bytes,\n"
-            "  round trips.\n"
+            "  round trips, heap_peak (bytes wolfSSL held at most during the handshake).\n"
             "  --expect-group G  close a connection that negotiated another group; exit 3 then\n"
             "                    (4 after a failed handshake) on SIGTERM, else 0.\n"
             "  --bench N         listen to nothing: N handshakes in a row (new TCP connection\n"
             "                    each, no resumption), then one line: group= handshakes=\n"
             "                    handshake_median_us= client_to_server_bytes= server_to_client_bytes=\n"
-            "                    round_trips= (medians; exit 3 or 4 as above)\n");
+            "                    round_trips= client_heap_peak_bytes= (medians; exit 3 or 4\n"
+            "                    as above)\n");
 }
 
 static bool parse_addr(const char *s, struct sockaddr_in *out)
@@ -286,7 +291,7 @@ static void pump(struct conn *c, WOLFSSL *ssl)
 /* Connects to the upstream and runs the TLS 1.3 handshake offering the
  * configured groups: the WOLFSSL object (group, tx, rx, round trips, *us
  * set), or NULL with the failure's report line in line. */
-static WOLFSSL *handshake(struct conn *c, long *us, char *line, size_t cap)
+static WOLFSSL *handshake(struct conn *c, long *us, long *heap, char *line, size_t cap)
 {
     int one = 1;
     c->server = socket(AF_INET, SOCK_STREAM, 0);
@@ -295,6 +300,7 @@ static WOLFSSL *handshake(struct conn *c, long *us, char *line, size_t cap)
         return NULL;
     }
     (void)setsockopt(c->server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    emcp_pqc_heap_mark();
     WOLFSSL *ssl = wolfSSL_new(relay.ctx);
     if (ssl == NULL || wolfSSL_set_groups(ssl, relay.groups, relay.n_groups) != WOLFSSL_SUCCESS ||
         wolfSSL_UseSNI(ssl, WOLFSSL_SNI_HOST_NAME, relay.server_name,
@@ -311,6 +317,7 @@ static WOLFSSL *handshake(struct conn *c, long *us, char *line, size_t cap)
     int ret = wolfSSL_connect(ssl);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    *heap = emcp_pqc_heap_peak();
     if (ret != WOLFSSL_SUCCESS) {
         char err[WOLFSSL_MAX_ERROR_SZ];
         wolfSSL_ERR_error_string_n((unsigned long)wolfSSL_get_error(ssl, ret), err, sizeof err);
@@ -333,10 +340,10 @@ static void *serve(void *arg)
 {
     struct conn *c = arg;
     char line[512];
-    long us = 0;
+    long us = 0, heap = 0;
     int one = 1;
     (void)setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    WOLFSSL *ssl = handshake(c, &us, line, sizeof line);
+    WOLFSSL *ssl = handshake(c, &us, &heap, line, sizeof line);
     if (ssl == NULL) {
         report(line);
         count_failure();
@@ -345,9 +352,9 @@ static void *serve(void *arg)
         bool ok = relay.expect == NULL || strcmp(group, relay.expect) == 0;
         snprintf(line, sizeof line,
                  "relay: conn=%u group=%s version=%s cipher=%s handshake_us=%ld tx=%lu rx=%lu round_trips=%u "
-                 "expect=%s",
+                 "heap_peak=%ld expect=%s",
                  c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->tx, c->rx,
-                 c->round_trips, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
+                 c->round_trips, heap, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
         report(line);
         if (ok) {
             pump(c, ssl);
@@ -384,18 +391,18 @@ static long median(long *v, unsigned n)
 static int bench(unsigned n)
 {
     long *us = calloc(n, sizeof *us), *tx = calloc(n, sizeof *tx), *rx = calloc(n, sizeof *rx),
-         *rt = calloc(n, sizeof *rt);
+         *rt = calloc(n, sizeof *rt), *heap = calloc(n, sizeof *heap);
     const char *group = "none";
     unsigned done = 0;
     int rc = 0;
-    if (us == NULL || tx == NULL || rx == NULL || rt == NULL) {
+    if (us == NULL || tx == NULL || rx == NULL || rt == NULL || heap == NULL) {
         rc = 1;
         goto out;
     }
     for (unsigned i = 0; i < n && !stop; i++) {
         struct conn c = {.client = -1, .server = -1, .id = i + 1};
         char line[512];
-        WOLFSSL *ssl = handshake(&c, &us[done], line, sizeof line);
+        WOLFSSL *ssl = handshake(&c, &us[done], &heap[done], line, sizeof line);
         if (ssl == NULL) {
             fprintf(stderr, "%s\n", line);
             rc = 4;
@@ -421,14 +428,16 @@ static int bench(unsigned n)
     }
     if (done > 0) {
         printf("group=%s handshakes=%u handshake_median_us=%ld client_to_server_bytes=%ld "
-               "server_to_client_bytes=%ld round_trips=%ld\n",
-               group, done, median(us, done), median(tx, done), median(rx, done), median(rt, done));
+               "server_to_client_bytes=%ld round_trips=%ld client_heap_peak_bytes=%ld\n",
+               group, done, median(us, done), median(tx, done), median(rx, done), median(rt, done),
+               median(heap, done));
     }
 out:
     free(us);
     free(tx);
     free(rx);
     free(rt);
+    free(heap);
     return rc;
 }
 
@@ -483,6 +492,10 @@ int main(int argc, char **argv)
     }
     if (report_path != NULL && (relay.report = fopen(report_path, "a")) == NULL) {
         perror(report_path);
+        return 1;
+    }
+    if (emcp_pqc_heap_install() != 0) {
+        fprintf(stderr, "emcp-pqc-relay: wolfSSL_SetAllocators failed\n");
         return 1;
     }
     wolfSSL_Init();

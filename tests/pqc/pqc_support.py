@@ -20,9 +20,17 @@ from pathlib import Path
 from http_support import HttpServer, binary
 
 START_TIMEOUT_S = 10
+
+# Key-share sizes (bytes) of each group: client's, server's (ML-KEM-768:
+# encapsulation key 1184, ciphertext 1088; X25519 32; P-256 uncompressed 65).
+SHARES = {
+    "X25519": (32, 32),
+    "X25519MLKEM768": (1184 + 32, 1088 + 32),
+    "SecP256r1MLKEM768": (65 + 1184, 65 + 1088),
+}
 LINE_RE = re.compile(
     r"relay: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) tx=(\d+) rx=(\d+) "
-    r"round_trips=(\d+) expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"
+    r"round_trips=(\d+) heap_peak=(\d+) expect=(ok|MISMATCH|-)|handshake=failed tx=(\d+) rx=(\d+) error=(.*))"
 )
 
 
@@ -52,6 +60,9 @@ class Relay:
         if expect is not None:
             args += ["--expect-group", expect]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
+        self._wait_port("relay")
+
+    def _wait_port(self, what: str) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
         self.port = 0
         while time.monotonic() < deadline and not self.port:
@@ -59,12 +70,12 @@ class Relay:
             if m:
                 self.port = int(m.group(1))
             elif self.proc.poll() is not None:
-                raise RuntimeError(f"relay exited with {self.proc.returncode}: {self.stderr()}")
+                raise RuntimeError(f"{what} exited with {self.proc.returncode}: {self.stderr()}")
             else:
                 time.sleep(0.02)
         if not self.port:
             self.finish()
-            raise RuntimeError("relay did not report its port")
+            raise RuntimeError(f"{what} did not report its port")
 
     def stderr(self) -> str:
         return Path(self.log.name).read_text(errors="replace")
@@ -75,13 +86,13 @@ class Relay:
         for line in Path(self.report.name).read_text().splitlines():
             m = LINE_RE.fullmatch(line)
             assert m, f"malformed relay line: {line!r}"
-            conn, group, version, cipher, us, tx, rx, rt, expect, ftx, frx, error = m.groups()
+            conn, group, version, cipher, us, tx, rx, rt, heap, expect, ftx, frx, error = m.groups()
             if error is not None:
                 out.append({"conn": int(conn), "error": error, "tx": int(ftx), "rx": int(frx)})
             else:
                 out.append({"conn": int(conn), "group": group, "version": version, "cipher": cipher,
                             "handshake_us": int(us), "tx": int(tx), "rx": int(rx), "round_trips": int(rt),
-                            "expect": expect})
+                            "heap_peak": int(heap), "expect": expect})
         return out
 
     def finish(self) -> int | None:
@@ -145,3 +156,46 @@ def group_under_test() -> tuple[str, str, str] | None:
         return None
     return os.environ.get("EMCP_PQC_SERVER_GROUPS", g), os.environ.get("EMCP_PQC_RELAY_GROUPS", g), g
 
+
+
+# ---- MQTT: emcp-pqc-terminator in front of mosquitto -------------------------
+
+TERM_RE = re.compile(
+    r"terminator: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) rx=(\d+) tx=(\d+) "
+    r"heap_peak=(\d+) expect=(ok|MISMATCH|-)|handshake=failed rx=(\d+) tx=(\d+) error=(.*))"
+)
+
+
+def terminator_bin() -> str:
+    return binary("emcp-pqc-terminator", "EMCP_PQC_TERMINATOR", "build/pqc/tests/pqc/emcp-pqc-terminator")
+
+
+class Terminator(Relay):
+    """emcp-pqc-terminator: TLS 1.3 with `groups` on its port, plain to
+    127.0.0.1:upstream_port (the broker). Its handshakes() are the server's
+    view: rx the client's bytes (ClientHello, Finished), tx its own."""
+
+    def __init__(self, upstream_port: int, cert: tuple[str, str], groups: str, expect: str | None):
+        self.log = tempfile.NamedTemporaryFile(prefix="emcp-term-", suffix=".log", delete=False)
+        self.report = tempfile.NamedTemporaryFile(prefix="emcp-term-", suffix=".report", delete=False)
+        crt, key = cert
+        args = [terminator_bin(), "--connect", f"127.0.0.1:{upstream_port}", "--cert", crt, "--key", key,
+                "--groups", groups, "--report", self.report.name]
+        if expect is not None:
+            args += ["--expect-group", expect]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log)
+        self._wait_port("terminator")
+
+    def handshakes(self) -> list[dict]:
+        out = []
+        for line in Path(self.report.name).read_text().splitlines():
+            m = TERM_RE.fullmatch(line)
+            assert m, f"malformed terminator line: {line!r}"
+            conn, group, version, cipher, us, rx, tx, heap, expect, frx, ftx, error = m.groups()
+            if error is not None:
+                out.append({"conn": int(conn), "error": error, "rx": int(frx), "tx": int(ftx)})
+            else:
+                out.append({"conn": int(conn), "group": group, "version": version, "cipher": cipher,
+                            "handshake_us": int(us), "rx": int(rx), "tx": int(tx), "heap_peak": int(heap),
+                            "expect": expect})
+        return out

@@ -17,15 +17,8 @@ import time
 import pytest
 
 from http_support import Conn, HttpServer, audit, call_body, modern_headers
-from pqc_support import Relay, make_cert
+from pqc_support import SHARES, Relay, make_cert
 
-# Key-share sizes (bytes) of each group: client's, server's (ML-KEM-768:
-# encapsulation key 1184, ciphertext 1088; X25519 32; P-256 uncompressed 65).
-SHARES = {
-    "X25519": (32, 32),
-    "X25519MLKEM768": (1184 + 32, 1088 + 32),
-    "SecP256r1MLKEM768": (65 + 1184, 65 + 1088),
-}
 
 
 @pytest.fixture
