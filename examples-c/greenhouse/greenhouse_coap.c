@@ -13,7 +13,7 @@
  * Built on libcoap's wolfSSL backend (EMCP_COAP_LIBCOAP_WOLFSSL, the
  * post-quantum profile, docs/pqc.md) it also takes --dtls-groups G[:G...],
  * the DTLS key-exchange groups (e.g. X25519MLKEM768:X25519), handed to
- * libcoap through emcp_coap_wolfssl_groups() (bindings/coap/emcp_coap_wolfssl.h).
+ * libcoap through emcp_coap_wolfssl_groups() (bindings/coap/libcoap_wolfssl_groups.h).
  */
 
 #include <arpa/inet.h>
@@ -28,7 +28,7 @@
 #include "emcp_clock.h"
 #include "emcp_coap.h"
 #ifdef EMCP_COAP_WOLFSSL
-#include "emcp_coap_wolfssl.h"
+#include "libcoap_wolfssl_groups.h"
 
 /* --dtls-groups: read by libcoap when it sets up its DTLS context. */
 static const char *dtls_groups;

@@ -6,7 +6,7 @@
 #    backend needs (cmake/wolfssl --features coap: OPENSSL_EXTRA, OPENSSL_ALL,
 #    HAVE_EX_DATA, PSK, AES-CCM; DTLS 1.3 and ML-KEM as for the rest of the
 #    profile), cargo's target directory build/pqc-coap/wolfssl-cargo;
-#  - libcoap, static, with that wolfSSL and bindings/coap/emcp_coap_wolfssl.h
+#  - libcoap, static, with that wolfSSL and bindings/coap/libcoap_wolfssl_groups.h
 #    forced in (the groups from the program's configuration), installed in
 #    build/pqc-coap/libcoap-install;
 #  - greenhouse-coap (with --dtls-groups) and emcp-pqc-coap-client, under
@@ -30,7 +30,7 @@ pqc_coap_build() {
     -DWOLFSSL_INCLUDE_DIR="$wolfssl/include" -DWOLFSSL_LIBRARY="$wolfssl/lib/libwolfssl.a" \
     -DENABLE_DOCS=OFF -DENABLE_TESTS=OFF -DENABLE_EXAMPLES=OFF -DENABLE_TCP=OFF -DENABLE_WS=OFF \
     -DENABLE_OSCORE=OFF -DCMAKE_INSTALL_PREFIX="$out/libcoap-install" \
-    "-DCMAKE_C_FLAGS=-include $PWD/bindings/coap/emcp_coap_wolfssl.h" >/dev/null
+    "-DCMAKE_C_FLAGS=-include $PWD/bindings/coap/libcoap_wolfssl_groups.h" >/dev/null
   # libcoap's own warnings go to the log, not the step's output.
   nice -n 5 cmake --build "$out/libcoap" -j2 >"$out/libcoap-build.log" 2>&1 ||
     { tail -n 30 "$out/libcoap-build.log" >&2; return 1; }

@@ -18,7 +18,7 @@ pub(crate) mod seal;
 mod validate;
 
 pub use compile::{SchemaError, SchemaErrorKind, compile};
-pub use emit::emit;
+pub use emit::{emit, matches};
 pub use message::MsgBuf;
 pub use run::{PViolation, default_for as program_default_for, run};
 pub use seal::seal;

@@ -82,9 +82,17 @@ class HttpGateway:
         with self._lock:
             return "\n".join(self.err)
 
-    def audits(self) -> list[str]:
-        with self._lock:
-            return [line for line in self.err if line.startswith("audit: ")]
+    def audits(self, at_least: int = 0, timeout: float = 5.0) -> list[str]:
+        """The audit lines so far, once there are `at_least` of them (or the
+        timeout passed): a line is written after its answer is sent, so the
+        last call's may still be on its way to the reader thread."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                got = [line for line in self.err if line.startswith("audit: ")]
+            if len(got) >= at_least or time.monotonic() > deadline:
+                return got
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """SIGTERM: a clean stop (exit 0), no sanitizer report."""
@@ -153,7 +161,7 @@ def test_fleet_over_http(gateway_bin, broker, fleet, mode, version):
             assert r.is_error is True and "device gh-b is offline" in text_of(r), text_of(r)
 
         anyio.run(sdk_session, gw.url, mode, TOKEN, session)
-        audits = gw.audits()
+        audits = gw.audits(at_least=6)
         assert len(audits) == 6, audits
         assert all(a.startswith("audit: principal=ops device=") for a in audits), audits
         assert " outcome=offline " in audits[-1], audits
@@ -252,7 +260,7 @@ def test_two_tenants_see_disjoint_devices(gateway_bin, broker, fleet):
         assert fleet.devices["gh-a"].vent_moves() == ["vent: 0% -> 15%"]
         assert fleet.devices["gh-c"].audits("read_sensor") == []
 
-        audits = gw.audits()
+        audits = gw.audits(at_least=4)
         print("  " + "\n  ".join(audits))
         assert [a.split(" ms=")[0] for a in audits] == [
             "audit: principal=north device=gh-a tool=set_vent outcome=ok",

@@ -2,7 +2,7 @@
  * emcp-pqc-coap-client: test client of the post-quantum profile's CoAP leg
  * (issue 39; tests/pqc/test_pqc_coap.py). One MCP message POSTed to
  * coaps://HOST:PORT/mcp over DTLS with a certificate, on a libcoap built
- * with its wolfSSL backend and bindings/coap/emcp_coap_wolfssl.h (the
+ * with its wolfSSL backend and bindings/coap/libcoap_wolfssl_groups.h (the
  * key-exchange groups from --groups). Prints the response's payload on
  * stdout and one line on stderr:
  *   group=G version=DTLSv1.3 code=C.DD bytes=N
@@ -20,7 +20,7 @@
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
 
-#include "emcp_coap_wolfssl.h"
+#include "libcoap_wolfssl_groups.h"
 
 static const char *emcp_groups;
 static int emcp_done;

@@ -18,7 +18,9 @@ use crate::reference;
 use arbitrary::{Arbitrary, Unstructured};
 use emcp::json::{check, Doc, Kind};
 use emcp::limits::{MCP_MAX_DEPTH, MCP_MAX_JSON_TOKENS};
-use emcp::schema::{compile, emit, run as run_program, validate, MsgBuf, Schema, SchemaErrorKind};
+use emcp::schema::{
+    compile, emit, matches, run as run_program, validate, MsgBuf, Schema, SchemaErrorKind,
+};
 use std::fmt::Write;
 
 /// The most bytes a program takes (its offsets are 16-bit: emcp's `PROGRAM_MAX`).
@@ -216,6 +218,17 @@ fn raw(data: &[u8]) {
     assert!(
         small[cap..].iter().all(|&b| b == 0xA5),
         "wrote past {cap} bytes"
+    );
+    // Registration's check of a built tool: the program matches its text,
+    // and a program with one byte changed (picked by the input) does not.
+    assert_eq!(matches(schema, &full[..len]), Ok(true), "own program refused");
+    let mut changed = full[..len].to_vec();
+    let at = args.first().map_or(0, |&b| usize::from(b)) % len;
+    changed[at] ^= 1 | args.get(1).copied().unwrap_or(0x20);
+    assert_eq!(
+        matches(schema, &changed),
+        Ok(false),
+        "a program with byte {at} changed passes for {schema}"
     );
 }
 
