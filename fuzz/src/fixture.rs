@@ -43,8 +43,37 @@ pub fn last_tool() -> String {
     LAST.with(|l| l.borrow().clone())
 }
 
+/// `t` as emcp-gen builds it: its listing (the library's own writer) and
+/// its schemas' programs, in storage that outlives the server.
+fn as_built(t: Tool<'static>) -> Tool<'static> {
+    let leak = |mut b: Vec<u8>, n: usize| -> &'static [u8] {
+        b.truncate(n);
+        Box::leak(b.into_boxed_slice())
+    };
+    let program = |text: &str| {
+        let mut b = vec![0u8; 1 << 16];
+        let n = emcp::schema::emit(text, &mut b).expect("a fixture schema compiles");
+        leak(b, n)
+    };
+    let mut b = vec![0u8; 1 << 16];
+    let n = emcp::registry::listing(&t, &mut b).expect("a fixture tool lists");
+    let listing = std::str::from_utf8(leak(b, n)).expect("UTF-8");
+    Tool {
+        listing: Some(listing),
+        input_program: Some(program(t.input_schema)),
+        output_program: t.output_schema.map(program),
+        ..t
+    }
+}
+
 /// The fixed server.
 pub fn server() -> Server<'static> {
+    server_with(false)
+}
+
+/// The fixed server, its tools built as emcp-gen builds them (`built`) or
+/// registered from their texts.
+pub fn server_with(built: bool) -> Server<'static> {
     let mut s = Server::new(ServerInfo {
         name: "fuzz",
         version: "1",
@@ -54,41 +83,58 @@ pub fn server() -> Server<'static> {
         cache_public: false,
     });
     s.state_mac = StateMac::Key([0x5a; 64], 32);
+    let add =
+        |s: &mut Server<'static>, t: Tool<'static>| s.add_tool(if built { as_built(t) } else { t });
     // Each tool that is not read-only declares the most its callback
     // writes; `text` and `any` write as much as their arguments ask (past
     // small buffers on purpose), so they are read-only and leave it
     // undeclared, and the callback's own overflow is exercised through them.
-    s.add_tool(Tool {
-        description: Some("Bounded arguments"),
-        annotations: emcp::limits::MCP_TOOL_IDEMPOTENT,
-        // {"type":"text","text":"ok"},{"type":"text","text":"refused"}
-        max_result_len: 60,
-        ..Tool::new("bounded", BOUNDED, Handler::Rust(bounded))
-    })
+    add(
+        &mut s,
+        Tool {
+            description: Some("Bounded arguments"),
+            annotations: emcp::limits::MCP_TOOL_IDEMPOTENT,
+            // {"type":"text","text":"ok"},{"type":"text","text":"refused"}
+            max_result_len: 60,
+            ..Tool::new("bounded", BOUNDED, Handler::Rust(bounded))
+        },
+    )
     .expect("bounded");
-    s.add_tool(Tool {
-        annotations: emcp::limits::MCP_TOOL_READ_ONLY,
-        ..Tool::new("text", TEXT, Handler::Rust(text))
-    })
+    add(
+        &mut s,
+        Tool {
+            annotations: emcp::limits::MCP_TOOL_READ_ONLY,
+            ..Tool::new("text", TEXT, Handler::Rust(text))
+        },
+    )
     .expect("text");
-    s.add_tool(Tool {
-        title: Some("Echo"),
-        annotations: emcp::limits::MCP_TOOL_READ_ONLY,
-        ..Tool::new("any", ANY, Handler::Rust(any))
-    })
+    add(
+        &mut s,
+        Tool {
+            title: Some("Echo"),
+            annotations: emcp::limits::MCP_TOOL_READ_ONLY,
+            ..Tool::new("any", ANY, Handler::Rust(any))
+        },
+    )
     .expect("any");
-    s.add_tool(Tool {
-        output_schema: Some(OUT),
-        // ,"structuredContent":{"n":N} for any i64 N
-        max_result_len: 48,
-        ..Tool::new("typed", ANY, Handler::Rust(typed))
-    })
+    add(
+        &mut s,
+        Tool {
+            output_schema: Some(OUT),
+            // ,"structuredContent":{"n":N} for any i64 N
+            max_result_len: 48,
+            ..Tool::new("typed", ANY, Handler::Rust(typed))
+        },
+    )
     .expect("typed");
-    s.add_tool(Tool {
-        // {"type":"text","text":"needs confirmation"}
-        max_result_len: 43,
-        ..Tool::new("ask", ANY, Handler::Rust(ask))
-    })
+    add(
+        &mut s,
+        Tool {
+            // {"type":"text","text":"needs confirmation"}
+            max_result_len: 43,
+            ..Tool::new("ask", ANY, Handler::Rust(ask))
+        },
+    )
     .expect("ask");
     s
 }
@@ -508,6 +554,17 @@ thread_local! {
         add_catalog(&mut s);
         s
     }));
+    static SHARED_BUILT: &'static Server<'static> = Box::leak(Box::new({
+        let mut s = server_with(true);
+        add_catalog(&mut s);
+        s
+    }));
+}
+
+/// [`shared`] with its tools built (listing and programs): every request
+/// must be answered exactly as [`shared`] answers it.
+pub fn shared_built() -> &'static Server<'static> {
+    SHARED_BUILT.with(|s| *s)
 }
 
 /// The fixture server, built once per thread (the server is not `Sync`:

@@ -1,9 +1,24 @@
 //! Server::handle on arbitrary bytes, with the fixture server (tools with
-//! schemas, counting handlers that re-validate their arguments).
+//! schemas, counting handlers that re-validate their arguments); and the
+//! same server with its tools built as emcp-gen builds them (listing and
+//! argument programs), which must answer every input byte for byte alike.
 use emcp::call::RequestInfo;
 
 /// One fuzz input.
 pub fn run(data: &[u8]) {
-    let server = crate::fixture::shared();
-    crate::check::all(server, &RequestInfo::default(), data);
+    let info = RequestInfo::default();
+    let text = crate::check::all(crate::fixture::shared(), &info, data);
+    let built = crate::check::exchange(crate::fixture::shared_built(), &info, data, 4096);
+    assert_eq!(
+        String::from_utf8_lossy(&text.response),
+        String::from_utf8_lossy(&built.response),
+        "a built tool answers otherwise than from its texts: {}",
+        String::from_utf8_lossy(data)
+    );
+    assert_eq!(
+        text.calls,
+        built.calls,
+        "callbacks ran otherwise: {}",
+        String::from_utf8_lossy(data)
+    );
 }

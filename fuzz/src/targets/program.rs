@@ -221,7 +221,11 @@ fn raw(data: &[u8]) {
     );
     // Registration's check of a built tool: the program matches its text,
     // and a program with one byte changed (picked by the input) does not.
-    assert_eq!(matches(schema, &full[..len]), Ok(true), "own program refused");
+    assert_eq!(
+        matches(schema, &full[..len]),
+        Ok(true),
+        "own program refused"
+    );
     let mut changed = full[..len].to_vec();
     let at = args.first().map_or(0, |&b| usize::from(b)) % len;
     changed[at] ^= 1 | args.get(1).copied().unwrap_or(0x20);
