@@ -1,8 +1,9 @@
 //! The tool table: definitions, callbacks and their order.
 //!
 //! Owns: checking a definition once at registration (name syntax, schema is a
-//! JSON object, UTF-8 everywhere) and keeping tools in registration order,
-//! which is the `tools/list` order.
+//! JSON object, UTF-8 everywhere; a built tool's listing and programs) and
+//! keeping tools in registration order, which is the `tools/list` order; a
+//! tool's own `tools/list` entry ([`listing`], what emcp-gen builds in).
 //! Must not: run tools or write responses.
 
 pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
@@ -139,29 +140,6 @@ pub enum Def<'a> {
         /// The program of the output schema, when declared.
         output: Option<&'a [u8]>,
     },
-}
-
-#[cfg(feature = "text-tools")]
-impl<'a> From<Tool<'a>> for Entry<'a> {
-    /// A tool registered from its texts.
-    fn from(tool: Tool<'a>) -> Self {
-        Entry {
-            name: tool.name,
-            annotations: tool.annotations,
-            principals: tool.principals,
-            min_interval_ms: tool.min_interval_ms,
-            idempotency_key: tool.idempotency_key,
-            max_result_len: tool.max_result_len,
-            handler: tool.handler,
-            def: Def::Text {
-                title: tool.title,
-                description: tool.description,
-                input_schema: tool.input_schema,
-                output_schema: tool.output_schema,
-                icons: tool.icons,
-            },
-        }
-    }
 }
 
 impl<'a> Entry<'a> {
