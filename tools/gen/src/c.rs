@@ -1,6 +1,6 @@
 //! Writing the generated C: a header declaring the tool table and a source
-//! defining it in flash (`const`), one `mcp_tool_t` per tool with its
-//! schema texts and their seal.
+//! defining it in flash (`const`), one built `mcp_tool_t` per tool: its
+//! listing, its argument programs, its schema texts and their seal.
 
 use crate::file::{Tool, ToolsFile};
 use std::fmt::Write;

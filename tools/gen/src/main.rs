@@ -1,9 +1,11 @@
 //! emcp-gen: a firmware's tools file → its tool table in C.
 //!
 //! Runs at build time on the build machine (CMake's `emcp_generate_tools`).
-//! Every schema is checked by the library's own checker here, and the table
-//! carries each tool's seal, so a firmware built without the checker (the
-//! minimal profile) registers exactly what was checked.
+//! Every schema is checked by the library's own checker here, and each tool
+//! is written built: its `tools/list` entry (the library's own writer) and
+//! its schemas compiled to argument programs, so a firmware (the minimal
+//! profile has no checker and no text reader) registers exactly what was
+//! checked and runs it without reading schema text.
 
 mod c;
 mod file;
@@ -15,8 +17,11 @@ Usage: emcp-gen TOOLS.json OUT_DIR [--prefix NAME]
 
 Reads a tools file and writes OUT_DIR/NAME_tools.h and OUT_DIR/NAME_tools.c:
 the tool table as constants (const mcp_tool_t NAME_tools[], indexed by
-NAME_TOOL_<TOOL>), each tool's schema texts without whitespace, and their
-seal (mcp_tool_t.schema_seal), for mcp_server_add_tool.
+NAME_TOOL_<TOOL>), for mcp_server_add_tool. Each tool is built: its
+tools/list entry as finished text (listing), its schemas compiled to
+argument programs (input_program, output_program) that every call runs,
+and its schema texts without whitespace (a library with the checker
+compares the programs with them) and their seal.
 
 Every schema passes the library's schema checker first (unsupported
 keywords, contradictory bounds, defaults their own schema refuses); a
@@ -182,6 +187,38 @@ mod tests {
             r#"{"type":"object","properties":{"s":{"const":"a b\" c"}}}"#
         );
         assert_eq!(t.seal, emcp::schema::seal(&t.input_schema, None));
+    }
+
+    /// Each tool is written built: its listing is the library's own entry
+    /// for the same tool from its texts, its programs are exactly what the
+    /// library compiles the texts to (what registration with the checker
+    /// compares), and the C names them.
+    #[test]
+    fn tools_are_written_built() {
+        let f = read(r#"{"prefix":"p","tools":[{"name":"v","title":"V","maxResultLen":5,"annotations":{"idempotentHint":true},"inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":3}}},"outputSchema":{"type":"object"}}]}"#).unwrap();
+        let t = &f.tools[0];
+        assert_eq!(
+            t.listing,
+            r#"{"name":"v","title":"V","inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":3}}},"outputSchema":{"type":"object"},"annotations":{"title":"V","readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
+        );
+        assert_eq!(
+            emcp::schema::matches(&t.input_schema, &t.input_program),
+            Ok(true)
+        );
+        let out = t.output_program.as_deref().expect("an output program");
+        assert_eq!(
+            emcp::schema::matches("{\"type\":\"object\"}", out),
+            Ok(true)
+        );
+        let (_, c) = c::write(&f, "p", "t.json");
+        for want in [
+            ".listing = v_listing,",
+            ".input_program = v_input_program,",
+            ".input_program_len = sizeof v_input_program,",
+            ".output_program = v_output_program,",
+        ] {
+            assert!(c.contains(want), "{want} missing from:\n{c}");
+        }
     }
 
     #[test]
