@@ -473,8 +473,8 @@ impl<'a> Registry<'a> {
         })
     }
 
-    /// Checks a built tool: its listing is one JSON object and it has the
-    /// programs its schemas need. With the checker, each program must be
+    /// Checks a built tool: its listing is one JSON object naming the tool,
+    /// and it has the programs its schemas need. With the checker, each program must be
     /// exactly what its schema text compiles to (the texts are checked on the
     /// way); without it, each must be one it can read. No seal: the programs
     /// are what the generator's checker accepted.
@@ -482,8 +482,15 @@ impl<'a> Registry<'a> {
         let Some(input) = tool.input_program else {
             return Err(RegisterError::BadDefinition);
         };
+        // One JSON object whose first member is the tool's own name (so the
+        // list never shows a name other than the one calls find).
+        let named = crate::json::scan::top_level_member(listing.as_bytes(), b"name")
+            .and_then(|v| v.strip_prefix(b"\""))
+            .and_then(|v| v.strip_suffix(b"\""))
+            == Some(tool.name.as_bytes());
         if tool.output_program.is_some() != tool.output_schema.is_some()
             || !listing.starts_with('{')
+            || !named
             || crate::json::check(listing.as_bytes(), crate::limits::MCP_MAX_DEPTH).is_err()
         {
             return Err(RegisterError::BadDefinition);

@@ -1990,6 +1990,22 @@ mod tests {
             ),
             Err(bad)
         );
+        let other_name = built(Tool {
+            max_result_len: 55,
+            ..Tool::new("other", VENT_SCHEMA, Handler::Rust(echo))
+        })
+        .listing;
+        assert_eq!(
+            s.tools.add(
+                Tool {
+                    listing: other_name,
+                    ..built(tool())
+                },
+                0
+            ),
+            Err(bad),
+            "a listing naming another tool"
+        );
         assert_eq!(
             s.tools.add(
                 Tool {

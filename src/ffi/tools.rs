@@ -168,7 +168,7 @@ unsafe fn program<'a>(p: *const u8, len: usize) -> Result<Option<&'a [u8]>, ()> 
 ///         `required` name missing from `properties`), or one that contradicts
 ///         itself (above); or a nonzero `schema_seal` that does not match the
 ///         schemas (`mcp_server_schema_error` gives the seal they have); or a
-///         built tool whose listing is not one JSON object, without its
+///         built tool whose listing is not one JSON object naming it, without its
 ///         programs, or whose programs are not its schemas' (with the
 ///         checker) or cannot be read (without); or a program without a
 ///         listing. `mcp_server_schema_error` says which.
