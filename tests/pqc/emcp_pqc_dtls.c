@@ -19,6 +19,8 @@
  * is the median of N. Exit 3 when the group negotiated is not --groups' first,
  * 4 when a handshake failed.
  */
+#include "emcp_pqc_net.h"
+
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
 
@@ -38,16 +40,6 @@
 #define MAX_GROUPS 4
 #define MAX_DGRAMS 32
 
-static const struct {
-    const char *name;
-    int id;
-    const char *wolfssl_name;
-} known_groups[] = {
-    {"X25519", 29, "X25519"},
-    {"X25519MLKEM768", 4588, "X25519MLKEM768"},
-    {"SecP256r1MLKEM768", 4587, "SecP256r1MLKEM768"},
-};
-#define N_KNOWN (sizeof known_groups / sizeof known_groups[0])
 
 /* One endpoint's datagram socket through wolfSSL's callbacks. */
 struct side {
@@ -183,16 +175,10 @@ static int handshake(struct side *c, struct side *s, long *us, const char **grou
         shutdown(s->fd, SHUT_RDWR);
         goto out;
     }
-    const char *name = wolfSSL_get_curve_name(c->ssl);
-    *group = "none";
-    for (size_t i = 0; name != NULL && i < N_KNOWN; i++) {
-        if (strcmp(name, known_groups[i].wolfssl_name) == 0) {
-            *group = known_groups[i].name;
-        }
-    }
+    *group = emcp_pqc_group_name(wolfSSL_get_curve_name(c->ssl));
     rc = 3; /* unless it is the first of --groups */
-    for (size_t i = 0; i < N_KNOWN; i++) {
-        if (known_groups[i].id == groups[0] && strcmp(*group, known_groups[i].name) == 0) {
+    for (size_t i = 0; i < EMCP_PQC_N_GROUPS; i++) {
+        if (emcp_pqc_groups[i].id == groups[0] && strcmp(*group, emcp_pqc_groups[i].name) == 0) {
             rc = 0;
         }
     }
@@ -262,18 +248,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        size_t len = strcspn(p, ":,");
-        size_t i = 0;
-        while (i < N_KNOWN && !(strlen(known_groups[i].name) == len && strncmp(known_groups[i].name, p, len) == 0)) {
-            i++;
-        }
-        if (i == N_KNOWN || n_groups == MAX_GROUPS) {
-            fprintf(stderr, "emcp-pqc-dtls: unknown group '%.*s'\n", (int)len, p);
-            return 2;
-        }
-        groups[n_groups++] = known_groups[i].id;
-        p += len + (p[len] != '\0');
+    if (list != NULL && (n_groups = emcp_pqc_parse_groups(list, groups, MAX_GROUPS, "emcp-pqc-dtls")) < 0) {
+        return 2;
     }
     if (cert == NULL || key == NULL || n_groups == 0 || n == 0 || n > 10000 || mtu < 200) {
         fprintf(stderr, "emcp-pqc-dtls: --cert, --key and --groups are required (see --help)\n");

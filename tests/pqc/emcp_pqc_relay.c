@@ -30,6 +30,7 @@
  * did not, 4 when a handshake failed (and 0 with no --expect-group).
  */
 #include "emcp_pqc_heap.h"
+#include "emcp_pqc_net.h"
 
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
@@ -50,27 +51,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_GROUPS 8
-
-/* Names as the TLS registry spells them, and the registry's code points
- * (kept here, not taken from wolfSSL's enum, so a wrong id in either shows). */
-static const struct {
-    const char *name;
-    int id;
-    const char *wolfssl_name; /* what wolfSSL_get_curve_name() says */
-} known_groups[] = {
-    {"X25519", 29, "X25519"},
-    {"secp256r1", 23, "SECP256R1"},
-    {"X25519MLKEM768", 4588, "X25519MLKEM768"},
-    {"SecP256r1MLKEM768", 4587, "SecP256r1MLKEM768"},
-    {"ML-KEM-768", 513, "ML_KEM_768"},
-};
-#define N_KNOWN (sizeof known_groups / sizeof known_groups[0])
-
 static struct {
     struct sockaddr_in upstream;
     WOLFSSL_CTX *ctx;
-    int groups[MAX_GROUPS];
+    int groups[EMCP_PQC_MAX_GROUPS];
     int n_groups;
     const char *expect;
     const char *server_name;
@@ -80,14 +64,6 @@ static struct {
     unsigned mismatches;
     unsigned failures;
 } relay = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop = 1;
-}
 
 static void usage(FILE *to)
 {
@@ -112,180 +88,18 @@ static void usage(FILE *to)
             "                    as above)\n");
 }
 
-static bool parse_addr(const char *s, struct sockaddr_in *out)
-{
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    if (colon == NULL || (size_t)(colon - s) >= sizeof host) {
-        return false;
-    }
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    char *end = NULL;
-    unsigned long port = strtoul(colon + 1, &end, 10);
-    memset(out, 0, sizeof *out);
-    out->sin_family = AF_INET;
-    out->sin_port = htons((uint16_t)port);
-    return *end == '\0' && port <= 65535 && inet_pton(AF_INET, host, &out->sin_addr) == 1;
-}
-
-static int parse_groups(const char *list)
-{
-    const char *p = list;
-    while (*p != '\0') {
-        size_t len = strcspn(p, ":,");
-        size_t i = 0;
-        while (i < N_KNOWN && !(strlen(known_groups[i].name) == len &&
-                                strncmp(known_groups[i].name, p, len) == 0)) {
-            i++;
-        }
-        if (i == N_KNOWN || relay.n_groups == MAX_GROUPS) {
-            fprintf(stderr, "emcp-pqc-relay: unknown group '%.*s'\n", (int)len, p);
-            return -1;
-        }
-        relay.groups[relay.n_groups++] = known_groups[i].id;
-        p += len + (p[len] != '\0');
-    }
-    return relay.n_groups > 0 ? 0 : -1;
-}
-
-static const char *group_name(const char *wolfssl_name)
-{
-    for (size_t i = 0; wolfssl_name != NULL && i < N_KNOWN; i++) {
-        if (strcmp(known_groups[i].wolfssl_name, wolfssl_name) == 0) {
-            return known_groups[i].name;
-        }
-    }
-    return wolfssl_name != NULL ? wolfssl_name : "none";
-}
-
-/* Socket I/O through wolfSSL's callbacks, counting the bytes each way. */
+/* One connection: the plain client and the TLS socket to the server (bytes
+ * and round trips counted: the times the client waited for the server after
+ * sending). */
 struct conn {
     int client;
-    int server;
+    struct emcp_pqc_tls_io server;
     unsigned id;
-    unsigned long tx;
-    unsigned long rx;
-    unsigned round_trips; /* times the client waited for the server after sending */
-    bool sent;            /* sent since the last receive */
 };
-
-static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
-{
-    (void)ssl;
-    struct conn *c = ctx;
-    ssize_t n = recv(c->server, buf, (size_t)sz, 0);
-    if (n > 0) {
-        c->rx += (unsigned long)n;
-        c->round_trips += c->sent;
-        c->sent = false;
-        return (int)n;
-    }
-    if (n == 0) {
-        return WOLFSSL_CBIO_ERR_CONN_CLOSE;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return WOLFSSL_CBIO_ERR_WANT_READ;
-    }
-    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_GENERAL;
-}
-
-static int io_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
-{
-    (void)ssl;
-    struct conn *c = ctx;
-    ssize_t n = send(c->server, buf, (size_t)sz, MSG_NOSIGNAL);
-    if (n >= 0) {
-        c->tx += (unsigned long)n;
-        c->sent = c->sent || n > 0;
-        return (int)n;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return WOLFSSL_CBIO_ERR_WANT_WRITE;
-    }
-    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_CONN_RST;
-}
 
 static void report(const char *line)
 {
-    pthread_mutex_lock(&relay.lock);
-    printf("%s\n", line);
-    fflush(stdout);
-    if (relay.report != NULL) {
-        fprintf(relay.report, "%s\n", line);
-        fflush(relay.report);
-    }
-    pthread_mutex_unlock(&relay.lock);
-}
-
-static bool send_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            return false;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* wolfSSL's wait on the non-blocking upstream socket: true to try again. */
-static bool again(WOLFSSL *ssl, int ret, int fd)
-{
-    int err = wolfSSL_get_error(ssl, ret);
-    if (err != WOLFSSL_ERROR_WANT_READ && err != WOLFSSL_ERROR_WANT_WRITE) {
-        return false;
-    }
-    struct pollfd p = {fd, err == WOLFSSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
-    return poll(&p, 1, 1000) >= 0 || errno == EINTR;
-}
-
-/* Copies both ways until either side ends. The upstream socket is
- * non-blocking here: a read that finds only a post-handshake message (the
- * server's NewSessionTicket) returns instead of waiting for data while the
- * client's next request waits on the other socket. */
-static void pump(struct conn *c, WOLFSSL *ssl)
-{
-    char data[1 << 14];
-    int flags = fcntl(c->server, F_GETFL);
-    if (flags < 0 || fcntl(c->server, F_SETFL, flags | O_NONBLOCK) != 0) {
-        return;
-    }
-    while (!stop) {
-        struct pollfd pfd[2] = {{c->client, POLLIN, 0}, {c->server, POLLIN, 0}};
-        if (wolfSSL_pending(ssl) == 0 && poll(pfd, 2, 1000) < 0 && errno != EINTR) {
-            return;
-        }
-        if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = recv(c->client, data, sizeof data, 0);
-            if (n <= 0) {
-                return;
-            }
-            for (ssize_t off = 0; off < n && !stop;) {
-                int w = wolfSSL_write(ssl, data + off, (int)(n - off));
-                if (w > 0) {
-                    off += w;
-                } else if (!again(ssl, w, c->server)) {
-                    return; /* after WANT_*, the same bytes are written again */
-                }
-            }
-        }
-        if (wolfSSL_pending(ssl) > 0 || (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            int n = wolfSSL_read(ssl, data, (int)sizeof data);
-            if (n > 0) {
-                if (!send_all(c->client, data, (size_t)n)) {
-                    return;
-                }
-            } else if (wolfSSL_get_error(ssl, n) != WOLFSSL_ERROR_WANT_READ) {
-                return;
-            }
-        }
-    }
+    emcp_pqc_report(&relay.lock, relay.report, line);
 }
 
 /* Connects to the upstream and runs the TLS 1.3 handshake offering the
@@ -294,12 +108,12 @@ static void pump(struct conn *c, WOLFSSL *ssl)
 static WOLFSSL *handshake(struct conn *c, long *us, long *heap, char *line, size_t cap)
 {
     int one = 1;
-    c->server = socket(AF_INET, SOCK_STREAM, 0);
-    if (c->server < 0 || connect(c->server, (struct sockaddr *)&relay.upstream, sizeof relay.upstream) != 0) {
+    c->server.fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (c->server.fd < 0 || connect(c->server.fd, (struct sockaddr *)&relay.upstream, sizeof relay.upstream) != 0) {
         snprintf(line, cap, "relay: conn=%u handshake=failed tx=0 rx=0 error=connect:%s", c->id, strerror(errno));
         return NULL;
     }
-    (void)setsockopt(c->server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    (void)setsockopt(c->server.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     emcp_pqc_heap_mark();
     WOLFSSL *ssl = wolfSSL_new(relay.ctx);
     if (ssl == NULL || wolfSSL_set_groups(ssl, relay.groups, relay.n_groups) != WOLFSSL_SUCCESS ||
@@ -310,8 +124,8 @@ static WOLFSSL *handshake(struct conn *c, long *us, long *heap, char *line, size
         wolfSSL_free(ssl);
         return NULL;
     }
-    wolfSSL_SetIOReadCtx(ssl, c);
-    wolfSSL_SetIOWriteCtx(ssl, c);
+    wolfSSL_SetIOReadCtx(ssl, &c->server);
+    wolfSSL_SetIOWriteCtx(ssl, &c->server);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int ret = wolfSSL_connect(ssl);
@@ -321,8 +135,8 @@ static WOLFSSL *handshake(struct conn *c, long *us, long *heap, char *line, size
     if (ret != WOLFSSL_SUCCESS) {
         char err[WOLFSSL_MAX_ERROR_SZ];
         wolfSSL_ERR_error_string_n((unsigned long)wolfSSL_get_error(ssl, ret), err, sizeof err);
-        snprintf(line, cap, "relay: conn=%u handshake=failed tx=%lu rx=%lu error=%s", c->id, c->tx, c->rx,
-                 err);
+        snprintf(line, cap, "relay: conn=%u handshake=failed tx=%lu rx=%lu error=%s", c->id, c->server.out,
+                 c->server.in, err);
         wolfSSL_free(ssl);
         return NULL;
     }
@@ -348,16 +162,16 @@ static void *serve(void *arg)
         report(line);
         count_failure();
     } else {
-        const char *group = group_name(wolfSSL_get_curve_name(ssl));
+        const char *group = emcp_pqc_group_name(wolfSSL_get_curve_name(ssl));
         bool ok = relay.expect == NULL || strcmp(group, relay.expect) == 0;
         snprintf(line, sizeof line,
                  "relay: conn=%u group=%s version=%s cipher=%s handshake_us=%ld tx=%lu rx=%lu round_trips=%u "
                  "heap_peak=%ld expect=%s",
-                 c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->tx, c->rx,
-                 c->round_trips, heap, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
+                 c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->server.out, c->server.in,
+                 c->server.round_trips, heap, relay.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
         report(line);
         if (ok) {
-            pump(c, ssl);
+            emcp_pqc_pump(c->client, c->server.fd, ssl);
             (void)wolfSSL_shutdown(ssl);
         } else {
             pthread_mutex_lock(&relay.lock);
@@ -366,8 +180,8 @@ static void *serve(void *arg)
         }
         wolfSSL_free(ssl);
     }
-    if (c->server >= 0) {
-        close(c->server);
+    if (c->server.fd >= 0) {
+        close(c->server.fd);
     }
     close(c->client);
     free(c);
@@ -399,28 +213,28 @@ static int bench(unsigned n)
         rc = 1;
         goto out;
     }
-    for (unsigned i = 0; i < n && !stop; i++) {
-        struct conn c = {.client = -1, .server = -1, .id = i + 1};
+    for (unsigned i = 0; i < n && !emcp_pqc_stop; i++) {
+        struct conn c = {.client = -1, .server = {.fd = -1}, .id = i + 1};
         char line[512];
         WOLFSSL *ssl = handshake(&c, &us[done], &heap[done], line, sizeof line);
         if (ssl == NULL) {
             fprintf(stderr, "%s\n", line);
             rc = 4;
         } else {
-            group = group_name(wolfSSL_get_curve_name(ssl));
+            group = emcp_pqc_group_name(wolfSSL_get_curve_name(ssl));
             if (relay.expect != NULL && strcmp(group, relay.expect) != 0) {
                 fprintf(stderr, "emcp-pqc-relay: negotiated %s, not %s\n", group, relay.expect);
                 rc = 3;
             }
-            tx[done] = (long)c.tx;
-            rx[done] = (long)c.rx;
-            rt[done] = c.round_trips;
+            tx[done] = (long)c.server.out;
+            rx[done] = (long)c.server.in;
+            rt[done] = c.server.round_trips;
             done++;
             (void)wolfSSL_shutdown(ssl);
             wolfSSL_free(ssl);
         }
-        if (c.server >= 0) {
-            close(c.server);
+        if (c.server.fd >= 0) {
+            close(c.server.fd);
         }
         if (rc != 0) {
             break;
@@ -485,8 +299,9 @@ int main(int argc, char **argv)
         }
     }
     struct sockaddr_in listen_addr;
-    if (connect_to == NULL || ca == NULL || groups == NULL || !parse_addr(connect_to, &relay.upstream) ||
-        !parse_addr(listen_at, &listen_addr) || parse_groups(groups) != 0) {
+    if (connect_to == NULL || ca == NULL || groups == NULL || !emcp_pqc_parse_addr(connect_to, &relay.upstream) ||
+        !emcp_pqc_parse_addr(listen_at, &listen_addr) ||
+        (relay.n_groups = emcp_pqc_parse_groups(groups, relay.groups, EMCP_PQC_MAX_GROUPS, "emcp-pqc-relay")) <= 0) {
         usage(stderr);
         return 2;
     }
@@ -505,8 +320,8 @@ int main(int argc, char **argv)
         return 1;
     }
     wolfSSL_CTX_set_verify(relay.ctx, WOLFSSL_VERIFY_PEER, NULL);
-    wolfSSL_SetIORecv(relay.ctx, io_recv);
-    wolfSSL_SetIOSend(relay.ctx, io_send);
+    wolfSSL_SetIORecv(relay.ctx, emcp_pqc_io_recv);
+    wolfSSL_SetIOSend(relay.ctx, emcp_pqc_io_send);
     if (bench_n > 0) {
         int rc = bench((unsigned)bench_n);
         wolfSSL_CTX_free(relay.ctx);
@@ -514,28 +329,19 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    socklen_t alen = sizeof listen_addr;
-    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        bind(lfd, (struct sockaddr *)&listen_addr, sizeof listen_addr) != 0 || listen(lfd, 64) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&listen_addr, &alen) != 0) {
+    int lfd = emcp_pqc_listen(&listen_addr);
+    if (lfd < 0) {
         perror("emcp-pqc-relay: listen");
         return 1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: accept() returns EINTR */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    emcp_pqc_signals();
     char host[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &listen_addr.sin_addr, host, sizeof host);
     fprintf(stderr, "emcp-pqc-relay: listening on %s:%u, TLS 1.3 to %s offering %s\n", host,
             ntohs(listen_addr.sin_port), connect_to, groups);
     fflush(stderr);
 
-    while (!stop) {
+    while (!emcp_pqc_stop) {
         int cfd = accept(lfd, NULL, NULL);
         if (cfd < 0) {
             continue;
@@ -547,7 +353,7 @@ int main(int argc, char **argv)
             continue;
         }
         c->client = cfd;
-        c->server = -1;
+        c->server.fd = -1;
         pthread_mutex_lock(&relay.lock);
         c->id = ++relay.conns;
         pthread_mutex_unlock(&relay.lock);

@@ -25,6 +25,7 @@
  * when a handshake failed (always 0 without --expect-group).
  */
 #include "emcp_pqc_heap.h"
+#include "emcp_pqc_net.h"
 
 #include <wolfssl/options.h>
 #include <wolfssl/ssl.h>
@@ -45,23 +46,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_GROUPS 8
-
-/* Names as the TLS registry spells them and its code points, as in
- * emcp_pqc_relay.c. */
-static const struct {
-    const char *name;
-    int id;
-    const char *wolfssl_name; /* what wolfSSL_get_curve_name() says */
-} known_groups[] = {
-    {"X25519", 29, "X25519"},
-    {"secp256r1", 23, "SECP256R1"},
-    {"X25519MLKEM768", 4588, "X25519MLKEM768"},
-    {"SecP256r1MLKEM768", 4587, "SecP256r1MLKEM768"},
-    {"ML-KEM-768", 513, "ML_KEM_768"},
-};
-#define N_KNOWN (sizeof known_groups / sizeof known_groups[0])
-
 static struct {
     struct sockaddr_in upstream;
     WOLFSSL_CTX *ctx;
@@ -72,14 +56,6 @@ static struct {
     unsigned mismatches;
     unsigned failures;
 } term = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop = 1;
-}
 
 static void usage(FILE *to)
 {
@@ -98,106 +74,17 @@ static void usage(FILE *to)
             "                    on SIGTERM, else 0.\n");
 }
 
-static bool parse_addr(const char *s, struct sockaddr_in *out)
-{
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    if (colon == NULL || (size_t)(colon - s) >= sizeof host) {
-        return false;
-    }
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    char *end = NULL;
-    unsigned long port = strtoul(colon + 1, &end, 10);
-    memset(out, 0, sizeof *out);
-    out->sin_family = AF_INET;
-    out->sin_port = htons((uint16_t)port);
-    return *end == '\0' && port <= 65535 && inet_pton(AF_INET, host, &out->sin_addr) == 1;
-}
-
-static int parse_groups(const char *list, int ids[MAX_GROUPS])
-{
-    int n = 0;
-    const char *p = list;
-    while (*p != '\0') {
-        size_t len = strcspn(p, ":,");
-        size_t i = 0;
-        while (i < N_KNOWN && !(strlen(known_groups[i].name) == len &&
-                                strncmp(known_groups[i].name, p, len) == 0)) {
-            i++;
-        }
-        if (i == N_KNOWN || n == MAX_GROUPS) {
-            fprintf(stderr, "emcp-pqc-terminator: unknown group '%.*s'\n", (int)len, p);
-            return -1;
-        }
-        ids[n++] = known_groups[i].id;
-        p += len + (p[len] != '\0');
-    }
-    return n;
-}
-
-static const char *group_name(const char *wolfssl_name)
-{
-    for (size_t i = 0; wolfssl_name != NULL && i < N_KNOWN; i++) {
-        if (strcmp(known_groups[i].wolfssl_name, wolfssl_name) == 0) {
-            return known_groups[i].name;
-        }
-    }
-    return wolfssl_name != NULL ? wolfssl_name : "none";
-}
-
-/* The client's socket through wolfSSL's callbacks, counting bytes each way. */
+/* One connection: the client's TLS socket (bytes counted each way) and the
+ * plain one to the broker. */
 struct conn {
-    int client;
+    struct emcp_pqc_tls_io client;
     int broker;
     unsigned id;
-    unsigned long rx;
-    unsigned long tx;
 };
-
-static int io_recv(WOLFSSL *ssl, char *buf, int sz, void *ctx)
-{
-    (void)ssl;
-    struct conn *c = ctx;
-    ssize_t n = recv(c->client, buf, (size_t)sz, 0);
-    if (n > 0) {
-        c->rx += (unsigned long)n;
-        return (int)n;
-    }
-    if (n == 0) {
-        return WOLFSSL_CBIO_ERR_CONN_CLOSE;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return WOLFSSL_CBIO_ERR_WANT_READ;
-    }
-    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_GENERAL;
-}
-
-static int io_send(WOLFSSL *ssl, char *buf, int sz, void *ctx)
-{
-    (void)ssl;
-    struct conn *c = ctx;
-    ssize_t n = send(c->client, buf, (size_t)sz, MSG_NOSIGNAL);
-    if (n >= 0) {
-        c->tx += (unsigned long)n;
-        return (int)n;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return WOLFSSL_CBIO_ERR_WANT_WRITE;
-    }
-    return errno == EINTR ? WOLFSSL_CBIO_ERR_ISR : WOLFSSL_CBIO_ERR_CONN_RST;
-}
 
 static void report(const char *line)
 {
-    pthread_mutex_lock(&term.lock);
-    printf("%s\n", line);
-    fflush(stdout);
-    if (term.report != NULL) {
-        fprintf(term.report, "%s\n", line);
-        fflush(term.report);
-    }
-    pthread_mutex_unlock(&term.lock);
+    emcp_pqc_report(&term.lock, term.report, line);
 }
 
 static void count(unsigned *what)
@@ -207,81 +94,12 @@ static void count(unsigned *what)
     pthread_mutex_unlock(&term.lock);
 }
 
-static bool send_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            return false;
-        }
-        buf += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* wolfSSL's wait on the non-blocking client socket: true to try again. */
-static bool again(WOLFSSL *ssl, int ret, int fd)
-{
-    int err = wolfSSL_get_error(ssl, ret);
-    if (err != WOLFSSL_ERROR_WANT_READ && err != WOLFSSL_ERROR_WANT_WRITE) {
-        return false;
-    }
-    struct pollfd p = {fd, err == WOLFSSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
-    return poll(&p, 1, 1000) >= 0 || errno == EINTR;
-}
-
-/* Copies both ways until either side ends. The client socket is
- * non-blocking after the handshake: a read that finds only a non-application
- * record returns instead of waiting while the broker has bytes to send. */
-static void pump(struct conn *c, WOLFSSL *ssl)
-{
-    char data[1 << 14];
-    int flags = fcntl(c->client, F_GETFL);
-    if (flags < 0 || fcntl(c->client, F_SETFL, flags | O_NONBLOCK) != 0) {
-        return;
-    }
-    while (!stop) {
-        struct pollfd pfd[2] = {{c->client, POLLIN, 0}, {c->broker, POLLIN, 0}};
-        if (wolfSSL_pending(ssl) == 0 && poll(pfd, 2, 1000) < 0 && errno != EINTR) {
-            return;
-        }
-        if (wolfSSL_pending(ssl) > 0 || (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-            int n = wolfSSL_read(ssl, data, (int)sizeof data);
-            if (n > 0) {
-                if (!send_all(c->broker, data, (size_t)n)) {
-                    return;
-                }
-            } else if (wolfSSL_get_error(ssl, n) != WOLFSSL_ERROR_WANT_READ) {
-                return;
-            }
-        }
-        if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = recv(c->broker, data, sizeof data, 0);
-            if (n <= 0) {
-                return;
-            }
-            for (ssize_t off = 0; off < n && !stop;) {
-                int w = wolfSSL_write(ssl, data + off, (int)(n - off));
-                if (w > 0) {
-                    off += w;
-                } else if (!again(ssl, w, c->client)) {
-                    return; /* after WANT_*, the same bytes are written again */
-                }
-            }
-        }
-    }
-}
-
 static void *serve(void *arg)
 {
     struct conn *c = arg;
     char line[512];
     int one = 1;
-    (void)setsockopt(c->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    (void)setsockopt(c->client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     emcp_pqc_heap_mark();
     WOLFSSL *ssl = wolfSSL_new(term.ctx);
     if (ssl == NULL) {
@@ -290,8 +108,8 @@ static void *serve(void *arg)
         count(&term.failures);
         goto out;
     }
-    wolfSSL_SetIOReadCtx(ssl, c);
-    wolfSSL_SetIOWriteCtx(ssl, c);
+    wolfSSL_SetIOReadCtx(ssl, &c->client);
+    wolfSSL_SetIOWriteCtx(ssl, &c->client);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int ret = wolfSSL_accept(ssl);
@@ -301,19 +119,19 @@ static void *serve(void *arg)
     if (ret != WOLFSSL_SUCCESS) {
         char err[WOLFSSL_MAX_ERROR_SZ];
         wolfSSL_ERR_error_string_n((unsigned long)wolfSSL_get_error(ssl, ret), err, sizeof err);
-        snprintf(line, sizeof line, "terminator: conn=%u handshake=failed rx=%lu tx=%lu error=%s", c->id, c->rx,
-                 c->tx, err);
+        snprintf(line, sizeof line, "terminator: conn=%u handshake=failed rx=%lu tx=%lu error=%s", c->id,
+                 c->client.in, c->client.out, err);
         report(line);
         count(&term.failures);
         goto out;
     }
-    const char *group = group_name(wolfSSL_get_curve_name(ssl));
+    const char *group = emcp_pqc_group_name(wolfSSL_get_curve_name(ssl));
     bool ok = term.expect == NULL || strcmp(group, term.expect) == 0;
     snprintf(line, sizeof line,
              "terminator: conn=%u group=%s version=%s cipher=%s handshake_us=%ld rx=%lu tx=%lu heap_peak=%ld "
              "expect=%s",
-             c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->rx, c->tx, heap,
-             term.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
+             c->id, group, wolfSSL_get_version(ssl), wolfSSL_get_cipher_name(ssl), us, c->client.in,
+             c->client.out, heap, term.expect == NULL ? "-" : ok ? "ok" : "MISMATCH");
     report(line);
     if (!ok) {
         count(&term.mismatches);
@@ -325,14 +143,14 @@ static void *serve(void *arg)
         goto out;
     }
     (void)setsockopt(c->broker, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    pump(c, ssl);
+    emcp_pqc_pump(c->broker, c->client.fd, ssl);
     (void)wolfSSL_shutdown(ssl);
 out:
     wolfSSL_free(ssl);
     if (c->broker >= 0) {
         close(c->broker);
     }
-    close(c->client);
+    close(c->client.fd);
     free(c);
     return NULL;
 }
@@ -372,10 +190,11 @@ int main(int argc, char **argv)
         }
     }
     struct sockaddr_in listen_addr;
-    int ids[MAX_GROUPS];
-    int n_ids = groups != NULL ? parse_groups(groups, ids) : -1;
+    int ids[EMCP_PQC_MAX_GROUPS];
+    int n_ids =
+        groups != NULL ? emcp_pqc_parse_groups(groups, ids, EMCP_PQC_MAX_GROUPS, "emcp-pqc-terminator") : -1;
     if (connect_to == NULL || cert == NULL || key == NULL || n_ids <= 0 ||
-        !parse_addr(connect_to, &term.upstream) || !parse_addr(listen_at, &listen_addr)) {
+        !emcp_pqc_parse_addr(connect_to, &term.upstream) || !emcp_pqc_parse_addr(listen_at, &listen_addr)) {
         usage(stderr);
         return 2;
     }
@@ -399,31 +218,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "emcp-pqc-terminator: this wolfSSL does not support %s\n", groups);
         return 1;
     }
-    wolfSSL_SetIORecv(term.ctx, io_recv);
-    wolfSSL_SetIOSend(term.ctx, io_send);
+    wolfSSL_SetIORecv(term.ctx, emcp_pqc_io_recv);
+    wolfSSL_SetIOSend(term.ctx, emcp_pqc_io_send);
 
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    socklen_t alen = sizeof listen_addr;
-    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        bind(lfd, (struct sockaddr *)&listen_addr, sizeof listen_addr) != 0 || listen(lfd, 64) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&listen_addr, &alen) != 0) {
+    int lfd = emcp_pqc_listen(&listen_addr);
+    if (lfd < 0) {
         perror("emcp-pqc-terminator: listen");
         return 1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: accept() returns EINTR */
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    emcp_pqc_signals();
     char host[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &listen_addr.sin_addr, host, sizeof host);
     fprintf(stderr, "emcp-pqc-terminator: listening on %s:%u, TLS 1.3 with %s, plain to %s\n", host,
             ntohs(listen_addr.sin_port), groups, connect_to);
     fflush(stderr);
 
-    while (!stop) {
+    while (!emcp_pqc_stop) {
         int cfd = accept(lfd, NULL, NULL);
         if (cfd < 0) {
             continue;
@@ -434,7 +244,7 @@ int main(int argc, char **argv)
             close(cfd);
             continue;
         }
-        c->client = cfd;
+        c->client.fd = cfd;
         c->broker = -1;
         pthread_mutex_lock(&term.lock);
         c->id = ++term.conns;
