@@ -21,8 +21,25 @@ from sanitizer_fixture import no_sanitizer_reports  # noqa: E402,F401 (autouse)
 from sanitizers import report_in  # noqa: E402
 
 DEVICES = ["gh-a", "gh-b", "gh-c"]
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
 # gh-a lists one tool per tools/list page, so the gateway must follow nextCursor.
 DEVICE_ARGS = {"gh-a": ["--list-page-size", "1"]}
+
+
+def names(listed) -> set[str]:
+    """The names of a tools/list result."""
+    return {t.name for t in listed.tools}
+
+
+def expected(devices) -> set[str]:
+    """The gateway's names of the greenhouse tools of `devices`."""
+    return {f"{d}.{t}" for d in devices for t in ("read_sensor", "set_vent")}
+
+
+def text_of(result) -> str:
+    """The text blocks of a CallToolResult, one per line."""
+    return "\n".join(b.text for b in result.content if b.type == "text")
 
 
 def gateway_path() -> Path:

@@ -23,25 +23,11 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client.client import Client
 
-from conftest import DEVICES
+from conftest import DEVICES, LEGACY, MODERN, expected, names, text_of
 from mqtt_support import REPO
 from mqtt_support import Client as MqttClient
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
 SESSION_S = 90
-
-
-def names(listed) -> set[str]:
-    return {t.name for t in listed.tools}
-
-
-def expected(devices) -> set[str]:
-    return {f"{d}.{t}" for d in devices for t in ("read_sensor", "set_vent")}
-
-
-def text_of(result) -> str:
-    return "\n".join(b.text for b in result.content if b.type == "text")
 
 
 def settled_audits(device) -> int:

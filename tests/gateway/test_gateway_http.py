@@ -26,26 +26,12 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-from conftest import DEVICES
+from conftest import DEVICES, LEGACY, MODERN, expected, names, text_of
 from mqtt_support import REPO
 from sanitizers import report_in
 
-MODERN = "2026-07-28"
-LEGACY = "2025-11-25"
 SESSION_S = 60
 TOKEN = "gw-test-token-7f3a"
-
-
-def names(listed) -> set[str]:
-    return {t.name for t in listed.tools}
-
-
-def expected(devices) -> set[str]:
-    return {f"{d}.{t}" for d in devices for t in ("read_sensor", "set_vent")}
-
-
-def text_of(result) -> str:
-    return "\n".join(b.text for b in result.content if b.type == "text")
 
 
 class HttpGateway:

@@ -41,21 +41,32 @@ static int put_number(mcp_result_t *result, const char *s, size_t len)
     return mcp_json_number(result, v);
 }
 
+static int put_value(mcp_result_t *result, const struct emcp_gw_json *j, int v);
+
+/* The members of the object at node `obj`, each key and its value, into the
+ * object being written. */
+static int put_members(mcp_result_t *result, const struct emcp_gw_json *j, int obj)
+{
+    int rc = 0;
+    for (int k = obj + 1; rc == 0 && k < j->nodes[obj].next; k = j->nodes[k + 1].next) {
+        size_t klen = 0;
+        char *key = emcp_gw_json_str(j, k, &klen);
+        rc = key ? mcp_json_key_n(result, key, klen) : -MCP_EIO;
+        free(key);
+        if (rc == 0) {
+            rc = put_value(result, j, k + 1);
+        }
+    }
+    return rc;
+}
+
 static int put_value(mcp_result_t *result, const struct emcp_gw_json *j, int v)
 {
     const struct emcp_gw_jnode *nd = &j->nodes[v];
     switch (nd->type) {
     case EMCP_GW_J_OBJECT: {
         int rc = mcp_json_object_begin(result);
-        for (int k = v + 1; rc == 0 && k < nd->next; k = j->nodes[k + 1].next) {
-            size_t klen = 0;
-            char *key = emcp_gw_json_str(j, k, &klen);
-            rc = key ? mcp_json_key_n(result, key, klen) : -MCP_EIO;
-            free(key);
-            if (rc == 0) {
-                rc = put_value(result, j, k + 1);
-            }
-        }
+        rc = rc == 0 ? put_members(result, j, v) : rc;
         return rc == 0 ? mcp_json_object_end(result) : rc;
     }
     case EMCP_GW_J_ARRAY: {
@@ -113,15 +124,7 @@ int emcp_gw_relay_result(mcp_result_t *result, const char *device, const struct 
     int sc = emcp_gw_json_get(j, res, "structuredContent");
     if (rc == 0 && sc >= 0 && j->nodes[sc].type == EMCP_GW_J_OBJECT) {
         rc = mcp_result_structured_begin(result);
-        for (int k = sc + 1; rc == 0 && k < j->nodes[sc].next; k = j->nodes[k + 1].next) {
-            size_t klen = 0;
-            char *key = emcp_gw_json_str(j, k, &klen);
-            rc = key ? mcp_json_key_n(result, key, klen) : -MCP_EIO;
-            free(key);
-            if (rc == 0) {
-                rc = put_value(result, j, k + 1);
-            }
-        }
+        rc = rc == 0 ? put_members(result, j, sc) : rc;
         if (rc == 0) {
             rc = mcp_result_structured_end(result);
         }
