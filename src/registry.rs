@@ -207,11 +207,6 @@ pub struct LastSchemaError<'a> {
 /// right seal follows).
 #[cfg(feature = "text-tools")]
 const SEAL_STALE: &str = " does not match the schemas, which this build checked (they seal to ";
-/// The same in a build without the checker. With its prefix it fits one
-/// `MCP_MAX_ERROR_MESSAGE` whole, so the fix it names is never cut off.
-#[cfg(feature = "text-tools")]
-const SEAL_NEEDED: &str = " does not match the schemas: a build without the schema-check feature takes only the seal \
-     mcp_schema_seal gives them";
 
 /// The reason of a built tool's program that is not its schema's: in a
 /// build with the checker, one that differs from what the schema text
@@ -439,32 +434,28 @@ impl<'a> Registry<'a> {
         Ok(())
     }
 
-    /// Checks the tool's schemas: in full with the `schema-check` feature
-    /// (and then a seal, if given, must match), otherwise only that they are
-    /// well-formed and sealed ([`schema::seal`]).
+    /// Checks a text tool's schemas with the checker; a seal, if given
+    /// ([`schema::seal`]), must be theirs.
     #[cfg(feature = "text-tools")]
     fn check_schemas(&mut self, tool: &Tool<'a>, given: u32) -> Result<(), RegisterError> {
-        let checker = cfg!(feature = "schema-check");
+        // A text tool is taken only by a library with the checker
+        // (`text-tools` brings `schema-check`): the texts are checked here,
+        // and a seal, if given, must be theirs.
         let verdict = check_texts(tool.input_schema, tool.output_schema).and_then(|()| {
             let want = schema::seal(tool.input_schema, tool.output_schema);
-            if given == want || (checker && given == 0) {
+            if given == want || given == 0 {
                 return Ok(());
             }
-            let (reason, told) = if checker {
-                (SEAL_STALE, want)
-            } else {
-                (SEAL_NEEDED, 0)
-            };
             Err(LastSchemaError {
                 error: SchemaError {
                     kind: SchemaErrorKind::Seal,
-                    reason,
+                    reason: SEAL_STALE,
                     at: Span::default(),
                     bound: None,
                 },
                 output: false,
                 text: tool.input_schema,
-                seals: (given, told),
+                seals: (given, want),
             })
         });
         verdict.map_err(|e| {
@@ -623,22 +614,19 @@ impl Default for Registry<'_> {
     }
 }
 
-/// Checks a tool's schema texts: fully with the `schema-check` feature,
-/// otherwise only that each is well-formed.
+/// Checks a tool's schema texts with the checker (only a build with
+/// `schema-check` calls it: registration of a text tool, `mcp_schema_seal`).
 fn check_texts<'a>(input: &'a str, output: Option<&'a str>) -> Result<(), LastSchemaError<'a>> {
     for (text, output) in [(Some(input), false), (output, true)] {
         let Some(text) = text else { continue };
-        let checked = if cfg!(feature = "schema-check") {
-            schema::compile(text).map(|_| ())
-        } else {
-            schema::seal::well_formed(text)
-        };
-        checked.map_err(|error| LastSchemaError {
-            error,
-            output,
-            text,
-            seals: (0, 0),
-        })?;
+        schema::compile(text)
+            .map(|_| ())
+            .map_err(|error| LastSchemaError {
+                error,
+                output,
+                text,
+                seals: (0, 0),
+            })?;
     }
     Ok(())
 }
@@ -728,12 +716,11 @@ mod tests {
         assert_eq!(r.len(), 2);
     }
 
-    /// In every profile: the schemas' own seal registers them and any other
-    /// is refused; seal 0 means "check them here", which only a build with
-    /// the checker can do.
+    /// A text tool: the schemas' own seal registers them and any other is
+    /// refused; seal 0 means "check them here".
     #[test]
     #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
-    fn seals_are_checked_in_every_profile() {
+    fn seals_are_checked() {
         let schema = r#"{"type":"object","properties":{"p":{"type":"integer"}}}"#;
         let seal = crate::schema::seal(schema, None);
         let mut r = Registry::new();
@@ -743,20 +730,8 @@ mod tests {
         );
         assert_eq!(r.len(), 0, "a refused tool takes no slot");
         assert_eq!(r.add(tool("sealed", schema), seal), Ok(()));
-        let zero = r.add(tool("unsealed", schema), 0);
-        if cfg!(feature = "schema-check") {
-            assert_eq!(zero, Ok(()));
-        } else {
-            assert_eq!(zero, Err(RegisterError::Schema(SchemaErrorKind::Seal)));
-            let mut m = MsgBuf::new();
-            r.last_error.unwrap().describe(&mut m);
-            // Whole: the fix it names is not cut off.
-            assert_eq!(
-                m.as_str(),
-                "schema_seal 0x00000000 does not match the schemas: a build without the \
-                 schema-check feature takes only the seal mcp_schema_seal gives them"
-            );
-        }
+        // Seal 0: "check them here", which a build taking text tools does.
+        assert_eq!(r.add(tool("unsealed", schema), 0), Ok(()));
         // Malformed text is refused before any seal is looked at.
         let bad = "{\"type\":";
         assert_eq!(
