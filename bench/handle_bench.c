@@ -82,55 +82,48 @@ static int refuse(mcp_result_t *r, const char *msg)
     return rc == 0 ? mcp_result_structured_end(r) : rc;
 }
 
-static int read_sensor(const mcp_call_t *call, mcp_result_t *r, void *user)
+/* read_sensor's typed callback (bench_tools.h): the sensor by its enum index. */
+int bench_read_sensor(const struct bench_read_sensor_args *args, const mcp_call_t *call,
+                      mcp_result_t *r, void *user)
 {
     static const struct {
-        const char *id, *text, *unit;
+        const char *text, *unit;
         double value;
-    } sensors[] = {{"t1", "21.5 C, 0s old", "C", 21.5},
-                   {"t2", "34.1 C, 0s old", "C", 34.1},
-                   {"rh1", "62 %, 0s old", "%", 62.0}};
+    } sensors[] = {{"21.5 C, 0s old", "C", 21.5}, {"34.1 C, 0s old", "C", 34.1}, {"62 %, 0s old", "%", 62.0}};
+    (void)call;
     (void)user;
-    char id[16];
-    size_t len = 0;
-    if (mcp_arg_string(call, "sensor_id", id, sizeof id, &len) != 0) {
-        return refuse(r, "unknown sensor_id");
+    size_t i = (size_t)args->sensor_id;
+    if (i >= sizeof sensors / sizeof sensors[0]) {
+        return refuse(r, "no reading yet");
     }
-    for (size_t i = 0; i < sizeof sensors / sizeof sensors[0]; i++) {
-        if (strcmp(id, sensors[i].id) == 0) {
-            int rc = mcp_result_text(r, sensors[i].text, strlen(sensors[i].text));
-            if (rc == 0) {
-                rc = mcp_result_structured_begin(r);
-            }
-            if (rc == 0) {
-                rc = mcp_json_key(r, "value");
-            }
-            if (rc == 0) {
-                rc = mcp_json_number(r, sensors[i].value);
-            }
-            if (rc == 0) {
-                rc = mcp_json_key(r, "unit");
-            }
-            if (rc == 0) {
-                rc = mcp_json_string(r, sensors[i].unit, 1);
-            }
-            if (rc == 0) {
-                rc = mcp_json_key(r, "age_s");
-            }
-            if (rc == 0) {
-                rc = mcp_json_int(r, 0);
-            }
-            return rc == 0 ? mcp_result_structured_end(r) : rc;
-        }
+    int rc = mcp_result_text(r, sensors[i].text, strlen(sensors[i].text));
+    if (rc == 0) {
+        rc = mcp_result_structured_begin(r);
     }
-    return refuse(r, "no reading yet");
+    if (rc == 0) {
+        rc = mcp_json_key(r, "value");
+    }
+    if (rc == 0) {
+        rc = mcp_json_number(r, sensors[i].value);
+    }
+    if (rc == 0) {
+        rc = mcp_json_key(r, "unit");
+    }
+    if (rc == 0) {
+        rc = mcp_json_string(r, sensors[i].unit, 1);
+    }
+    if (rc == 0) {
+        rc = mcp_json_key(r, "age_s");
+    }
+    if (rc == 0) {
+        rc = mcp_json_int(r, 0);
+    }
+    return rc == 0 ? mcp_result_structured_end(r) : rc;
 }
 
-static int set_vent(const mcp_call_t *call, mcp_result_t *r, void *user)
+static int vent_answer(mcp_result_t *r, int64_t pct)
 {
-    (void)user;
-    int64_t pct = -1;
-    if (mcp_arg_int(call, "percent", &pct) != 0 || pct < 0 || pct > 100) {
+    if (pct < 0 || pct > 100) {
         return refuse(r, "percent must be an integer 0-100");
     }
     char text[24] = "vent set to ";
@@ -160,6 +153,26 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, void *user)
         rc = mcp_json_int(r, pct);
     }
     return rc == 0 ? mcp_result_structured_end(r) : rc;
+}
+
+/* set_vent's typed callback: its argument filled in by the core. */
+int bench_set_vent(const struct bench_set_vent_args *args, const mcp_call_t *call, mcp_result_t *r,
+                   void *user)
+{
+    (void)call;
+    (void)user;
+    return vent_answer(r, args->percent);
+}
+
+/* set_vent read by name: the text twin and the unvalidated twin. */
+static int set_vent(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    int64_t pct = -1;
+    if (mcp_arg_int(call, "percent", &pct) != 0) {
+        return refuse(r, "percent must be an integer 0-100");
+    }
+    return vent_answer(r, pct);
 }
 
 /* The tools come from bench/handle_bench_tools.json through emcp-gen, as a
@@ -205,9 +218,11 @@ int main(int argc, char **argv)
     set_vent_text.listing = NULL;
     set_vent_text.input_program = NULL;
     set_vent_text.input_program_len = 0;
+    set_vent_text.args = NULL;
+    set_vent_text.args_len = 0;
     if (mcp_server_init(&server, &cfg) != 0 ||
-        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_READ_SENSOR], read_sensor, NULL) != 0 ||
-        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_SET_VENT], set_vent, NULL) != 0 ||
+        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_READ_SENSOR], bench_read_sensor_call, NULL) != 0 ||
+        mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_SET_VENT], bench_set_vent_call, NULL) != 0 ||
         mcp_server_init(&server_text, &cfg) != 0 ||
         mcp_server_add_tool(&server_text, &set_vent_text, set_vent, NULL) != 0 ||
         mcp_server_add_tool(&server, &bench_tools[BENCH_TOOL_SET_VENT_UNVALIDATED], set_vent, NULL) != 0) {

@@ -71,6 +71,10 @@ extern "C" {
  * @retval -MCP_ERANGE The value does not fit `int64_t`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
+ *
  * @pre `call` must be the handle passed to the running callback; `path` a
  * NUL-terminated string; `out` writable.
  */
@@ -90,6 +94,10 @@ int mcp_arg_int(const mcp_call_t *call, const char *path, int64_t *out);
  * @retval -MCP_ERANGE The value is beyond the range of `double`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
+ *
  * @pre As for `mcp_arg_int`.
  */
 int mcp_arg_number(const mcp_call_t *call, const char *path, double *out);
@@ -101,6 +109,10 @@ int mcp_arg_number(const mcp_call_t *call, const char *path, double *out);
  * @retval -MCP_ENOENT No value at `path`.
  * @retval -MCP_EDOM The value is not `true` or `false`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
  *
  * @pre As for `mcp_arg_int`.
  */
@@ -117,10 +129,46 @@ int mcp_arg_bool(const mcp_call_t *call, const char *path, bool *out);
  * @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
  *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
+ *
  * @pre `call` must be the handle passed to the running callback; `path`
  * NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
  */
 int mcp_arg_string(const mcp_call_t *call, const char *path, char *buf, size_t cap, size_t *len);
+
+/**
+ * Fills a built tool's typed argument struct from the call's arguments,
+ * which passed the tool's schema before the callback ran: every member is
+ * written, from the argument sent, else its schema's `default`, else zero
+ * with its `has_` flag false. `emcp-gen` declares the struct and calls
+ * this in the wrapper it writes around the tool's typed callback, so a
+ * callback reads `args->percent`, not a name.
+ *
+ * Strings are `mcp_str_t` spans, not NUL-terminated, valid while the
+ * callback runs: into the request when the string has no escapes,
+ * otherwise decoded into `text`. A string `enum` is the index of its value
+ * (the generated C enum); any value without a C type of its own (an object,
+ * an array, a string without `maxLength`) is its JSON text as sent.
+ *
+ * @param args     The struct (`struct <prefix>_<tool>_args`).
+ * @param size     `sizeof` it: the tool's `args_size`.
+ * @param text     Where escaped strings are decoded, or NULL.
+ * @param text_cap Bytes at `text` (the generated `<PREFIX>_<TOOL>_TEXT_LEN`:
+ *                 4 bytes per character of every string member's
+ *                 `maxLength`, which always suffices).
+ * @retval 0 Success.
+ * @retval -MCP_ENOTSUP The tool has no typed arguments (a tool from texts,
+ *         or a built tool registered without `args`).
+ * @retval -MCP_EINVAL NULL `call` or `args`, or `size` is not the tool's
+ *         `args_size`.
+ * @retval -MCP_ENOBUFS The escaped strings do not fit `text_cap` bytes.
+ *
+ * @pre `call` must be the handle passed to the running callback; `args`
+ * writable for `size` bytes; `text` NULL or writable for `text_cap` bytes.
+ */
+int mcp_call_args(const mcp_call_t *call, void *args, size_t size, char *text, size_t text_cap);
 
 /**
  * The JSON type of the argument at `path`.
@@ -128,6 +176,10 @@ int mcp_arg_string(const mcp_call_t *call, const char *path, char *buf, size_t c
  * @return One of `MCP_JSON_OBJECT`, `_ARRAY`, `_STRING`, `_NUMBER`, `_BOOL`, `_NULL`.
  * @retval -MCP_ENOENT No value at `path`.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
  *
  * @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
  */
@@ -141,6 +193,10 @@ int mcp_arg_type(const mcp_call_t *call, const char *path);
  * @retval -MCP_ENOENT No value at `path`.
  * @retval -MCP_EDOM The value is neither an array nor an object.
  * @retval -MCP_EINVAL NULL pointer or malformed path.
+ *
+ * @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+ *         `minimal` profile): a built tool reads its typed struct
+ *         (`mcp_call_args`).
  *
  * @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
  */

@@ -59,6 +59,42 @@
 #define MCP_CACHE_PUBLIC 1
 
 /**
+ * `mcp_arg_slot_t.present` of a member that is always set: a required
+ * argument, or one whose schema declares a `default`.
+ */
+#define MCP_ARG_ALWAYS 65535
+
+/**
+ * `mcp_arg_slot_t.kind`: a `bool`.
+ */
+#define MCP_ARG_BOOL 1
+
+/**
+ * `mcp_arg_slot_t.kind`: a signed or unsigned integer of `size` bytes.
+ */
+#define MCP_ARG_INT 2
+
+/**
+ * `mcp_arg_slot_t.kind`: an `mcp_decimal_t`.
+ */
+#define MCP_ARG_NUMBER 3
+
+/**
+ * `mcp_arg_slot_t.kind`: the index of a string `enum`'s value, `size` bytes.
+ */
+#define MCP_ARG_ENUM 4
+
+/**
+ * `mcp_arg_slot_t.kind`: an `mcp_str_t` of a string's decoded text.
+ */
+#define MCP_ARG_STR 5
+
+/**
+ * `mcp_arg_slot_t.kind`: an `mcp_str_t` of a value's JSON text as sent.
+ */
+#define MCP_ARG_JSON 6
+
+/**
  * Opaque handle a tool callback receives for reading its arguments.
  */
 typedef struct mcp_call_t mcp_call_t;
@@ -67,6 +103,37 @@ typedef struct mcp_call_t mcp_call_t;
  * Opaque handle a tool callback receives for writing its result.
  */
 typedef struct mcp_result_t mcp_result_t;
+
+/**
+ * Where one top-level argument of a built tool lands in its typed
+ * argument struct (`mcp_tool_t.args`, one per property of the input
+ * schema, in `properties` order), as `emcp-gen` writes it with `offsetof`
+ * and `sizeof`. The member's C type follows from the argument's schema
+ * (docs/firmware.md, "Typed arguments"): `bool`; an integer as wide as its
+ * bounds need; an `mcp_decimal_t`; a string `enum` as the index of its value; a
+ * string with `maxLength` as an `mcp_str_t` of its decoded text; anything
+ * else as an `mcp_str_t` of its JSON text.
+ */
+typedef struct mcp_arg_slot_t {
+  /**
+   * `offsetof` the member.
+   */
+  uint16_t offset;
+  /**
+   * `sizeof` the member.
+   */
+  uint16_t size;
+  /**
+   * `offsetof` a `bool` member set when the argument was sent, or
+   * `MCP_ARG_ALWAYS`.
+   */
+  uint16_t present;
+  /**
+   * What the member is (`MCP_ARG_*`): what the schema makes it, which
+   * registration checks.
+   */
+  uint8_t kind;
+} mcp_arg_slot_t;
 
 /**
  * A tool definition for `mcp_server_add_tool`. The struct is copied, but the
@@ -196,6 +263,24 @@ typedef struct mcp_tool_t {
    * The length of `output_program` in bytes.
    */
   size_t output_program_len;
+  /**
+   * A built tool's typed argument struct, as `emcp-gen` writes it: one
+   * slot per top-level property of `input_schema`, in `properties`
+   * order; or NULL. With it the callback reads its arguments from the
+   * struct (`mcp_call_args`). Registration refuses a layout that does not
+   * fit the input program (a member too narrow for its bounds, outside
+   * the struct, or without a presence flag where the argument may be
+   * absent).
+   */
+  const struct mcp_arg_slot_t *args;
+  /**
+   * Slots at `args`.
+   */
+  size_t args_len;
+  /**
+   * `sizeof` the typed argument struct.
+   */
+  size_t args_size;
 } mcp_tool_t;
 
 /**
@@ -207,6 +292,23 @@ typedef struct mcp_tool_t {
  * should see (a refused actuation) with `mcp_result_error` and return 0.
  */
 typedef int (*mcp_tool_fn)(const struct mcp_call_t *call, struct mcp_result_t *result, void *user);
+
+/**
+ * A JSON number without floating point: `value × 10^exp10`, exact for up
+ * to 18 significant digits (else the nearest such). A typed argument of
+ * `"type":"number"` is one; `mcp_json_decimal(r, d.value, -d.exp10)`
+ * writes it back when `exp10 <= 0`.
+ */
+typedef struct mcp_decimal_t {
+  /**
+   * The significant digits, with the sign.
+   */
+  int64_t value;
+  /**
+   * The power of ten they are scaled by (0 for an integer that fits).
+   */
+  int32_t exp10;
+} mcp_decimal_t;
 
 #ifdef __cplusplus
 extern "C" {

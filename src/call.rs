@@ -210,6 +210,8 @@ pub struct Call<'r> {
     /// Its argument program, when the tool has one: defaults are read from
     /// it instead of the text.
     pub input_program: Option<&'r [u8]>,
+    /// Its typed argument struct, when it has one (`mcp_call_args`).
+    pub typed: Option<crate::schema::typed::Layout<'r>>,
     /// Token of the request's `params._meta` object, if sent.
     pub meta: Option<usize>,
     /// Token of `params.inputResponses` (the answers of a retried
@@ -347,6 +349,20 @@ impl<'r> Call<'r> {
         };
         crate::json::check(raw, MCP_MAX_DEPTH).map_err(|_| ArgError::Missing)?;
         Ok(raw)
+    }
+
+    /// Fills the tool's typed argument struct (`out`, its size) from the
+    /// validated arguments; escaped strings are decoded into `text`.
+    /// `None` for a tool without one.
+    pub fn fill_args(
+        &self,
+        out: &mut [u8],
+        text: &mut [u8],
+    ) -> Option<Result<(), schema::typed::FillError>> {
+        let (layout, prog) = (self.typed?, self.input_program?);
+        Some(schema::typed::fill(
+            prog, &layout, &self.doc, self.args, out, text,
+        ))
     }
 
     /// Token of the string `params._meta[key]` (e.g. `traceparent`), if sent.
@@ -1227,6 +1243,7 @@ mod tests {
             name: "t",
             input_schema: "{}",
             input_program: None,
+            typed: None,
             meta: None,
             inputs: None,
             state: None,

@@ -253,6 +253,7 @@ mod tests {
                 listing: "{}",
                 input: &[],
                 output: None,
+                args: None,
             },
         };
         let t = entry("set_vent", Some("operator, local"));

@@ -10,6 +10,7 @@ pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::json::{WriteError, Writer};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
 use crate::rate::Rates;
+use crate::schema::typed::Layout;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
 use crate::sync::Critical;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -46,6 +47,9 @@ pub struct Tool<'a> {
     /// The tool's whole `tools/list` entry as `emcp-gen` wrote it (one JSON
     /// object, minified): with it the tool is registered as built.
     pub listing: Option<&'a str>,
+    /// A built tool's typed argument struct ([`schema::typed`]), when
+    /// `emcp-gen` generated one: `mcp_call_args` fills it.
+    pub args: Option<Layout<'a>>,
     /// [`hints`] flags; 0 means no `annotations` object is listed.
     pub annotations: u32,
     /// A JSON array of Icon objects, listed as written.
@@ -79,6 +83,7 @@ impl<'a> Tool<'a> {
             input_program: None,
             output_program: None,
             listing: None,
+            args: None,
             annotations: 0,
             icons: None,
             principals: None,
@@ -139,6 +144,8 @@ pub enum Def<'a> {
         input: &'a [u8],
         /// The program of the output schema, when declared.
         output: Option<&'a [u8]>,
+        /// Its typed argument struct, when it has one.
+        args: Option<Layout<'a>>,
     },
 }
 
@@ -149,6 +156,15 @@ impl<'a> Entry<'a> {
             #[cfg(feature = "text-tools")]
             Def::Text { input_schema, .. } => Some(input_schema),
             Def::Built { .. } => None,
+        }
+    }
+
+    /// The typed argument struct of a built tool that has one.
+    pub fn args(&self) -> Option<Layout<'a>> {
+        match self.def {
+            Def::Built { args, .. } => args,
+            #[cfg(feature = "text-tools")]
+            Def::Text { .. } => None,
         }
     }
 
@@ -212,6 +228,10 @@ const SEAL_STALE: &str = " does not match the schemas, which this build checked 
 /// build with the checker, one that differs from what the schema text
 /// compiles to; without it, one that cannot be read.
 const PROGRAM_STALE: &str = "the program is not its schema's: run emcp-gen again";
+
+/// The reason of a typed argument layout that does not fit the tool's
+/// input program.
+const ARGS_STALE: &str = "the typed argument layout is not its schema's: run emcp-gen again";
 
 /// The reason of a text tool refused by a build without the `text-tools`
 /// feature: what to do instead.
@@ -343,8 +363,12 @@ impl<'a> Registry<'a> {
         if tool.icons.is_some_and(|i| !is_json_array(i)) {
             return Err(RegisterError::BadDefinition);
         }
-        // Programs belong to a built tool (with its listing): never ignored.
-        if tool.listing.is_none() && (tool.input_program.is_some() || tool.output_program.is_some())
+        // Programs and typed arguments belong to a built tool (with its
+        // listing): never ignored.
+        if tool.listing.is_none()
+            && (tool.input_program.is_some()
+                || tool.output_program.is_some()
+                || tool.args.is_some())
         {
             return Err(RegisterError::BadDefinition);
         }
@@ -518,10 +542,26 @@ impl<'a> Registry<'a> {
             self.last_error = Some(e);
             return Err(RegisterError::Schema(e.error.kind));
         }
+        if tool.args.is_some_and(|a| !schema::typed::check(input, &a)) {
+            let e = LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Invalid,
+                    reason: ARGS_STALE,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: tool.input_schema,
+                seals: (0, 0),
+            };
+            self.last_error = Some(e);
+            return Err(RegisterError::Schema(e.error.kind));
+        }
         Ok(Def::Built {
             listing,
             input,
             output: tool.output_program,
+            args: tool.args,
         })
     }
 

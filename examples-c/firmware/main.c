@@ -355,16 +355,11 @@ __attribute__((noinline)) static bool zero_copy_pass(size_t chunk)
 
 static mcp_server_t probe_server;
 
-/* Reads its argument and writes a small structured result through the core's
- * accessors, like set_vent but without snprintf/fprintf, so the measured
- * stack is the core's own. */
-static int probe_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+/* Writes a small structured result through the core's writers, like
+ * set_vent but without snprintf/fprintf, so the measured stack is the
+ * core's own. */
+static int probe_answer(mcp_result_t *r, int64_t pct)
 {
-    (void)user;
-    int64_t pct = -1;
-    if (mcp_arg_int(call, "percent", &pct) != 0) {
-        return mcp_result_error(r, "percent", 7);
-    }
     int rc = mcp_result_text(r, "ok", 2);
     if (rc == 0) {
         rc = mcp_result_structured_begin(r);
@@ -379,6 +374,27 @@ static int probe_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
         rc = mcp_result_structured_end(r);
     }
     return rc;
+}
+
+/* The built probe's typed callback (probe_tools.h declares it; its wrapper
+ * probe_probe_call fills args from the validated arguments). */
+int probe_probe(const struct probe_probe_args *args, const mcp_call_t *call, mcp_result_t *r,
+                void *user)
+{
+    (void)call;
+    (void)user;
+    return probe_answer(r, args->percent);
+}
+
+/* The probe registered from its text reads its argument by name. */
+static int probe_tool(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    int64_t pct = -1;
+    if (mcp_arg_int(call, "percent", &pct) != 0) {
+        return mcp_result_error(r, "percent", 7);
+    }
+    return probe_answer(r, pct);
 }
 
 /* The probe as the firmware registers it: built by emcp-gen from
@@ -537,8 +553,14 @@ static void check_seals(void)
     uint32_t seal = 0;
     char why[200] = "";
     check(mcp_server_init(&probe_server, &cfg) == 0, "seal server");
-    check(mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) == 0, "the built probe is taken");
+    check(mcp_server_add_tool(&probe_server, &probe_def, probe_probe_call, NULL) == 0,
+          "the built probe is taken");
     mcp_tool_t def = probe_def;
+    def.name = "probe_narrow";
+    def.args_size = 0;
+    check(mcp_server_add_tool(&probe_server, &def, probe_probe_call, NULL) == -MCP_EINVAL,
+          "a typed argument layout that does not fit is refused");
+    def = probe_def;
     def.name = "probe_damaged";
     check(def.input_program_len <= sizeof damaged, "the probe's program fits the copy");
     memcpy(damaged, def.input_program, def.input_program_len);
@@ -587,7 +609,7 @@ __attribute__((noinline)) static size_t measure_init(size_t *add_tool)
     int rc = mcp_server_init(&probe_server, &probe_cfg);
     size_t init = fw_stack_used(limit, sp0);
     fw_paint_stack(limit, 16u);
-    rc = rc == 0 ? mcp_server_add_tool(&probe_server, &probe_def, probe_tool, NULL) : rc;
+    rc = rc == 0 ? mcp_server_add_tool(&probe_server, &probe_def, probe_probe_call, NULL) : rc;
     *add_tool = rc == 0 ? fw_stack_used(limit, sp0) : 0;
     return rc == 0 ? init : 0;
 }

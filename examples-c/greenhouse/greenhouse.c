@@ -112,35 +112,22 @@ static int result_text(mcp_result_t *r, const char *text, int n, size_t cap)
 
 /* ---- Tools ------------------------------------------------------------- */
 
-/* A tool body: writes the result and sets *is_error for an isError result.
- * Returns 0 or a negative MCP_E* value (the request then fails with -32603). */
-typedef int (*tool_body_fn)(const mcp_call_t *call, mcp_result_t *r, bool *is_error);
+/* The sensors in the order of read_sensor's sensor_id enum (the generated
+ * GREENHOUSE_READ_SENSOR_SENSOR_ID_*), checked at build time. */
+_Static_assert(GREENHOUSE_READ_SENSOR_SENSOR_ID_SOIL1 == 3 && sizeof sensors / sizeof sensors[0] == 4,
+               "sensors[] follows the sensor_id enum of greenhouse_tools.json");
 
-static int read_sensor(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
+static int read_sensor(const struct greenhouse_read_sensor_args *args, const mcp_call_t *call,
+                       mcp_result_t *r, bool *is_error)
 {
-    /* The core validated the arguments against the schema; this second check
-     * keeps the actuator safe even if the schema and the code drift apart. */
-    char id[16];
-    size_t id_len = 0;
-    int rc = mcp_arg_string(call, "sensor_id", id, sizeof id, &id_len);
-    if (rc == -MCP_ENOENT || rc == -MCP_EDOM || rc == -MCP_ENOBUFS) {
+    /* The core validated the arguments against the schema and filled args;
+     * this second check keeps the lookup safe even if the schema and the
+     * code drift apart. */
+    if ((unsigned)args->sensor_id >= sizeof sensors / sizeof sensors[0]) {
         return result_refused_text(r, is_error, "unknown sensor_id");
     }
-    if (rc != 0) {
-        return rc;
-    }
-    const struct sensor *s = NULL;
-    if (strlen(id) == id_len) { /* no embedded NUL ("t1\u0000x") */
-        for (size_t i = 0; i < sizeof sensors / sizeof sensors[0]; i++) {
-            if (strcmp(sensors[i].id, id) == 0) {
-                s = &sensors[i];
-                break;
-            }
-        }
-    }
-    if (s == NULL) {
-        return result_refused_text(r, is_error, "unknown sensor_id");
-    }
+    const struct sensor *s = &sensors[args->sensor_id];
+    int rc;
     if (!s->has_reading) {
         return result_refused_text(r, is_error, "no reading yet");
     }
@@ -246,13 +233,6 @@ static int confirm_opening(const mcp_call_t *call, mcp_result_t *r, bool *is_err
 #define GREENHOUSE_NOINLINE
 #endif
 
-/* Whether the call carries an idempotency_key. */
-static GREENHOUSE_NOINLINE bool has_key(const mcp_call_t *call)
-{
-    char key[MCP_DEDUP_KEY_MAX + 1];
-    return mcp_arg_string(call, "idempotency_key", key, sizeof key, NULL) == 0;
-}
-
 /* The transport's retry key of the call (MQTT Correlation Data), or NULL. */
 static const mcp_str_t *retry_key(const mcp_call_t *call)
 {
@@ -264,13 +244,17 @@ static const mcp_str_t *retry_key(const mcp_call_t *call)
 }
 
 /* Reports a movement to durable mode's actuator log, with the call's key
- * ("retry:" and the retry key in hex without an argument key; "-" without
- * either). */
-static GREENHOUSE_NOINLINE int vent_moved(const mcp_call_t *call, int before, int after)
+ * (the idempotency_key argument; else "retry:" and the retry key in hex;
+ * else "-"). */
+static GREENHOUSE_NOINLINE int vent_moved(const mcp_call_t *call, const mcp_str_t *arg_key, int before,
+                                          int after)
 {
     char key[2 * MCP_DEDUP_KEY_MAX + 8];
     const mcp_str_t *rk = retry_key(call);
-    if (mcp_arg_string(call, "idempotency_key", key, MCP_DEDUP_KEY_MAX + 1, NULL) != 0) {
+    if (arg_key != NULL && arg_key->len <= MCP_DEDUP_KEY_MAX) {
+        memcpy(key, arg_key->ptr, arg_key->len);
+        key[arg_key->len] = '\0';
+    } else {
         strcpy(key, rk != NULL ? "retry:" : "-");
         for (size_t i = 0; rk != NULL && i < rk->len; i++) {
             snprintf(key + 6 + 2 * i, 3, "%02x", (unsigned)(uint8_t)rk->ptr[i]);
@@ -279,19 +263,18 @@ static GREENHOUSE_NOINLINE int vent_moved(const mcp_call_t *call, int before, in
     return durable.actuated(key, before, after);
 }
 
-static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
+/* set_vent through either definition: percent, and the idempotency_key
+ * argument (NULL when the call has none). */
+static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error, int64_t percent,
+                    const mcp_str_t *arg_key)
 {
-    /* The core validated the arguments against the schema; this second check
-     * keeps the actuator safe even if the schema and the code drift apart. */
-    int64_t percent = -1;
-    int rc = mcp_arg_int(call, "percent", &percent);
-    if (rc == -MCP_ENOENT || rc == -MCP_EDOM || rc == -MCP_ERANGE ||
-        (rc == 0 && (percent < 0 || percent > 100))) {
+    /* The core validated the arguments against the schema and filled them
+     * in; this second check keeps the actuator safe even if the schema and
+     * the code drift apart. */
+    if (percent < 0 || percent > 100) {
         return result_refused(r, is_error, "percent must be an integer 0-100");
     }
-    if (rc != 0) {
-        return rc;
-    }
+    int rc;
     if (percent > 0 && atomic_load(&wind_lock_on)) {
         return result_refused(r, is_error, "refused: wind lock active");
     }
@@ -303,7 +286,7 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     }
 
     /* The schema requires it (or the transport keys the request): never move without one. */
-    if (durable.key_required && !has_key(call) && retry_key(call) == NULL) {
+    if (durable.key_required && arg_key == NULL && retry_key(call) == NULL) {
         return result_refused(r, is_error, "idempotency_key is required");
     }
 
@@ -312,7 +295,7 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
     atomic_store(&vent_percent, (int)percent);
     fprintf(stderr, "vent: %d%% -> %d%%\n", before, (int)percent);
     if (durable.actuated != NULL) {
-        rc = vent_moved(call, before, (int)percent);
+        rc = vent_moved(call, arg_key, before, (int)percent);
         if (rc != 0) {
             return rc;
         }
@@ -344,27 +327,58 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, bool *is_error)
 
 /* ---- Registration ------------------------------------------------------ */
 
+/* The typed callbacks emcp-gen declared (greenhouse_tools.h): each gets its
+ * arguments filled in by the core, after they passed the schema. */
+static int tool_done(int rc)
+{
+    return rc == BODY_ASKED ? 0 : rc;
+}
+
+int greenhouse_read_sensor(const struct greenhouse_read_sensor_args *args, const mcp_call_t *call,
+                           mcp_result_t *r, void *user)
+{
+    (void)user;
+    bool is_error = false;
+    return tool_done(read_sensor(args, call, r, &is_error));
+}
+
+int greenhouse_set_vent(const struct greenhouse_set_vent_args *args, const mcp_call_t *call,
+                        mcp_result_t *r, void *user)
+{
+    (void)user;
+    bool is_error = false;
+    return tool_done(set_vent(call, r, &is_error, args->percent,
+                              args->has_idempotency_key ? &args->idempotency_key : NULL));
+}
+
+int greenhouse_set_vent_keyed(const struct greenhouse_set_vent_keyed_args *args,
+                              const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    bool is_error = false;
+    return tool_done(set_vent(call, r, &is_error, args->percent, &args->idempotency_key));
+}
+
 struct greenhouse_tool {
     const mcp_tool_t *def;
-    tool_body_fn body;
+    mcp_tool_fn fn;
 };
 
-/* The definitions (names, descriptions, schemas, limits, seals) are those of
- * greenhouse_tools.json, turned into constants at build time by emcp-gen
- * (emcp_generate_tools in CMakeLists.txt): every schema was checked then,
- * and each definition carries its seal, so a library without the schema
- * checker (the minimal profile, as the QEMU firmware) registers them as they
- * are. set_vent's longest answer is the refusal "refused: opening above 80%
- * needs a confirmation this client cannot give" with {"ok":false}
- * (maxResultLen 129; success is 87), measured by mcp_server_tool_usage after
- * the e2e tests, so a call whose answer cannot be delivered never moves the
- * vent.
+/* The definitions (names, descriptions, schemas, limits, typed arguments)
+ * are those of greenhouse_tools.json, turned into constants at build time
+ * by emcp-gen (emcp_generate_tools in CMakeLists.txt): every schema was
+ * checked then, so a library without the schema checker (the minimal
+ * profile, as the QEMU firmware) registers them as they are. set_vent's
+ * longest answer is the refusal "refused: opening above 80% needs a
+ * confirmation this client cannot give" with {"ok":false} (maxResultLen 129;
+ * success is 87), measured by mcp_server_tool_usage after the e2e tests, so
+ * a call whose answer cannot be delivered never moves the vent.
  *
  * Registered in this order; a fixed order helps client and prompt caches.
  * The policy bits of --policy are indices into this table. */
 static const struct greenhouse_tool tools[] = {
-    {.def = &greenhouse_tools[GREENHOUSE_TOOL_READ_SENSOR], .body = read_sensor},
-    {.def = &greenhouse_tools[GREENHOUSE_TOOL_SET_VENT], .body = set_vent},
+    {.def = &greenhouse_tools[GREENHOUSE_TOOL_READ_SENSOR], .fn = greenhouse_read_sensor_call},
+    {.def = &greenhouse_tools[GREENHOUSE_TOOL_SET_VENT], .fn = greenhouse_set_vent_call},
 };
 
 #define TOOL_COUNT (sizeof tools / sizeof tools[0])
@@ -374,16 +388,6 @@ void greenhouse_set_durable(const greenhouse_durable_t *d)
     durable = *d;
 }
 _Static_assert(TOOL_COUNT <= 32, "--policy keeps one bit per tool in a uint32_t");
-
-/* The callback of every tool: runs its body. The core writes the audit
- * record (greenhouse_audit) once the call is answered. */
-static int tool_call(const mcp_call_t *call, mcp_result_t *r, void *user)
-{
-    const struct greenhouse_tool *tool = user;
-    bool is_error = false;
-    int rc = tool->body(call, r, &is_error);
-    return rc == BODY_ASKED ? 0 : rc;
-}
 
 /* ---- Policy (--policy PRINCIPAL=TOOL[,TOOL...]) ------------------------- */
 
@@ -683,10 +687,12 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
     }
     for (size_t i = 0; i < TOOL_COUNT; i++) {
         mcp_tool_t def = *tools[i].def;
+        mcp_tool_fn fn = tools[i].fn;
         if (def.idempotency_key != NULL && durable.key_required && !durable.retry_keys) {
             /* With durable records every call carries an idempotency key,
              * so none can move the vent without one. */
             def = greenhouse_tools[GREENHOUSE_TOOL_SET_VENT_KEYED];
+            fn = greenhouse_set_vent_keyed_call;
         }
         if (def.min_interval_ms != 0) {
             /* The tools file marks set_vent rate-limited; the interval is
@@ -695,7 +701,7 @@ int greenhouse_register(mcp_server_t *server, bool wind_lock)
             def.min_interval_ms = durable.vent_interval_ms >= 0 ? (uint32_t)durable.vent_interval_ms
                                                                 : GREENHOUSE_VENT_INTERVAL_MS;
         }
-        rc = mcp_server_add_tool(server, &def, tool_call, (void *)&tools[i]);
+        rc = mcp_server_add_tool(server, &def, fn, NULL);
         if (rc != 0) {
             char why[160];
             if (mcp_server_schema_error(server, why, sizeof why) > 0) {

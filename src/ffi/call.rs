@@ -13,6 +13,10 @@ use super::*;
 /// @retval -MCP_ERANGE The value does not fit `int64_t`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre `call` must be the handle passed to the running callback; `path` a
 /// NUL-terminated string; `out` writable.
 #[unsafe(no_mangle)]
@@ -21,6 +25,7 @@ pub unsafe extern "C" fn mcp_arg_int(
     path: *const c_char,
     out: *mut i64,
 ) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_i64(i)) }
 }
@@ -38,6 +43,10 @@ pub unsafe extern "C" fn mcp_arg_int(
 /// @retval -MCP_ERANGE The value is beyond the range of `double`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_number(
@@ -45,6 +54,7 @@ pub unsafe extern "C" fn mcp_arg_number(
     path: *const c_char,
     out: *mut f64,
 ) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_f64(i)) }
 }
@@ -56,6 +66,10 @@ pub unsafe extern "C" fn mcp_arg_number(
 /// @retval -MCP_EDOM The value is not `true` or `false`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre As for `mcp_arg_int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_bool(
@@ -63,6 +77,7 @@ pub unsafe extern "C" fn mcp_arg_bool(
     path: *const c_char,
     out: *mut bool,
 ) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe { typed_arg(call, path, out, |d, i| d.as_bool(i)) }
 }
@@ -77,6 +92,10 @@ pub unsafe extern "C" fn mcp_arg_bool(
 /// @retval -MCP_ENOBUFS `cap` is smaller than the length plus one.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre `call` must be the handle passed to the running callback; `path`
 /// NUL-terminated; `buf` writable for `cap` bytes; `len` NULL or writable.
 #[unsafe(no_mangle)]
@@ -87,8 +106,64 @@ pub unsafe extern "C" fn mcp_arg_string(
     cap: usize,
     len: *mut usize,
 ) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe { with_arg(call, path, |d, i| copy_string(d, i, buf, cap, len)) }
+}
+
+/// Fills a built tool's typed argument struct from the call's arguments,
+/// which passed the tool's schema before the callback ran: every member is
+/// written, from the argument sent, else its schema's `default`, else zero
+/// with its `has_` flag false. `emcp-gen` declares the struct and calls
+/// this in the wrapper it writes around the tool's typed callback, so a
+/// callback reads `args->percent`, not a name.
+///
+/// Strings are `mcp_str_t` spans, not NUL-terminated, valid while the
+/// callback runs: into the request when the string has no escapes,
+/// otherwise decoded into `text`. A string `enum` is the index of its value
+/// (the generated C enum); any value without a C type of its own (an object,
+/// an array, a string without `maxLength`) is its JSON text as sent.
+///
+/// @param args     The struct (`struct <prefix>_<tool>_args`).
+/// @param size     `sizeof` it: the tool's `args_size`.
+/// @param text     Where escaped strings are decoded, or NULL.
+/// @param text_cap Bytes at `text` (the generated `<PREFIX>_<TOOL>_TEXT_LEN`:
+///                 4 bytes per character of every string member's
+///                 `maxLength`, which always suffices).
+/// @retval 0 Success.
+/// @retval -MCP_ENOTSUP The tool has no typed arguments (a tool from texts,
+///         or a built tool registered without `args`).
+/// @retval -MCP_EINVAL NULL `call` or `args`, or `size` is not the tool's
+///         `args_size`.
+/// @retval -MCP_ENOBUFS The escaped strings do not fit `text_cap` bytes.
+///
+/// @pre `call` must be the handle passed to the running callback; `args`
+/// writable for `size` bytes; `text` NULL or writable for `text_cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_call_args(
+    call: *const mcp_call_t,
+    args: *mut c_void,
+    size: usize,
+    text: *mut c_char,
+    text_cap: usize,
+) -> c_int {
+    // SAFETY: see call_ref.
+    let Some(c) = (unsafe { call_ref(call) }) else {
+        return -MCP_EINVAL;
+    };
+    if args.is_null() || size == 0 {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: the caller promises `size` writable bytes at `args`.
+    let out = unsafe { core::slice::from_raw_parts_mut(args.cast::<u8>(), size) };
+    // SAFETY: the caller promises `text_cap` writable bytes at a non-NULL `text`.
+    let text = unsafe { out_buf(text, text_cap) }.unwrap_or(&mut []);
+    match c.fill_args(out, text) {
+        None => -MCP_ENOTSUP,
+        Some(Ok(())) => 0,
+        Some(Err(crate::schema::typed::FillError::Size)) => -MCP_EINVAL,
+        Some(Err(crate::schema::typed::FillError::Text)) => -MCP_ENOBUFS,
+    }
 }
 
 /// The JSON type of the argument at `path`.
@@ -97,9 +172,14 @@ pub unsafe extern "C" fn mcp_arg_string(
 /// @retval -MCP_ENOENT No value at `path`.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_char) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe {
         with_arg(call, path, |d, i| match d.kind(i) {
@@ -122,9 +202,14 @@ pub unsafe extern "C" fn mcp_arg_type(call: *const mcp_call_t, path: *const c_ch
 /// @retval -MCP_EDOM The value is neither an array nor an object.
 /// @retval -MCP_EINVAL NULL pointer or malformed path.
 ///
+/// @retval -MCP_ENOTSUP The library was built without `text-tools` (the
+///         `minimal` profile): a built tool reads its typed struct
+///         (`mcp_call_args`).
+///
 /// @pre `call` must be the handle passed to the running callback; `path` NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mcp_arg_count(call: *const mcp_call_t, path: *const c_char) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe {
         with_arg(call, path, |d, i| match d.kind(i) {

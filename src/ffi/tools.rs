@@ -98,6 +98,18 @@ pub struct mcp_tool_t {
     pub output_program: *const u8,
     /// The length of `output_program` in bytes.
     pub output_program_len: usize,
+    /// A built tool's typed argument struct, as `emcp-gen` writes it: one
+    /// slot per top-level property of `input_schema`, in `properties`
+    /// order; or NULL. With it the callback reads its arguments from the
+    /// struct (`mcp_call_args`). Registration refuses a layout that does not
+    /// fit the input program (a member too narrow for its bounds, outside
+    /// the struct, or without a presence flag where the argument may be
+    /// absent).
+    pub args: *const mcp_arg_slot_t,
+    /// Slots at `args`.
+    pub args_len: usize,
+    /// `sizeof` the typed argument struct.
+    pub args_size: usize,
 }
 
 /// A program given as pointer and length: `None` for NULL with 0, `Err` for
@@ -238,7 +250,18 @@ pub unsafe extern "C" fn mcp_server_add_tool(
             _ => return -MCP_EINVAL,
         }
     };
+    let args = match (t.args.is_null(), t.args_len) {
+        (true, 0) => None,
+        (true, _) => return -MCP_EINVAL,
+        // SAFETY: the caller promises `args_len` slots at a non-NULL `args`,
+        // outliving the server.
+        (false, n) => Some(crate::schema::typed::Layout {
+            slots: unsafe { core::slice::from_raw_parts(t.args, n) },
+            size: t.args_size,
+        }),
+    };
     let entry = Tool {
+        args,
         input_program,
         output_program,
         listing,

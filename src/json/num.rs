@@ -269,6 +269,30 @@ impl<'a> Dec<'a> {
         }
     }
 
+    /// The value as `digits × 10^exp10` without floating point: exact for
+    /// up to 18 significant digits, else the nearest such (the 19th digit
+    /// rounds half up); an integer that fits is given with `exp10` 0.
+    pub fn to_decimal(&self) -> (i64, i32) {
+        if self.nd == 0 {
+            return (0, 0);
+        }
+        let n = self.nd.min(18);
+        let mut m: i64 = 0;
+        for k in 0..n {
+            m = m * 10 + i64::from(self.digit(k));
+        }
+        if self.nd > n && self.digit(n) >= 5 {
+            m += 1;
+        }
+        let mut e = self.exp - n as i64;
+        while e > 0 && m <= i64::MAX / 10 {
+            m *= 10;
+            e -= 1;
+        }
+        let e = e.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+        (if self.neg { -m } else { m }, e)
+    }
+
     /// Whether the value is within f64's range (its nearest double is
     /// finite): a magnitude below [`F64_OVERFLOW`], compared exactly, so
     /// checking a number links no conversion to `f64`.
@@ -1363,5 +1387,20 @@ mod tests {
             "{longer} of {n} longer than core's"
         );
         println!("format: {n} values, {longer} longer than core's shortest");
+    }
+
+    #[test]
+    fn decimals_without_floating_point() {
+        let d = |t: &str| Dec::parse(t.as_bytes()).unwrap().to_decimal();
+        assert_eq!(d("0"), (0, 0));
+        assert_eq!(d("-2.5"), (-25, -1));
+        assert_eq!(d("21.50"), (215, -1));
+        assert_eq!(d("100"), (100, 0));
+        assert_eq!(d("1e2"), (100, 0));
+        assert_eq!(d("1.5e-3"), (15, -4));
+        assert_eq!(d("9223372036854775807"), (922337203685477581, 1));
+        assert_eq!(d("1e300"), (1_000_000_000_000_000_000, 282));
+        assert_eq!(d("0.1234567890123456789"), (123456789012345679, -18));
+        assert_eq!(d("-1e-400"), (-1, -400));
     }
 }

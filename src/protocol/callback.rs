@@ -79,6 +79,7 @@ pub fn run<'r>(
         // No schema, so argument reads see exactly what was sent.
         input_schema: "{}",
         input_program: None,
+        typed: None,
         meta: object("_meta"),
         inputs: if asks { object("inputResponses") } else { None },
         state: state_len.and_then(|n| state_buf.get(..n)),

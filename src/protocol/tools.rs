@@ -746,6 +746,7 @@ fn execute<'r>(
         name: tool.name,
         input_schema: tool.input_schema().unwrap_or("{}"),
         input_program: tool.input_program(),
+        typed: tool.args(),
         meta: req.meta_object(),
         inputs: req
             .input_responses()

@@ -15,6 +15,7 @@ mod message;
 pub(crate) mod program;
 mod run;
 pub(crate) mod seal;
+pub mod typed;
 mod validate;
 
 pub use compile::{SchemaError, SchemaErrorKind, compile};

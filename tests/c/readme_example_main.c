@@ -41,7 +41,7 @@ static size_t call(const char *args, char *out, size_t cap)
 int main(void)
 {
     CHECK_INT(mcp_server_init(&server, &(mcp_server_config_t){.name = "greenhouse-gw", .version = "0.4.0"}), 0);
-    CHECK_INT(mcp_server_add_tool(&server, &app_tools[APP_TOOL_SET_VENT], set_vent, NULL), 0);
+    CHECK_INT(mcp_server_add_tool(&server, &app_tools[APP_TOOL_SET_VENT], app_set_vent_call, NULL), 0);
     CHECK_INT(APP_TOOL_COUNT, 1);
     char out[1024];
     call("{\"percent\":40}", out, sizeof out);

@@ -73,6 +73,9 @@ pub fn write(f: &ToolsFile, prefix: &str, from: &str) -> (String, String) {
         h,
         "/** The tool definitions, for mcp_server_add_tool (in flash). The policy\n * settings (principals, min_interval_ms, idempotency_key) are left out when\n * {up}_NO_POLICY is defined, for a library without the `policy` feature. */\nextern const mcp_tool_t {prefix}_tools[{up}_TOOL_COUNT];\n"
     );
+    for t in &f.tools {
+        crate::args::declare(&mut h, prefix, &t.name, &t.c_name, &t.args, t.text_len);
+    }
     let _ = writeln!(h, "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {guard} */");
 
     let mut c = banner;
@@ -80,12 +83,14 @@ pub fn write(f: &ToolsFile, prefix: &str, from: &str) -> (String, String) {
         c,
         "#include \"{prefix}_tools.h\"\n\n#include <stddef.h>\n#include <stdint.h>\n"
     );
+    let mut args = Vec::new();
     for t in &f.tools {
         schema_consts(&mut c, t);
+        args.push(crate::args::define(&mut c, prefix, &t.c_name, &t.args));
     }
     let _ = writeln!(c, "const mcp_tool_t {prefix}_tools[{up}_TOOL_COUNT] = {{");
-    for t in &f.tools {
-        entry(&mut c, t, &up);
+    for (t, a) in f.tools.iter().zip(&args) {
+        entry(&mut c, t, &up, a);
     }
     let _ = writeln!(c, "}};");
     (h, c)
@@ -129,7 +134,7 @@ fn bytes(c: &mut String, name: &str, b: &[u8]) {
     let _ = writeln!(c, "\n}};");
 }
 
-fn entry(c: &mut String, t: &Tool, up: &str) {
+fn entry(c: &mut String, t: &Tool, up: &str, args: &str) {
     let _ = writeln!(
         c,
         "    [{up}_TOOL_{}] =\n        {{",
@@ -167,6 +172,7 @@ fn entry(c: &mut String, t: &Tool, up: &str) {
             t.c_name
         );
     }
+    c.push_str(args);
     if t.principals.is_some() || t.min_interval_ms != 0 || t.idempotency_key.is_some() {
         let _ = writeln!(c, "#ifndef {up}_NO_POLICY");
         let _ = writeln!(c, "            .principals = {},", opt(&t.principals));

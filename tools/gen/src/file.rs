@@ -35,6 +35,10 @@ pub struct Tool {
     /// The whole `tools/list` entry, as the library writes it for the same
     /// tool registered from its texts.
     pub listing: String,
+    /// Its typed argument struct's members.
+    pub args: Vec<crate::args::Member>,
+    /// The bytes its escaped strings may need.
+    pub text_len: usize,
 }
 
 /// The whole file.
@@ -228,6 +232,8 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         input_program: Vec::new(),
         output_program: None,
         listing: String::new(),
+        args: Vec::new(),
+        text_len: 0,
     };
     let mut has_input = false;
     let here = |k: &str| format!("tool \"{name}\": {k}");
@@ -322,6 +328,9 @@ fn tool(src: &Source<'_>, raw: &RawValue) -> Result<Tool, String> {
         Ok::<_, String>(prog)
     };
     t.input_program = program(&t.input_schema, "inputSchema")?;
+    t.args = crate::args::members(&t.input_program)
+        .map_err(|e| format!("{}tool \"{name}\": {e}", src.at(raw.get(), 0)))?;
+    t.text_len = emcp::schema::typed::text_len(&t.input_program);
     t.output_program = match &t.output_schema {
         Some(o) => Some(program(o, "outputSchema")?),
         None => None,

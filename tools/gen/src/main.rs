@@ -7,6 +7,7 @@
 //! profile has no checker and no text reader) registers exactly what was
 //! checked and runs it without reading schema text.
 
+mod args;
 mod c;
 mod file;
 
@@ -219,6 +220,39 @@ mod tests {
         ] {
             assert!(c.contains(want), "{want} missing from:\n{c}");
         }
+    }
+
+    /// Each tool gets a struct typed by the library's rule, a has_ flag
+    /// where an argument may be absent, a C enum per string enum, its
+    /// layout by offsetof/sizeof, and the wrapper to register.
+    #[test]
+    fn typed_arguments_are_declared() {
+        let f = read(r#"{"tools":[{"name":"v","maxResultLen":5,"inputSchema":{"type":"object","required":["p"],"properties":{"p":{"type":"integer","minimum":-5,"maximum":5},"int":{"type":"boolean"},"s":{"enum":["a-b","a_b",""],"type":"string"},"k":{"type":"string","maxLength":3},"o":{"type":"array"}}}}]}"#).unwrap();
+        let (h, c) = c::write(&f, "p", "t.json");
+        for want in [
+            "struct p_v_args {\n    int8_t p; /* -5..5 */\n    bool has_int_;\n    bool int_;\n",
+            "    P_V_S_A_B = 0, /* \"a-b\" */\n    P_V_S_VALUE_1 = 1,",
+            "    P_V_S_VALUE_2 = 2,",
+            "    bool has_k;\n    mcp_str_t k; /* decoded, at most 3 characters */",
+            "    mcp_str_t o; /* its JSON text as sent */",
+            "#define P_V_TEXT_LEN 12",
+            "int p_v(const struct p_v_args *args, const mcp_call_t *call, mcp_result_t *result, void *user);",
+            "static inline int p_v_call(",
+        ] {
+            assert!(h.contains(want), "{want} missing from:\n{h}");
+        }
+        for want in [
+            "{offsetof(struct p_v_args, p), sizeof((struct p_v_args *)0)->p, MCP_ARG_ALWAYS, MCP_ARG_INT},",
+            "offsetof(struct p_v_args, has_k), MCP_ARG_STR}",
+            ".args = v_args,\n            .args_len = 5,\n            .args_size = sizeof(struct p_v_args),",
+        ] {
+            assert!(c.contains(want), "{want} missing from:\n{c}");
+        }
+        let e = read(r#"{"tools":[{"name":"v","maxResultLen":5,"inputSchema":{"type":"object","properties":{"a-b":{},"a_b":{}}}}]}"#).unwrap_err();
+        assert!(
+            e.contains("properties.a_b: its C member name a_b is taken"),
+            "{e}"
+        );
     }
 
     #[test]
