@@ -1084,7 +1084,11 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
                               device, dtool, k ? k : "?");
                 free(k);
             } else {
-                rc = emcp_gw_relay_result(result, device, &j, res);
+                struct emcp_gw_relay_report lost;
+                rc = emcp_gw_relay_result(result, device, &j, res, &lost);
+                if (lost.lost[0] != '\0') {
+                    gw_log("the answer of device %s to %s was not passed on exactly: %s", device, dtool, lost.lost);
+                }
             }
         } else if (err >= 0) {
             call_note = "device_error";
