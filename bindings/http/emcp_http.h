@@ -41,6 +41,9 @@
  *   requestState), and the final result ends the stream. The capabilities the client declared at initialize travel in its
  *   Mcp-Session-Id (MAC-protected); at most EMCP_HTTP_MAX_INPUT_CALLS calls
  *   wait at once, each at most input_timeout_ms; a disconnect cancels.
+ * - Legacy GET stream (2025-11-25, with emcp_http_config_t.legacy_stream):
+ *   a legacy session's GET opens the standalone SSE stream, which carries
+ *   the same list changes as a listen stream (one pool slot each).
  * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
  *   acknowledgement first, then the list changes and resource updates the
  *   core emits (queued on the connection, sent by the poll loop); Accept
@@ -306,6 +309,17 @@ typedef struct emcp_http_config_t {
     void (*inspect)(void *inspect_user, const uint8_t *body, size_t len);
     /** Passed to inspect. */
     void *inspect_user;
+    /** Serve the 2025-11-25 standalone SSE stream: a legacy client's GET on
+     *  the endpoint with `Accept: text/event-stream` and a valid
+     *  Mcp-Session-Id gets a stream that carries the list changes the core
+     *  emits (notifications/tools/list_changed, prompts, resources), as a
+     *  2026-07-28 subscriptions/listen stream does. It takes a listen pool
+     *  slot (EMCP_HTTP_MAX_LISTENERS; 503 when none is free), and the rules
+     *  of a POST apply: Host, Origin, the auth hook (401), a missing session
+     *  400, one that does not verify 404, Accept without text/event-stream
+     *  406. A GET with a 2026-07-28 MCP-Protocol-Version is 405 as before.
+     *  false: every GET is 405 (the default; 2025-11-25 allows it). */
+    bool legacy_stream;
 } emcp_http_config_t;
 
 #if EMCP_HTTP_WITH_MBEDTLS
@@ -362,6 +376,7 @@ struct emcp_http_conn {
     bool continue_sent; /* "100 Continue" answered to Expect */
     int listen_slot;    /* index into emcp_http_t.listeners of the open listen
                            stream this connection carries, -1: none */
+    bool legacy_stream; /* that stream is a legacy GET stream: no final result */
     bool listen_broken; /* a notification did not fit: end the stream */
     int input_slot;     /* index into emcp_http_t.inputs of the legacy call
                            waiting on this connection for input, -1: none */

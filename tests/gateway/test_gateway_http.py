@@ -326,3 +326,115 @@ def test_listen_stream_over_http(gateway_bin, broker, fleet):
     finally:
         conn.close()
         gw.stop()
+
+
+def test_legacy_http_client_gets_list_changed(gateway_bin, broker, fleet):
+    """A 2025-11-25 client over HTTP (the Python SDK in legacy mode, with a
+    bearer token) opens the standalone GET stream after initialize (the HTTP
+    binding's legacy_stream, which the gateway turns on). A device killed
+    (its Last Will) sends it notifications/tools/list_changed and the new
+    list lacks its tools; the device back, another one, and its tools are
+    listed again. Without the GET stream (legacy_stream off: GET is 405)
+    no notification comes and the test fails at the first wait for one."""
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "ops=GW_TOKEN_OPS", env={"GW_TOKEN_OPS": TOKEN})
+    changes: list[float] = []
+
+    async def on_message(msg) -> None:
+        method = getattr(getattr(msg, "root", msg), "method", None)
+        if method == "notifications/tools/list_changed":
+            changes.append(time.monotonic())
+
+    async def wait_change(count: int, what: str) -> None:
+        deadline = time.monotonic() + 10
+        while len(changes) < count:
+            assert time.monotonic() < deadline, f"no notifications/tools/list_changed #{count} ({what})"
+            await anyio.sleep(0.02)
+        print(f"  list_changed #{count} ({what})")
+
+    async def run() -> None:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        transport = streamable_http_client(gw.url, http_client=create_mcp_http_client(headers=headers))
+        with anyio.fail_after(SESSION_S):
+            async with Client(transport, mode="legacy", read_timeout_seconds=10, message_handler=on_message) as c:
+                assert c.protocol_version == LEGACY
+                assert names(await c.list_tools()) == expected(DEVICES)
+                # The SDK opens the GET stream after notifications/initialized, in
+                # the background: give it until the binding logs it (not asserted
+                # here: without the stream the wait for the notification fails).
+                gw_deadline = time.monotonic() + 5
+                while "legacy GET stream opened" not in gw.text() and time.monotonic() < gw_deadline:
+                    await anyio.sleep(0.02)
+                t0 = time.monotonic()
+                fleet.devices["gh-b"].kill()
+                await wait_change(1, f"gh-b killed, after {time.monotonic() - t0:.3f}s")
+                assert names(await c.list_tools()) == expected(["gh-a", "gh-c"])
+                t0 = time.monotonic()
+                fleet.start("gh-b")
+                await wait_change(2, f"gh-b back, after {time.monotonic() - t0:.3f}s")
+                # The notification follows the tools' registration: they are listed now.
+                assert names(await c.list_tools()) == expected(DEVICES)
+                r = await c.call_tool("gh-b.read_sensor", {"sensor_id": "t1"})
+                assert r.is_error is False and r.structured_content["value"] == 21.5
+
+    try:
+        anyio.run(run)
+    finally:
+        gw.stop()
+
+
+def test_legacy_get_stream_rules(gateway_bin, broker, fleet):
+    """The legacy GET stream keeps the binding's rules: no token 401, a
+    foreign Origin 403, no session 400, a session that does not verify 404,
+    Accept without text/event-stream 406, a 2026-07-28 GET 405; with a valid
+    session it is an SSE stream whose first event is the list change (no
+    subscriptions acknowledgement, which is not a legacy message); beyond
+    the binding's EMCP_HTTP_MAX_LISTENERS (4) streams 503."""
+    import http.client
+    import socket
+    from urllib.parse import urlparse
+
+    gw = HttpGateway(gateway_bin, broker.port, "--token-env", "ops=GW_TOKEN_OPS", env={"GW_TOKEN_OPS": TOKEN})
+    u = urlparse(gw.url)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    conns: list[http.client.HTTPConnection] = []
+    try:
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        req = urllib.request.Request(gw.url, data=json.dumps(init).encode(), method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **auth})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            sid = r.headers["Mcp-Session-Id"]
+            assert r.status == 200 and sid
+
+        def get(headers: dict[str, str]) -> http.client.HTTPResponse:
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+            conns.append(conn)
+            conn.request("GET", u.path, headers=headers)
+            return conn.getresponse()
+
+        sse = {"Accept": "text/event-stream", "MCP-Protocol-Version": LEGACY}
+        assert get({**sse, "Mcp-Session-Id": sid}).status == 401
+        assert get({**sse, **auth, "Mcp-Session-Id": sid, "Origin": "https://evil.example"}).status == 403
+        assert get({**sse, **auth}).status == 400
+        assert get({**sse, **auth, "Mcp-Session-Id": sid[:-1] + ("0" if sid[-1] != "0" else "1")}).status == 404
+        assert get({"Accept": "application/json", **auth, "Mcp-Session-Id": sid}).status == 406
+        assert get({**sse, **auth, "Mcp-Session-Id": sid, "MCP-Protocol-Version": MODERN}).status == 405
+        stream = get({**sse, **auth, "Mcp-Session-Id": sid})
+        assert stream.status == 200 and stream.getheader("Content-Type", "").startswith("text/event-stream")
+        fleet.devices["gh-a"].kill()
+        stream.fp.raw._sock.settimeout(5)  # type: ignore[attr-defined]
+        while True:
+            try:
+                line = stream.fp.readline().decode()
+            except socket.timeout:
+                raise AssertionError(f"no event on the GET stream:\n{gw.text()}") from None
+            if line.startswith("data:"):
+                break
+        note = json.loads(line[5:])
+        assert note["method"] == "notifications/tools/list_changed" and "id" not in note, note
+        more = [get({**sse, **auth, "Mcp-Session-Id": sid}) for _ in range(4)]
+        assert [r.status for r in more] == [200, 200, 200, 503], [r.status for r in more]
+    finally:
+        for conn in conns:
+            conn.close()
+        gw.stop()

@@ -74,11 +74,12 @@ struct gw_options {
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
-    /* --http: serve Streamable HTTP through the HTTP binding (instead of
-     * stdio) on this IPv4 address and port. */
+    /* --http: serve Streamable HTTP through the HTTP binding on this IPv4
+     * address and port; instead of stdio, or besides it with --stdio. */
     const char *http_addr;
     uint16_t http_port;
     bool http;
+    bool stdio; /* --stdio: stdio too (the default without --http) */
 };
 
 /* Bearer tokens (--token-env PRINCIPAL=VAR) and extra Origins
@@ -92,6 +93,7 @@ static emcp_http_bearer_list_t bearer_list = {bearers, 0};
 static const char *origins[GW_MAX_ORIGINS];
 static size_t norigins;
 static emcp_http_t http;
+static bool http_open; /* emcp_http_open succeeded: poll it */
 static volatile sig_atomic_t stop_requested;
 
 /* --allow PRINCIPAL=ITEM[,ITEM...]: which principals see which devices'
@@ -334,7 +336,7 @@ static void usage(FILE *to, const char *prog)
     fprintf(to,
             "Usage: %s [options]\n"
             "\n"
-            "  One MCP server (stdio, or Streamable HTTP with --http) for every emcp device\n"
+            "  One MCP server (stdio, Streamable HTTP with --http, or both) for every emcp device\n"
             "  behind an MQTT 5 broker.\n"
             "  Devices are found by their retained presence ({prefix}/+/presence[/instance]),\n"
             "  their tools read with tools/list over MQTT and offered as DEVICE.TOOL. A call\n"
@@ -350,6 +352,9 @@ static void usage(FILE *to, const char *prog)
             "                       Origin checks, bearer tokens; ADDR is IPv4, 127.0.0.1\n"
             "                       when only :PORT or PORT is given; port 0: any free one.\n"
             "                       SIGINT or SIGTERM stops it.\n"
+            "  --stdio              with --http: serve stdio too, from the same process (one\n"
+            "                       broker connection, one tool table); end of input or\n"
+            "                       SIGINT/SIGTERM stops both\n"
             "  --token-env P=VAR    HTTP: accept 'Authorization: Bearer T' where T is the\n"
             "                       value of environment variable VAR, as principal P\n"
             "                       (repeatable, at most 16); with any, other requests get 401\n"
@@ -1184,8 +1189,20 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
         }
         /* Waiting for the host: apply what the devices changed meanwhile. */
         apply_pending();
+        if (stop_requested) {
+            return 0; /* SIGINT or SIGTERM (--http with --stdio): end of input */
+        }
         struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
-        int pr = poll(fds, 2, -1);
+        /* With HTTP too: stdin is looked at between HTTP polls of 10 ms, so
+         * both are served by this thread (the core's threading rule). */
+        int pr = poll(fds, 2, http_open ? 0 : -1);
+        if (pr == 0 && http_open) {
+            if (emcp_http_poll(&http, 10) != 0 && !stop_requested) {
+                gw_log("HTTP poll failed");
+                return -1;
+            }
+            continue;
+        }
         if (pr < 0) {
             if (errno == EINTR) {
                 continue;
@@ -1272,10 +1289,8 @@ static void on_stop_signal(int sig)
     stop_requested = 1;
 }
 
-/* One thread, as the binding wants: between two polls (at most 50 ms apart)
- * the tools the devices brought are registered and list changes go to the
- * listen streams, so registration never overlaps mcp_server_handle. */
-static int serve_http(void)
+/* Opens the HTTP binding and installs the stop signals. */
+static int http_start(void)
 {
     emcp_http_config_t hc;
     memset(&hc, 0, sizeof hc);
@@ -1289,11 +1304,14 @@ static int serve_http(void)
     }
     hc.log = http_log;
     hc.inspect = http_inspect;
+    /* Legacy (2025-11-25) clients' GET stream: list changes reach them too. */
+    hc.legacy_stream = true;
     int rc = emcp_http_open(&http, &server, &hc);
     if (rc != 0) {
         gw_log("cannot serve HTTP on %s:%u (%d)", opt.http_addr, (unsigned)opt.http_port, rc);
         return rc;
     }
+    http_open = true;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -1301,6 +1319,18 @@ static int serve_http(void)
     sigaction(SIGTERM, &sa, NULL);
     gw_log("listening on http://%s:%u/mcp (%zu bearer token(s), %zu extra origin(s))", opt.http_addr,
            (unsigned)emcp_http_port(&http), bearer_list.len, norigins);
+    return 0;
+}
+
+/* One thread, as the binding wants: between two polls (at most 50 ms apart)
+ * the tools the devices brought are registered and list changes go to the
+ * listen streams, so registration never overlaps mcp_server_handle. */
+static int serve_http(void)
+{
+    int rc = http_start();
+    if (rc != 0) {
+        return rc;
+    }
     while (!stop_requested) {
         apply_pending();
         rc = emcp_http_poll(&http, 50);
@@ -1310,7 +1340,22 @@ static int serve_http(void)
         }
     }
     emcp_http_close(&http);
+    http_open = false;
     return stop_requested ? 0 : rc;
+}
+
+/* --http with --stdio: the stdio binding's loop on this thread, and the
+ * HTTP binding polled while it waits for a line (in_read). */
+static int serve_both(void)
+{
+    int rc = http_start();
+    if (rc != 0) {
+        return rc;
+    }
+    rc = serve_stdio();
+    emcp_http_close(&http);
+    http_open = false;
+    return rc;
 }
 
 /* ---- Start-up -------------------------------------------------------------- */
@@ -1397,6 +1442,10 @@ static int parse_args(int argc, char **argv, const char *prog)
             return -1;
         }
         if (brc > 0) {
+            continue;
+        }
+        if (strcmp(a, "--stdio") == 0) {
+            opt.stdio = true;
             continue;
         }
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
@@ -1545,7 +1594,7 @@ static void initial_discovery(void)
     }
     pthread_mutex_unlock(&lock);
     gw_log("serving on %s: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)",
-           opt.http ? "HTTP" : "stdio", online,
+           opt.http && opt.stdio ? "stdio and HTTP" : opt.http ? "HTTP" : "stdio", online,
            listed, now_ms() - start);
 }
 
@@ -1645,11 +1694,11 @@ int main(int argc, char **argv)
     initial_discovery();
     apply_pending();
 
-    int rc = opt.http ? serve_http() : serve_stdio();
+    int rc = opt.http && opt.stdio ? serve_both() : opt.http ? serve_http() : serve_stdio();
     /* Not destroyed: the discovery thread may still be publishing with it
      * until the process exits. */
     mqtt_stopping = true;
     mosquitto_disconnect_v5(mosq, 0, NULL);
-    gw_log("%s; stopped", opt.http ? "signalled" : "end of input");
+    gw_log("%s; stopped", stop_requested ? "signalled" : "end of input");
     return rc == 0 ? 0 : 1;
 }
