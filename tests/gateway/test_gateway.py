@@ -478,3 +478,46 @@ def test_exactly_once_when_the_gateway_is_killed_mid_call(gateway_bin, broker, f
     outcomes = [a.split(" outcome=")[1].split(" ")[0] for a in device.audits("set_vent")]
     print(f"  device gh-b's set_vent audits: {outcomes}")
     assert outcomes == ["ok", "duplicate"], device.audits()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_list_changed_reaches_the_stdio_client(gateway_bin, broker, fleet, mode):
+    """The Python SDK on stdio in each era with a message handler. A
+    2025-11-25 client (legacy) gets notifications/tools/list_changed as a line
+    of its own when a device's Will clears it and when it is back, with the
+    list following; without those lines (the gateway before: the stdio
+    binding sends notifications only on listen streams) the wait fails. A
+    2026-07-28 client (auto) opened no listen stream, so it gets none: it
+    sees the change on its next tools/list (the SDK's listen API is the way
+    to get them, tested with raw lines above)."""
+    changes: list[str] = []
+
+    async def on_message(msg) -> None:
+        method = getattr(getattr(msg, "root", msg), "method", None)
+        if method == "notifications/tools/list_changed":
+            changes.append(method)
+
+    async def wait_change(count: int, what: str) -> None:
+        deadline = time.monotonic() + 10
+        while len(changes) < count:
+            assert time.monotonic() < deadline, f"no notifications/tools/list_changed #{count} ({what})"
+            await anyio.sleep(0.02)
+
+    async def main() -> None:
+        params = StdioServerParameters(command=gateway_bin, args=gateway_args(broker), env=dict(os.environ))
+        with anyio.fail_after(SESSION_S):
+            async with Client(params, mode=mode, read_timeout_seconds=10, message_handler=on_message) as c:
+                assert c.protocol_version == (LEGACY if mode == "legacy" else MODERN)
+                assert names(await c.list_tools()) == expected(DEVICES)
+                fleet.devices["gh-a"].kill()
+                if mode == "legacy":
+                    await wait_change(1, "gh-a killed")
+                    assert names(await c.list_tools()) == expected(["gh-b", "gh-c"])
+                    fleet.start("gh-a")
+                    await wait_change(2, "gh-a back")
+                    assert names(await c.list_tools()) == expected(DEVICES)
+                else:
+                    await wait_listed(c, expected(["gh-b", "gh-c"]), expected(["gh-a"]))
+                    assert changes == []
+
+    anyio.run(main)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import secrets
 import shlex
@@ -38,15 +39,20 @@ class HttpGateway:
     """emcp-gateway --http 127.0.0.1:0; its URL is read from its log."""
 
     def __init__(self, binary: str, broker_port: int, *args: str, env: dict[str, str] | None = None,
-                 argv: list[str] | None = None) -> None:
+                 argv: list[str] | None = None, stdio: bool = False) -> None:
         if argv is None:
             argv = [binary, "--broker", f"127.0.0.1:{broker_port}", "--timeout-ms", "2000", "--http", "127.0.0.1:0",
                     *args]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # stdio: raw JSON-RPC lines on its stdin and stdout too (--stdio).
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env={**os.environ, **(env or {})})
         self.err: list[str] = []
+        self.out: queue.Queue[bytes] = queue.Queue()
         self._lock = threading.Lock()
         threading.Thread(target=self._drain, daemon=True).start()
+        if stdio:
+            threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + 15
         self.url = ""
         while not self.url:
@@ -67,6 +73,22 @@ class HttpGateway:
     def text(self) -> str:
         with self._lock:
             return "\n".join(self.err)
+
+    def _read(self) -> None:
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.out.put(raw)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """One JSON-RPC line on its stdin (stdio=True)."""
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def line(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next line on its stdout, parsed."""
+        try:
+            return json.loads(self.out.get(timeout=timeout))
+        except queue.Empty:
+            raise AssertionError(f"no line on stdout within {timeout}s:\n{self.text()}") from None
 
     def audits(self, at_least: int = 0, timeout: float = 5.0) -> list[str]:
         """The audit lines so far, once there are `at_least` of them (or the
@@ -438,3 +460,82 @@ def test_legacy_get_stream_rules(gateway_bin, broker, fleet):
         for conn in conns:
             conn.close()
         gw.stop()
+
+
+def test_stdio_and_http_from_one_process(gateway_bin, broker, fleet):
+    """--http with --stdio: one process serves an assistant on stdio and an
+    IDE over HTTP, with one broker connection and one tool table, and the
+    policy per transport: the stdio principal is --principal (desk), the HTTP
+    one the bearer token's (ide). Each lists and calls only what --allow gives
+    it; a device's Will reaches both, the stdio listen stream and the legacy
+    HTTP client's GET stream; the audit lines name each principal; end of
+    input stops the process cleanly."""
+    tokens = {"GW_TOKEN_IDE": secrets.token_hex(24)}
+    gw = HttpGateway(gateway_bin, broker.port, "--stdio", "--principal", "desk", "--token-env", "ide=GW_TOKEN_IDE",
+                     "--allow", "desk=gh-a,gh-b", "--allow", "ide=gh-b,gh-c", env=tokens, stdio=True)
+    http_changes: list[float] = []
+
+    async def on_message(msg) -> None:
+        if getattr(getattr(msg, "root", msg), "method", None) == "notifications/tools/list_changed":
+            http_changes.append(time.monotonic())
+
+    def stdio_tools() -> set[str]:
+        gw.send({"jsonrpc": "2.0", "id": "t", "method": "tools/list", "params": {"_meta": envelope()}})
+        r = gw.line()
+        assert r["id"] == "t", r
+        return {t["name"] for t in r["result"]["tools"]}
+
+    async def run() -> None:
+        # stdio: a 2026-07-28 listen stream, then the list and calls.
+        gw.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                 "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
+        assert gw.line()["method"] == "notifications/subscriptions/acknowledged"
+        assert stdio_tools() == expected(["gh-a", "gh-b"])
+        headers = {"Authorization": f"Bearer {tokens['GW_TOKEN_IDE']}"}
+        transport = streamable_http_client(gw.url, http_client=create_mcp_http_client(headers=headers))
+        with anyio.fail_after(SESSION_S):
+            async with Client(transport, mode="legacy", read_timeout_seconds=10, message_handler=on_message) as c:
+                assert names(await c.list_tools()) == expected(["gh-b", "gh-c"])
+                r = await c.call_tool("gh-c.set_vent", {"percent": 20})
+                assert r.is_error is False and r.structured_content == {"ok": True, "percent": 20}, text_of(r)
+                # stdio between two HTTP requests: served while HTTP is too.
+                gw.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "_meta": envelope(), "name": "gh-a.read_sensor", "arguments": {"sensor_id": "t1"}}})
+                r1 = gw.line()
+                assert r1["id"] == 1 and r1["result"]["structuredContent"]["value"] == 21.5, r1
+                gw.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "_meta": envelope(), "name": "gh-c.read_sensor", "arguments": {"sensor_id": "t1"}}})
+                r2 = gw.line()
+                assert r2["id"] == 2 and r2["error"]["code"] == -32602, r2  # not desk's
+                deadline = time.monotonic() + 5
+                while "legacy GET stream opened" not in gw.text() and time.monotonic() < deadline:
+                    await anyio.sleep(0.02)
+                # A device's Will: both transports are told, both lists lose it.
+                fleet.devices["gh-b"].kill()
+                note = gw.line(timeout=5)
+                assert note["method"] == "notifications/tools/list_changed", note
+                deadline = time.monotonic() + 10
+                while not http_changes:
+                    assert time.monotonic() < deadline, "no list_changed on the HTTP client's GET stream"
+                    await anyio.sleep(0.02)
+                assert stdio_tools() == expected(["gh-a"])
+                assert names(await c.list_tools()) == expected(["gh-c"])
+
+    try:
+        anyio.run(run)
+        audits = [a.split(" ms=")[0] for a in gw.audits(at_least=3)]
+        assert audits == [
+            "audit: principal=ide device=gh-c tool=set_vent outcome=ok",
+            "audit: principal=desk device=gh-a tool=read_sensor outcome=ok",
+            "audit: principal=desk device=gh-c tool=read_sensor outcome=refused",
+        ], audits
+        text = gw.text()
+        assert "serving on stdio and HTTP" in text, text
+        assert text.count("emcp-gateway: connected to ") == 1, text  # one broker connection
+        gw.proc.stdin.close()  # end of input stops both
+        assert gw.proc.wait(10) == 0, gw.text()
+        marker = report_in(gw.text())
+        assert marker is None, f"{marker} in emcp-gateway's stderr:\n{gw.text()[-3000:]}"
+    finally:
+        if gw.proc.poll() is None:
+            gw.proc.kill()

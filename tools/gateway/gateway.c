@@ -309,6 +309,9 @@ static char presence_filter[GW_TOPIC_MAX + 1];
 
 /* The line the binding is handling now is a tools/call (serving thread). */
 static bool current_is_call;
+/* The stdio host initialized a 2025-11-25 session (serving thread): list
+ * changes go to it as notifications/tools/list_changed lines. */
+static bool stdio_legacy;
 /* What the gateway itself answered for the running call, for its audit
  * line ("offline", "timeout", ...), or NULL (serving thread). */
 static const char *call_note;
@@ -985,6 +988,14 @@ static void apply_pending(void)
     pthread_mutex_unlock(&lock);
     if (changed) {
         (void)mcp_server_notify_list_changed(&server, MCP_LIST_TOOLS);
+        /* A 2025-11-25 stdio host has no listen stream: the notification
+         * goes to it as a line of its own. Written here, while the stdio
+         * binding waits for input (in_read), so it never splits a message of
+         * the binding's; 2025-11-25 lets a server send it at any time. */
+        if (stdio_legacy) {
+            static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n";
+            (void)fwrite(note, 1, sizeof note - 1, stdout);
+        }
         fflush(stdout);
     }
 }
@@ -1155,14 +1166,20 @@ struct gw_input {
     bool eof;
 };
 
-static void classify(const char *line, size_t len)
+/* Notes whether the message is a tools/call; @return whether it is an
+ * initialize (a 2025-11-25 session: 2026-07-28 has no initialize). */
+static bool classify(const char *line, size_t len)
 {
     struct emcp_gw_json j;
     current_is_call = false;
+    bool init = false;
     if (emcp_gw_json_parse(&j, line, len) == 0) {
-        current_is_call = emcp_gw_json_str_eq(&j, emcp_gw_json_get(&j, 0, "method"), "tools/call");
+        int m = emcp_gw_json_get(&j, 0, "method");
+        current_is_call = emcp_gw_json_str_eq(&j, m, "tools/call");
+        init = emcp_gw_json_str_eq(&j, m, "initialize");
     }
     emcp_gw_json_free(&j);
+    return init;
 }
 
 static ssize_t in_read(void *cookie, char *out, size_t size)
@@ -1180,7 +1197,9 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
         char *nl = memchr(in->buf, '\n', in->len);
         if (nl != NULL || (in->eof && in->len > 0) || in->len == GW_LINE_BUF_MAX) {
             size_t n = nl != NULL ? (size_t)(nl - in->buf) + 1 : in->len;
-            classify(in->buf, n);
+            if (classify(in->buf, n)) {
+                stdio_legacy = true;
+            }
             in->line_left = n;
             continue;
         }
@@ -1274,7 +1293,7 @@ static int serve_stdio(void)
 static void http_inspect(void *user, const uint8_t *body, size_t len)
 {
     (void)user;
-    classify((const char *)body, len);
+    (void)classify((const char *)body, len);
 }
 
 static void http_log(void *user, const char *line)
