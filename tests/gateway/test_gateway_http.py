@@ -462,17 +462,37 @@ def test_legacy_get_stream_rules(gateway_bin, broker, fleet):
         gw.stop()
 
 
+def readme_both_entry(gateway_bin: str, broker_port: int) -> tuple[list[str], dict[str, str]]:
+    """README.md's stdio-and-HTTP host entry (`<!-- host-config:mcpservers-gateway-both -->`):
+    its command and args with the build path, the broker's port and a free
+    HTTP port filled in; its env block's "${VAR}" values as fresh tokens."""
+    text = (REPO / "README.md").read_text()
+    marker = "<!-- host-config:mcpservers-gateway-both -->"
+    body = text[text.index(marker) + len(marker):].split("```json\n", 1)[1].split("\n```", 1)[0]
+    server = json.loads(body)["mcpServers"]["fleet"]
+    assert server["command"].endswith("/build/tools/gateway/emcp-gateway"), server
+    env = {}
+    for name, value in server["env"].items():
+        assert value == "${" + name + "}", value
+        env[name] = secrets.token_hex(24)
+    swap = {"127.0.0.1:1883": f"127.0.0.1:{broker_port}", "127.0.0.1:8090": "127.0.0.1:0"}
+    assert set(swap) <= set(server["args"]), server["args"]
+    return [gateway_bin, *[swap.get(a, a) for a in server["args"]]], env
+
+
 def test_stdio_and_http_from_one_process(gateway_bin, broker, fleet):
-    """--http with --stdio: one process serves an assistant on stdio and an
-    IDE over HTTP, with one broker connection and one tool table, and the
+    """README's stdio-and-HTTP entry (--http with --stdio): one process serves
+    an assistant on stdio and an IDE over HTTP, with one broker connection
+    and one tool table, and the
     policy per transport: the stdio principal is --principal (desk), the HTTP
     one the bearer token's (ide). Each lists and calls only what --allow gives
     it; a device's Will reaches both, the stdio listen stream and the legacy
     HTTP client's GET stream; the audit lines name each principal; end of
     input stops the process cleanly."""
-    tokens = {"GW_TOKEN_IDE": secrets.token_hex(24)}
-    gw = HttpGateway(gateway_bin, broker.port, "--stdio", "--principal", "desk", "--token-env", "ide=GW_TOKEN_IDE",
-                     "--allow", "desk=gh-a,gh-b", "--allow", "ide=gh-b,gh-c", env=tokens, stdio=True)
+    argv, tokens = readme_both_entry(gateway_bin, broker.port)
+    assert argv[-8:] == ["--principal", "desk", "--token-env", "ide=GW_TOKEN_IDE",
+                         "--allow", "desk=gh-a,gh-b", "--allow", "ide=gh-b,gh-c"], argv
+    gw = HttpGateway(gateway_bin, broker.port, argv=[*argv, "--timeout-ms", "2000"], env=tokens, stdio=True)
     http_changes: list[float] = []
 
     async def on_message(msg) -> None:
