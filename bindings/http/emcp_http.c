@@ -1101,7 +1101,6 @@ static void input_readable(emcp_http_t *h, struct emcp_http_conn *c)
     }
 }
 
-
 /* ---- Legacy GET stream (2025-11-25) --------------------------------------
  * A legacy session's GET (emcp_http_config_t.legacy_stream) becomes a listen
  * stream in the core: the binding hands it a subscriptions/listen request of

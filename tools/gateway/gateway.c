@@ -1,6 +1,7 @@
 /*
- * emcp-gateway: one MCP server (stdio, or Streamable HTTP with --http) for
- * every emcp device behind an MQTT 5 broker (issue 40; docs/gateway.md).
+ * emcp-gateway: one MCP server (stdio, Streamable HTTP with --http, or both
+ * with --http --stdio) for every emcp device behind an MQTT 5 broker (issue
+ * 40; docs/gateway.md).
  *
  * Threads:
  * - the serving thread (main). On stdio: emcp_stdio_serve() of the stdio
@@ -9,8 +10,10 @@
  *   applies what the MQTT side learnt: tool registration (never while
  *   mcp_server_handle runs, the core's rule, since both happen on this
  *   thread) and list-change notifications (written by the binding's own
- *   emit, on this thread). On HTTP: the HTTP binding's poll loop, which
- *   applies the same between two polls (at most 50 ms apart).
+ *   emit, on this thread; for a 2025-11-25 host a line of the gateway's).
+ *   On HTTP: the HTTP binding's poll loop, which applies the same between
+ *   two polls (at most 50 ms apart). Both: the stdio loop, whose cookie
+ *   stream polls the HTTP binding (10 ms at a time) while it waits.
  * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
