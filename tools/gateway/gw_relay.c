@@ -356,12 +356,10 @@ static int put_block(mcp_result_t *result, const struct emcp_gw_json *j, int b, 
                             : mcp_result_resource_blob(result, s1, s2, bytes, blen, has_ann ? &ann : NULL);
         }
     }
-    /* Annotations the core refuses (-MCP_EINVAL): the block without them. */
+    /* Annotations the core refuses (-MCP_EINVAL, e.g. a lastModified that is
+     * not UTF-8): the block is replaced by a note, the report says why. */
     if (rc == -MCP_EINVAL && has_ann) {
-        lost(report, "%s.annotations dropped (refused by the result API)", where);
-        has_ann = false;
-        free(last_modified);
-        last_modified = NULL;
+        lost(report, "%s.annotations refused by the result API", where);
         rc = 1;
     }
     free(last_modified);
