@@ -1816,7 +1816,15 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
     h->pfds[n].fd = h->listen_fd;
     h->pfds[n].events = POLLIN;
     h->pfds[n].revents = 0;
-    int r = poll(h->pfds, n + 1, timeout_ms);
+    /* The caller's descriptors: readable ends the wait (never read here). */
+    nfds_t total = n + 1;
+    for (size_t w = 0; w < h->cfg.wake_fds_len; w++) {
+        h->pfds[total].fd = h->cfg.wake_fds[w];
+        h->pfds[total].events = POLLIN;
+        h->pfds[total].revents = 0;
+        total++;
+    }
+    int r = poll(h->pfds, total, timeout_ms);
     if (r < 0) {
         return errno == EINTR ? 0 : -MCP_EIO;
     }
@@ -1936,6 +1944,9 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     h->listen_fd = -1;
     h->server = server;
     h->cfg = *cfg;
+    if (cfg->wake_fds_len > EMCP_HTTP_MAX_WAKE_FDS) {
+        return -MCP_EINVAL;
+    }
     const char *path = cfg->path != NULL ? cfg->path : "/mcp";
     if (path[0] != '/' || strlen(path) >= sizeof h->path) {
         return -MCP_EINVAL;

@@ -161,6 +161,10 @@ extern "C" {
 #define EMCP_HTTP_INPUT_TIMEOUT_MS 60000
 #endif
 
+/** Most descriptors of the caller's that emcp_http_poll() also waits on
+ *  (emcp_http_config_t.wake_fds). */
+#define EMCP_HTTP_MAX_WAKE_FDS 2
+
 /** Longest endpoint path, e.g. "/mcp". */
 #define EMCP_HTTP_PATH_MAX 64
 
@@ -320,6 +324,15 @@ typedef struct emcp_http_config_t {
      *  406. A GET with a 2026-07-28 MCP-Protocol-Version is 405 as before.
      *  false: every GET is 405 (the default; 2025-11-25 allows it). */
     bool legacy_stream;
+    /** Descriptors of the caller's (a pipe, stdin) that emcp_http_poll()
+     *  waits on too, the first wake_fds_len of them: when one is readable
+     *  or hangs up, the wait ends early and emcp_http_poll() returns, so a
+     *  program that serves something else on the same thread (emcp-gateway:
+     *  stdin with --http --stdio, its MQTT side's wake pipe) is not held up
+     *  to timeout_ms. The binding never reads them; while one stays
+     *  readable, emcp_http_poll() does not wait. 0 (the default): none. */
+    int wake_fds[EMCP_HTTP_MAX_WAKE_FDS];
+    size_t wake_fds_len; /**< See wake_fds; at most EMCP_HTTP_MAX_WAKE_FDS. */
 } emcp_http_config_t;
 
 #if EMCP_HTTP_WITH_MBEDTLS
@@ -414,7 +427,7 @@ typedef struct emcp_http_t {
     struct emcp_http_mbedtls mbedtls;
 #endif
     http_parser_settings settings;
-    struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1];
+    struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1 + EMCP_HTTP_MAX_WAKE_FDS];
     struct emcp_http_conn conns[EMCP_HTTP_MAX_CONNS];
     /* Listen stream storage: EMCP_HTTP_MAX_LISTENERS pool slots, and one
      * scratch slot handed to requests that cannot open a stream (so
@@ -452,7 +465,8 @@ int emcp_http_random(uint8_t *out, size_t len);
  * Opens the listening socket and initialises the connection table.
  *
  * @retval 0 Success.
- * @retval -MCP_EINVAL NULL pointer, bad address or path.
+ * @retval -MCP_EINVAL NULL pointer, bad address or path, or more than
+ *         EMCP_HTTP_MAX_WAKE_FDS wake_fds.
  * @retval -MCP_EIO socket, bind or listen failed.
  * @retval -MCP_ENOTSUP TLS asked for but unavailable, or the
  *         certificate or key did not load.

@@ -511,6 +511,15 @@ def test_stdio_and_http_from_one_process(gateway_bin, broker, fleet):
                  "params": {"_meta": envelope(), "notifications": {"toolsListChanged": True}}})
         assert gw.line()["method"] == "notifications/subscriptions/acknowledged"
         assert stdio_tools() == expected(["gh-a", "gh-b"])
+        # A line is answered as soon as it arrives, not when the HTTP binding's
+        # wait (up to 1 s) ends: its wait ends on stdin (the binding's wake_fds).
+        t0 = time.monotonic()
+        for i in range(10):
+            time.sleep(0.02)
+            assert len(stdio_tools()) == 4
+        took = time.monotonic() - t0
+        print(f"\n  10 stdio tools/list with idle gaps: {took:.3f}s")
+        assert took < 3.0, f"10 stdio lines took {took:.1f}s: stdin does not end the HTTP binding's wait"
         headers = {"Authorization": f"Bearer {tokens['GW_TOKEN_IDE']}"}
         transport = streamable_http_client(gw.url, http_client=create_mcp_http_client(headers=headers))
         with anyio.fail_after(SESSION_S):

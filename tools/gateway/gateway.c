@@ -12,8 +12,9 @@
  *   thread) and list-change notifications (written by the binding's own
  *   emit, on this thread; for a 2025-11-25 host a line of the gateway's).
  *   On HTTP: the HTTP binding's poll loop, which applies the same between
- *   two polls (at most 50 ms apart). Both: the stdio loop, whose cookie
- *   stream polls the HTTP binding (10 ms at a time) while it waits.
+ *   two polls; a poll's wait ends when the wake pipe says the MQTT side has
+ *   news. Both: the stdio loop, whose cookie stream polls the HTTP binding
+ *   while it waits for a line, a poll ending when stdin is readable too.
  * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
@@ -66,6 +67,9 @@
 #define GW_RESULT_MAX 8192
 /* Longest input line the cookie stream buffers before handing it on. */
 #define GW_LINE_BUF_MAX (1u << 20)
+/* Longest wait of one HTTP binding poll: it ends earlier on the wake pipe
+ * (and stdin with --stdio); this bounds a stop signal's latency. */
+#define GW_HTTP_POLL_MS 1000
 /* tools/list pages followed per device (a loop guard). */
 #define GW_MAX_PAGES 64
 
@@ -328,6 +332,14 @@ static void gw_log(const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(stderr, GW_NAME ": %s\n", line);
+}
+
+/* Empties the wake pipe (non-blocking). */
+static void drain_wake_pipe(void)
+{
+    char drain[64];
+    while (read(wake_pipe[0], drain, sizeof drain) > 0) {
+    }
 }
 
 static void wake_server(void)
@@ -1215,11 +1227,12 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
             return 0; /* SIGINT or SIGTERM (--http with --stdio): end of input */
         }
         struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
-        /* With HTTP too: stdin is looked at between HTTP polls of 10 ms, so
-         * both are served by this thread (the core's threading rule). */
+        /* With HTTP too: the HTTP binding waits, and its wait ends when stdin
+         * or the wake pipe is readable (its wake_fds), so both are served by
+         * this thread (the core's threading rule) without delay. */
         int pr = poll(fds, 2, http_open ? 0 : -1);
         if (pr == 0 && http_open) {
-            if (emcp_http_poll(&http, 10) != 0 && !stop_requested) {
+            if (emcp_http_poll(&http, GW_HTTP_POLL_MS) != 0 && !stop_requested) {
                 gw_log("HTTP poll failed");
                 return -1;
             }
@@ -1232,9 +1245,7 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
             return -1;
         }
         if (fds[1].revents & POLLIN) {
-            char drain[64];
-            ssize_t r = read(wake_pipe[0], drain, sizeof drain);
-            (void)r;
+            drain_wake_pipe();
         }
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (in->cap - in->len < 4096 && in->cap < GW_LINE_BUF_MAX) {
@@ -1328,6 +1339,12 @@ static int http_start(void)
     hc.inspect = http_inspect;
     /* Legacy (2025-11-25) clients' GET stream: list changes reach them too. */
     hc.legacy_stream = true;
+    /* The binding's wait ends as soon as the MQTT side has news (the wake
+     * pipe) or, with --stdio, the host wrote a line. */
+    hc.wake_fds[hc.wake_fds_len++] = wake_pipe[0];
+    if (opt.stdio) {
+        hc.wake_fds[hc.wake_fds_len++] = STDIN_FILENO;
+    }
     int rc = emcp_http_open(&http, &server, &hc);
     if (rc != 0) {
         gw_log("cannot serve HTTP on %s:%u (%d)", opt.http_addr, (unsigned)opt.http_port, rc);
@@ -1344,9 +1361,10 @@ static int http_start(void)
     return 0;
 }
 
-/* One thread, as the binding wants: between two polls (at most 50 ms apart)
- * the tools the devices brought are registered and list changes go to the
- * listen streams, so registration never overlaps mcp_server_handle. */
+/* One thread, as the binding wants: between two polls (a poll ends when the
+ * wake pipe is written) the tools the devices brought are registered and
+ * list changes go to the listen streams, so registration never overlaps
+ * mcp_server_handle. */
 static int serve_http(void)
 {
     int rc = http_start();
@@ -1354,8 +1372,9 @@ static int serve_http(void)
         return rc;
     }
     while (!stop_requested) {
+        drain_wake_pipe(); /* before applying: a wake after it ends the next poll */
         apply_pending();
-        rc = emcp_http_poll(&http, 50);
+        rc = emcp_http_poll(&http, GW_HTTP_POLL_MS);
         if (rc != 0 && !stop_requested) {
             gw_log("HTTP poll failed (%d)", rc);
             break;
