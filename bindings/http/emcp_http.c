@@ -568,6 +568,7 @@ static void listen_drop(emcp_http_t *h, struct emcp_http_conn *c)
     h->listener_busy[c->listen_slot] = false;
     c->listen_slot = -1;
     c->listen_broken = false;
+    c->legacy_stream = false;
 }
 
 static void input_drop(emcp_http_t *h, struct emcp_http_conn *c);
@@ -1100,6 +1101,84 @@ static void input_readable(emcp_http_t *h, struct emcp_http_conn *c)
     }
 }
 
+/* ---- Legacy GET stream (2025-11-25) --------------------------------------
+ * A legacy session's GET (emcp_http_config_t.legacy_stream) becomes a listen
+ * stream in the core: the binding hands it a subscriptions/listen request of
+ * its own for every list kind, keeps the listener attached to the
+ * connection and drops the acknowledgement, so the client sees only the
+ * notifications (notifications/tools/list_changed, ...). It ends as the
+ * connection does; at emcp_http_close() without a final result (the client
+ * sent no request id). */
+
+static const char legacy_listen_body[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"legacy-get-stream\",\"method\":\"subscriptions/listen\","
+    "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientCapabilities\":{}},\"notifications\":{"
+    "\"toolsListChanged\":true,\"promptsListChanged\":true,\"resourcesListChanged\":true}}}";
+
+static void legacy_get_stream(emcp_http_t *h, struct emcp_http_conn *c, mcp_str_t principal)
+{
+    const char *a = c->h_accept.set ? span_ptr(c, &c->h_accept) : "";
+    if (!icontains(a, c->h_accept.set ? c->h_accept.len : 0, "text/event-stream")) {
+        respond_error(h, c, 406, -32600, "Not Acceptable: the GET stream needs Accept: text/event-stream",
+                      NULL, false);
+        return;
+    }
+    if (!c->h_session.set) {
+        respond_error(h, c, 400, -32600, "Bad Request: Missing session ID", NULL, false);
+        return;
+    }
+    const char *sid = span_ptr(c, &c->h_session);
+    size_t sn = c->h_session.len;
+    trim(&sid, &sn);
+    if (!emcp_http_session_valid(h, sid, sn)) {
+        respond_error(h, c, 404, -32600, "Session not found", NULL, false);
+        return;
+    }
+    int slot = -1;
+    for (int i = 0; i < EMCP_HTTP_MAX_LISTENERS && slot < 0; i++) {
+        slot = h->listener_busy[i] ? -1 : i;
+    }
+    if (slot < 0) {
+        h->stats.listen_rejected++;
+        respond_error(h, c, 503, -32603, "Too many listen streams", "Retry-After: 1\r\n", false);
+        return;
+    }
+    /* The binding's own request: no routing headers to compare (flags 0). */
+    mcp_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.transport_context = c;
+    ctx.principal = principal;
+    ctx.now_ms = now_ms();
+    ctx.emit = http_emit;
+    ctx.listener = &h->listeners[slot];
+    mcp_response_info_t info;
+    memset(&info, 0, sizeof info);
+    const size_t out_off = EMCP_HTTP_RESPONSE_HEAD_MAX + EMCP_HTTP_SSE_MAX;
+    c->sse_len = 0;
+    int n = mcp_server_handle(h->server, &ctx, (const uint8_t *)legacy_listen_body,
+                              sizeof legacy_listen_body - 1, c->tx + out_off, EMCP_HTTP_RESPONSE_MAX,
+                              &info);
+    h->stats.requests++;
+    if (n <= 0 || (info.flags & MCP_RESPONSE_LISTEN) == 0) {
+        (void)mcp_server_listen_end(h->server, ctx.listener, NULL, 0);
+        respond_error(h, c, 405, -32600, "Method Not Allowed: no stream", "Allow: POST\r\n", false);
+        return;
+    }
+    /* The head alone: the acknowledgement is not a legacy message. */
+    memcpy(c->tx, stream_head, STREAM_HEAD_LEN);
+    c->tx_off = 0;
+    c->tx_len = STREAM_HEAD_LEN;
+    c->sse_len = 0;
+    c->listen_slot = slot;
+    c->listen_broken = false;
+    c->legacy_stream = true;
+    h->listener_busy[slot] = true;
+    h->stats.listens++;
+    c->close_after_tx = false;
+    logf_(h, "emcp_http: legacy GET stream opened (%u open)", emcp_http_listen_count(h));
+}
+
 /* The request context from the connection's headers (shared by the first
  * run of a request and the re-runs of a legacy call waiting for input). */
 static void fill_ctx(emcp_http_t *h, struct emcp_http_conn *c, mcp_request_ctx_t *ctx,
@@ -1172,7 +1251,14 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
         respond_error(h, c, 404, -32600, "Not Found", NULL, false);
         return;
     }
-    if (p->method != HTTP_POST) {
+    bool get_stream = p->method == HTTP_GET && h->cfg.legacy_stream && EMCP_HTTP_MAX_LISTENERS > 0;
+    if (get_stream && c->h_version.set) {
+        const char *v = span_ptr(c, &c->h_version);
+        size_t vn = c->h_version.len;
+        trim(&v, &vn);
+        get_stream = mcp_protocol_version_is_legacy(v, vn); /* 2026-07-28 has no GET stream */
+    }
+    if (p->method != HTTP_POST && !get_stream) {
         respond_error(h, c, 405, -32600, "Method Not Allowed: POST only", "Allow: POST\r\n",
                       false);
         return;
@@ -1190,6 +1276,11 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
                           false);
             return;
         }
+    }
+
+    if (get_stream) {
+        legacy_get_stream(h, c, principal);
+        return;
     }
 
     {
@@ -1665,6 +1756,7 @@ int emcp_http_adopt(emcp_http_t *h, int fd)
     c->draining = false;
     c->listen_slot = -1;
     c->listen_broken = false;
+    c->legacy_stream = false;
     c->input_slot = -1;
     request_reset(c);
     start_waiting(h, c, now_ms(), true);
@@ -1724,7 +1816,15 @@ int emcp_http_poll(emcp_http_t *h, int timeout_ms)
     h->pfds[n].fd = h->listen_fd;
     h->pfds[n].events = POLLIN;
     h->pfds[n].revents = 0;
-    int r = poll(h->pfds, n + 1, timeout_ms);
+    /* The caller's descriptors: readable ends the wait (never read here). */
+    nfds_t total = n + 1;
+    for (size_t w = 0; w < h->cfg.wake_fds_len; w++) {
+        h->pfds[total].fd = h->cfg.wake_fds[w];
+        h->pfds[total].events = POLLIN;
+        h->pfds[total].revents = 0;
+        total++;
+    }
+    int r = poll(h->pfds, total, timeout_ms);
     if (r < 0) {
         return errno == EINTR ? 0 : -MCP_EIO;
     }
@@ -1844,6 +1944,9 @@ int emcp_http_open(emcp_http_t *h, mcp_server_t *server, const emcp_http_config_
     h->listen_fd = -1;
     h->server = server;
     h->cfg = *cfg;
+    if (cfg->wake_fds_len > EMCP_HTTP_MAX_WAKE_FDS) {
+        return -MCP_EINVAL;
+    }
     const char *path = cfg->path != NULL ? cfg->path : "/mcp";
     if (path[0] != '/' || strlen(path) >= sizeof h->path) {
         return -MCP_EINVAL;
@@ -1964,7 +2067,9 @@ static void listen_end_all(emcp_http_t *h)
         }
         int slot = c->listen_slot;
         int n = -MCP_ENOBUFS;
-        if (!c->listen_broken && stream_append(c, sse_prefix, SSE_PREFIX_LEN, NULL, 0, NULL, 0)) {
+        if (c->legacy_stream) {
+            n = 0; /* a legacy GET stream just ends: the client sent no request id */
+        } else if (!c->listen_broken && stream_append(c, sse_prefix, SSE_PREFIX_LEN, NULL, 0, NULL, 0)) {
             size_t room = sizeof c->tx - c->tx_len;
             n = room > SSE_SUFFIX_LEN
                     ? mcp_server_listen_end(h->server, &h->listeners[slot],
@@ -1983,6 +2088,7 @@ static void listen_end_all(emcp_http_t *h)
         h->listener_busy[slot] = false;
         c->listen_slot = -1;
         c->listen_broken = false;
+        c->legacy_stream = false;
         c->close_after_tx = true;
         any = any || n > 0;
     }

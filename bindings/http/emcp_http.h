@@ -41,6 +41,9 @@
  *   requestState), and the final result ends the stream. The capabilities the client declared at initialize travel in its
  *   Mcp-Session-Id (MAC-protected); at most EMCP_HTTP_MAX_INPUT_CALLS calls
  *   wait at once, each at most input_timeout_ms; a disconnect cancels.
+ * - Legacy GET stream (2025-11-25, with emcp_http_config_t.legacy_stream):
+ *   a legacy session's GET opens the standalone SSE stream, which carries
+ *   the same list changes as a listen stream (one pool slot each).
  * - subscriptions/listen (2026-07-28): a long-lived SSE stream, the
  *   acknowledgement first, then the list changes and resource updates the
  *   core emits (queued on the connection, sent by the poll loop); Accept
@@ -157,6 +160,10 @@ extern "C" {
 #ifndef EMCP_HTTP_INPUT_TIMEOUT_MS
 #define EMCP_HTTP_INPUT_TIMEOUT_MS 60000
 #endif
+
+/** Most descriptors of the caller's that emcp_http_poll() also waits on
+ *  (emcp_http_config_t.wake_fds). */
+#define EMCP_HTTP_MAX_WAKE_FDS 2
 
 /** Longest endpoint path, e.g. "/mcp". */
 #define EMCP_HTTP_PATH_MAX 64
@@ -306,6 +313,26 @@ typedef struct emcp_http_config_t {
     void (*inspect)(void *inspect_user, const uint8_t *body, size_t len);
     /** Passed to inspect. */
     void *inspect_user;
+    /** Serve the 2025-11-25 standalone SSE stream: a legacy client's GET on
+     *  the endpoint with `Accept: text/event-stream` and a valid
+     *  Mcp-Session-Id gets a stream that carries the list changes the core
+     *  emits (notifications/tools/list_changed, prompts, resources), as a
+     *  2026-07-28 subscriptions/listen stream does. It takes a listen pool
+     *  slot (EMCP_HTTP_MAX_LISTENERS; 503 when none is free), and the rules
+     *  of a POST apply: Host, Origin, the auth hook (401), a missing session
+     *  400, one that does not verify 404, Accept without text/event-stream
+     *  406. A GET with a 2026-07-28 MCP-Protocol-Version is 405 as before.
+     *  false: every GET is 405 (the default; 2025-11-25 allows it). */
+    bool legacy_stream;
+    /** Descriptors of the caller's (a pipe, stdin) that emcp_http_poll()
+     *  waits on too, the first wake_fds_len of them: when one is readable
+     *  or hangs up, the wait ends early and emcp_http_poll() returns, so a
+     *  program that serves something else on the same thread (emcp-gateway:
+     *  stdin with --http --stdio, its MQTT side's wake pipe) is not held up
+     *  to timeout_ms. The binding never reads them; while one stays
+     *  readable, emcp_http_poll() does not wait. 0 (the default): none. */
+    int wake_fds[EMCP_HTTP_MAX_WAKE_FDS];
+    size_t wake_fds_len; /**< See wake_fds; at most EMCP_HTTP_MAX_WAKE_FDS. */
 } emcp_http_config_t;
 
 #if EMCP_HTTP_WITH_MBEDTLS
@@ -362,6 +389,7 @@ struct emcp_http_conn {
     bool continue_sent; /* "100 Continue" answered to Expect */
     int listen_slot;    /* index into emcp_http_t.listeners of the open listen
                            stream this connection carries, -1: none */
+    bool legacy_stream; /* that stream is a legacy GET stream: no final result */
     bool listen_broken; /* a notification did not fit: end the stream */
     int input_slot;     /* index into emcp_http_t.inputs of the legacy call
                            waiting on this connection for input, -1: none */
@@ -399,7 +427,7 @@ typedef struct emcp_http_t {
     struct emcp_http_mbedtls mbedtls;
 #endif
     http_parser_settings settings;
-    struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1];
+    struct pollfd pfds[EMCP_HTTP_MAX_CONNS + 1 + EMCP_HTTP_MAX_WAKE_FDS];
     struct emcp_http_conn conns[EMCP_HTTP_MAX_CONNS];
     /* Listen stream storage: EMCP_HTTP_MAX_LISTENERS pool slots, and one
      * scratch slot handed to requests that cannot open a stream (so
@@ -437,7 +465,8 @@ int emcp_http_random(uint8_t *out, size_t len);
  * Opens the listening socket and initialises the connection table.
  *
  * @retval 0 Success.
- * @retval -MCP_EINVAL NULL pointer, bad address or path.
+ * @retval -MCP_EINVAL NULL pointer, bad address or path, or more than
+ *         EMCP_HTTP_MAX_WAKE_FDS wake_fds.
  * @retval -MCP_EIO socket, bind or listen failed.
  * @retval -MCP_ENOTSUP TLS asked for but unavailable, or the
  *         certificate or key did not load.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# emcp-gateway (tools/gateway, docs/gateway.md): one MCP server on stdio or
-# Streamable HTTP for the devices behind an MQTT 5 broker. tests/gateway starts a real mosquitto
+# emcp-gateway (tools/gateway, docs/gateway.md): one MCP server on stdio,
+# Streamable HTTP or both for the devices behind an MQTT 5 broker. tests/gateway starts a real mosquitto
 # on a free loopback port, three real greenhouse-mqtt devices and the
 # gateway, and drives it with the official Python SDK client in both eras:
 # the list shows DEVICE.read_sensor and DEVICE.set_vent of all three, calls
@@ -10,10 +10,16 @@
 # lines check number text against a direct call and a hung device's timeout;
 # over HTTP (--http) the same client in both eras, the binding's Origin and
 # bearer checks; principals from tokens or the stdio host's --principal, and
-# --allow rules under which two tenants see disjoint devices.
+# --allow rules under which two tenants see disjoint devices;
+# notifications/tools/list_changed in both eras on stdio and over HTTP (the
+# HTTP binding's legacy GET stream: a legacy client's Will-to-notification);
+# stdio and HTTP from one process (--http --stdio, README's entry, a
+# principal per transport); a real device core's results with every content
+# block kind, annotations and edge numbers (emcp-fleet-sim --rich) byte for
+# byte as a direct MQTT call gets them.
 # Then tests/ts/fleet-gateway.mjs: the official TypeScript SDK client through
 # the gateway with README's host entry (2025-11-25 era), the same session,
-# then over HTTP with a bearer token.
+# then over HTTP with a bearer token; list_changed on both transports.
 # Then scripts/fleet-bench at reduced size (20 devices in emcp-fleet-sim, two
 # gateways): it fails if any call is unanswered or answered wrongly, or a
 # device never leaves or appears; its figures are printed, not asserted.
@@ -42,13 +48,17 @@ done
 
 echo "62-gateway: Python SDK $(python3 -c 'import importlib.metadata as m; print(m.version("mcp"))') through emcp-gateway"
 # Its own base temp dir: the default one is shared with (and pruned by) other pytest runs.
+t0=$SECONDS
 EMCP_GATEWAY="$PWD/build/tools/gateway/emcp-gateway" \
 GREENHOUSE_MQTT="$PWD/build/examples-c/greenhouse/greenhouse-mqtt" \
   python3 -m pytest -v --basetemp="$PWD/build/pytest-gateway" tests/gateway
+echo "62-gateway: Python tests took $((SECONDS - t0))s"
 
 echo "62-gateway: TypeScript SDK $(node -p 'require("./tests/ts/node_modules/@modelcontextprotocol/sdk/package.json").version') through emcp-gateway"
+t0=$SECONDS
 (cd tests/ts && GREENHOUSE_MQTT="$PWD/../../build/examples-c/greenhouse/greenhouse-mqtt" \
   timeout 300 node --test --test-concurrency=1 --test-timeout=60000 --test-reporter=spec fleet-gateway.mjs)
+echo "62-gateway: TypeScript tests took $((SECONDS - t0))s"
 
 echo "62-gateway: scripts/fleet-bench at reduced size (20 devices, two gateways)"
 t0=$SECONDS

@@ -478,3 +478,103 @@ def test_exactly_once_when_the_gateway_is_killed_mid_call(gateway_bin, broker, f
     outcomes = [a.split(" outcome=")[1].split(" ")[0] for a in device.audits("set_vent")]
     print(f"  device gh-b's set_vent audits: {outcomes}")
     assert outcomes == ["ok", "duplicate"], device.audits()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_list_changed_reaches_the_stdio_client(gateway_bin, broker, fleet, mode):
+    """The Python SDK on stdio in each era with a message handler. A
+    2025-11-25 client (legacy) gets notifications/tools/list_changed as a line
+    of its own when a device's Will clears it and when it is back, with the
+    list following; without those lines (the gateway before: the stdio
+    binding sends notifications only on listen streams) the wait fails. A
+    2026-07-28 client (auto) opened no listen stream, so it gets none: it
+    sees the change on its next tools/list (the SDK's listen API is the way
+    to get them, tested with raw lines above)."""
+    changes: list[str] = []
+
+    async def on_message(msg) -> None:
+        method = getattr(getattr(msg, "root", msg), "method", None)
+        if method == "notifications/tools/list_changed":
+            changes.append(method)
+
+    async def wait_change(count: int, what: str) -> None:
+        deadline = time.monotonic() + 10
+        while len(changes) < count:
+            assert time.monotonic() < deadline, f"no notifications/tools/list_changed #{count} ({what})"
+            await anyio.sleep(0.02)
+
+    async def main() -> None:
+        params = StdioServerParameters(command=gateway_bin, args=gateway_args(broker), env=dict(os.environ))
+        with anyio.fail_after(SESSION_S):
+            async with Client(params, mode=mode, read_timeout_seconds=10, message_handler=on_message) as c:
+                assert c.protocol_version == (LEGACY if mode == "legacy" else MODERN)
+                assert names(await c.list_tools()) == expected(DEVICES)
+                fleet.devices["gh-a"].kill()
+                if mode == "legacy":
+                    await wait_change(1, "gh-a killed")
+                    assert names(await c.list_tools()) == expected(["gh-b", "gh-c"])
+                    fleet.start("gh-a")
+                    await wait_change(2, "gh-a back")
+                    assert names(await c.list_tools()) == expected(DEVICES)
+                else:
+                    await wait_listed(c, expected(["gh-b", "gh-c"]), expected(["gh-a"]))
+                    assert changes == []
+
+    anyio.run(main)
+
+
+def raw_member(payload: bytes, key: str) -> str:
+    """The raw JSON text of member `key` of the response's result, as written
+    (escapes, number text and key order kept)."""
+    text = payload.decode()
+    at = text.index('"result":')
+    start = text.index(f'"{key}":', at) + len(key) + 3
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    return text[start:end]
+
+
+def test_rich_results_pass_through_exactly(gateway_bin, broker):
+    """A real emcp core on a device (emcp-fleet-sim --rich) answers
+    sample_media with every content block kind (annotated text, image, audio,
+    resource_link, embedded text and blob resources), structuredContent with
+    nested arrays, int64 and double edge numbers, -0.0, escapes and
+    non-ASCII text, padded up to the device's response limit
+    (EMCP_MQTT_RESPONSE_MAX, 4096 bytes). Through the gateway (stdio) the
+    client gets content, structuredContent and isError byte for byte as the
+    device wrote them to a direct MQTT call, and the gateway logs nothing
+    lost. Before the pass-through wrote each block's type, every non-text
+    block came out as a note, text annotations were dropped, and
+    9223372036854775807 became 9.223372036854776e18."""
+    sim_bin = str(Path(gateway_bin).parent / "emcp-fleet-sim")
+    sim = subprocess.Popen([sim_bin, "--devices", "1", "--id-prefix", "rich-", "--rich",
+                            "--broker", f"127.0.0.1:{broker.port}"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    gw = None
+    mq = MqttClient(broker.port, "direct-rich")
+    try:
+        assert sim.stdout.readline().strip() == b"running 1"
+        gw = RawGateway(gateway_bin, gateway_args(broker))
+        listed = json.loads(gw.ask({"jsonrpc": "2.0", "id": "l", "method": "tools/list",
+                                    "params": {"_meta": envelope()}}))
+        assert "rich-000.sample_media" in {t["name"] for t in listed["result"]["tools"]}, listed
+        # The unpadded answer's size gives the largest pad the device can send.
+        base = len(mq.request("mcp/rich-000/request", call(1, "sample_media", {})).payload)
+        limit = 4096
+        for pad in (0, 1000, limit - base - 40):
+            direct = mq.request("mcp/rich-000/request", call(1, "sample_media", {"pad": pad})).payload
+            via = gw.ask(call(f"p{pad}", "rich-000.sample_media", {"pad": pad}))
+            assert b'"error"' not in direct[:40], direct[:300]
+            print(f"  pad {pad}: device answer {len(direct)} bytes, gateway answer {len(via)} bytes")
+            for key in ("content", "structuredContent", "isError"):
+                d, v = raw_member(direct, key), raw_member(via, key)
+                assert v == d, f"{key} differs (pad {pad}):\n device  {d[:600]}\n gateway {v[:600]}"
+            kinds = [b["type"] for b in json.loads(direct)["result"]["content"]]
+            assert kinds[:6] == ["text", "image", "audio", "resource_link", "resource", "resource"], kinds
+        assert limit - 100 < len(direct) <= limit, len(direct)
+        assert "was not passed on exactly" not in "\n".join(gw.err), "\n".join(gw.err)
+    finally:
+        mq.close()
+        if gw is not None:
+            assert gw.close() == 0, "\n".join(gw.err)
+        sim.stdin.close()
+        assert sim.wait(10) == 0, sim.stderr.read().decode()

@@ -7,7 +7,10 @@
 // and its return. Then the same client over Streamable HTTP: the gateway
 // started with README's HTTP command (two tenants, --token-env, --allow), the
 // client with README's North entry: North's devices listed and called,
-// South's answered as an unknown tool. Not a *.test.mjs: it needs libmosquitto's programs, so
+// South's answered as an unknown tool. On both transports the client's
+// handler gets notifications/tools/list_changed when a device's Will clears
+// it and when it is back (stdio: a line of the gateway's; HTTP: the binding's
+// legacy GET stream). Not a *.test.mjs: it needs libmosquitto's programs, so
 // scripts/test.d/62-gateway.sh runs it (node --test fleet-gateway.mjs).
 
 import { test } from 'node:test';
@@ -18,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { ROOT, ERA, assertNoSanitizerReport, httpClient, opts, stdioClient, textOf, within } from './support.mjs';
 
@@ -74,6 +78,17 @@ async function listed(client) {
   return (await client.listTools(undefined, opts)).tools.map((t) => t.name).sort();
 }
 
+/** A setup hook counting the client's notifications/tools/list_changed. */
+function countChanges() {
+  const seen = { n: 0 };
+  seen.setup = (client) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => { seen.n += 1; });
+  seen.wait = async (n, what) => {
+    for (let i = 0; i < 100 && seen.n < n; i++) await sleep(100);
+    assert.ok(seen.n >= n, `no notifications/tools/list_changed #${n} (${what})`);
+  };
+  return seen;
+}
+
 async function waitListed(client, want) {
   for (let i = 0; i < 100; i++) {
     const got = await listed(client);
@@ -97,7 +112,8 @@ test('TypeScript SDK through emcp-gateway to three greenhouse-mqtt devices', asy
       await devices[d].ready;
     }
     const server = entry(port);
-    session = await stdioClient({ command: server.command, args: server.args });
+    const changes = countChanges();
+    session = await stdioClient({ command: server.command, args: server.args, setup: changes.setup });
     const { client, transport } = session;
     assert.equal(transport.negotiatedVersion, ERA);
     assert.equal(client.getServerVersion().name, 'emcp-gateway');
@@ -120,6 +136,7 @@ test('TypeScript SDK through emcp-gateway to three greenhouse-mqtt devices', asy
     assert.doesNotMatch(devices['gh-b'].log, /args=\{"percent":101\}/, 'the invalid call reached the device');
 
     await stop(devices['gh-c'], 'SIGKILL');
+    await changes.wait(1, 'gh-c killed');
     await waitListed(client, expected(['gh-a', 'gh-b']));
     const off = await client.callTool({ name: 'gh-c.set_vent', arguments: { percent: 60 } }, undefined, opts);
     assert.equal(off.isError, true);
@@ -127,6 +144,7 @@ test('TypeScript SDK through emcp-gateway to three greenhouse-mqtt devices', asy
 
     devices['gh-c'] = start(DEVICE_BIN, ['--broker', `127.0.0.1:${port}`, '--server-id', 'gh-c'], /subscribed to /);
     await devices['gh-c'].ready;
+    await changes.wait(2, 'gh-c back');
     await waitListed(client, expected(DEVICES));
     const back = await client.callTool({ name: 'gh-c.read_sensor', arguments: { sensor_id: 't2' } }, undefined, opts);
     assert.equal(back.isError, false, textOf(back));
@@ -208,7 +226,8 @@ test('TypeScript SDK over Streamable HTTP through emcp-gateway: README command a
       gwExited.then(({ code }) => rej(new Error(`emcp-gateway exited ${code}:\n${gwLog}`)));
     }));
     const north = httpEntry(url, env);
-    session = await httpClient(north.url, { headers: north.headers });
+    const changes = countChanges();
+    session = await httpClient(north.url, { headers: north.headers, setup: changes.setup });
     const { client, transport } = session;
     assert.equal(transport.negotiatedVersion, ERA);
     assert.equal(client.getServerVersion().name, 'emcp-gateway');
@@ -232,6 +251,15 @@ test('TypeScript SDK over Streamable HTTP through emcp-gateway: README command a
     const r = await client.callTool({ name: 'gh-b.read_sensor', arguments: { sensor_id: 'rh1' } }, undefined, opts);
     assert.equal(r.isError, false, textOf(r));
     assert.equal(r.structuredContent.value, 62);
+    // The legacy GET stream: a device's Will and its return reach the client.
+    for (let i = 0; i < 50 && !/legacy GET stream opened/.test(gwLog); i++) await sleep(100);
+    await stop(devices['gh-a'], 'SIGKILL');
+    await changes.wait(1, 'gh-a killed');
+    assert.deepEqual(await listed(client), expected(['gh-b']));
+    devices['gh-a'] = start(DEVICE_BIN, ['--broker', `127.0.0.1:${port}`, '--server-id', 'gh-a'], /subscribed to /);
+    await devices['gh-a'].ready;
+    await changes.wait(2, 'gh-a back');
+    assert.deepEqual(await listed(client), expected(['gh-a', 'gh-b']));
     await session.close();
     session = undefined;
     gw.kill('SIGTERM');

@@ -13,6 +13,12 @@
  *              answered "stopped ID" once its thread has ended
  *   start ID   a device with that id starts (new, or one stopped before);
  *              answered "started ID"
+ * With --rich every device also offers sample_media, whose result holds every
+ * kind of content block the result API writes (annotated text, image, audio,
+ * resource_link, embedded text and binary resources) and structuredContent
+ * with nested arrays, edge numbers and escapes, padded on request to near
+ * the MQTT binding's response limit: what tests/gateway compares, through
+ * the gateway and directly, for the result pass-through.
  * End of input or SIGINT/SIGTERM stops every device cleanly.
  */
 
@@ -57,6 +63,7 @@ static emcp_mqtt_mosq_options_t base_opt;
 static const char *prefix;
 static bool verbose;
 static unsigned vent_interval_ms = 2000;
+static bool rich; /* --rich: sample_media too */
 
 static void on_signal(int sig)
 {
@@ -71,7 +78,7 @@ static void usage(FILE *to, const char *prog)
 {
     fprintf(to,
             "Usage: %s [--devices N] [--id-prefix S] [--prefix P] [--vent-interval-ms MS]\n"
-            "       %*s [--verbose] [broker options]\n"
+            "       %*s [--rich] [--verbose] [broker options]\n"
             "\n"
             "  Serves N emcp devices from one process, for the fleet benchmark\n"
             "  (scripts/fleet-bench). Each device is a greenhouse-mqtt: its own emcp core\n"
@@ -86,6 +93,10 @@ static void usage(FILE *to, const char *prog)
             "  --id-prefix S        device id prefix (default sim-)\n"
             "  --prefix P           first topic level(s) (default mcp)\n"
             "  --vent-interval-ms MS  set_vent's rate limit per device (default 2000)\n"
+            "  --rich               every device also offers sample_media: a result with\n"
+            "                       every content block kind, annotations, nested arrays,\n"
+            "                       edge numbers and escapes; pad (0-4000) adds that many\n"
+            "                       bytes of text, to reach the response limit\n"
             "  --verbose            the shim's connection log on stderr\n"
             EMCP_MQTT_MOSQ_USAGE
             "  Client ids are ID-fleet-PID; --client-id is not taken.\n"
@@ -168,6 +179,83 @@ static int set_vent(const mcp_call_t *call, mcp_result_t *r, void *user)
     return rc ? rc : mcp_result_structured_end(r);
 }
 
+/* --rich: every block kind and annotation the result API writes, nested
+ * arrays, int64 and double edge numbers, escapes and non-ASCII text; `pad`
+ * more bytes of text (a multi-byte pattern) in a last block. */
+static int sample_media(const mcp_call_t *call, mcp_result_t *r, void *user)
+{
+    (void)user;
+    int64_t pad = 0;
+    if (mcp_arg_type(call, "pad") >= 0 && (mcp_arg_int(call, "pad", &pad) != 0 || pad < 0 || pad > 4000)) {
+        return refuse(r, "pad must be an integer 0-4000");
+    }
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 'I', 'H', 'D', 'R', 0xff};
+    static const uint8_t wav[] = {'R', 'I', 'F', 'F', 0x24, 0, 0, 0, 'W', 'A', 'V', 'E'};
+    const mcp_annotations_t ann = {MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT, 0.75, "2026-07-28T09:30:00Z"};
+    const mcp_annotations_t user_only = {MCP_AUDIENCE_USER, 0.0, NULL};
+    const mcp_annotations_t bare = {0, -1.0, NULL};
+    static const char text[] = "Gew\xc3\xa4" "chshaus \xf0\x9f\x8c\xb1 \"zone a\" \\ \x01\x1f\t\xe2\x80\xa8 </b>";
+    int rc = mcp_result_text_annotated(r, text, sizeof text - 1, &ann);
+    rc = rc ? rc : mcp_result_image(r, png, sizeof png, "image/png", &user_only);
+    rc = rc ? rc : mcp_result_audio(r, wav, sizeof wav, "audio/wav", &bare);
+    rc = rc ? rc : mcp_result_resource_link(r, "greenhouse://zone/a/log", "zone a log", "text/plain",
+                                            "the last hour", &ann);
+    rc = rc ? rc : mcp_result_resource_text(r, "greenhouse://zone/a", "application/json", "{\"t\":21.5}", 11, NULL);
+    rc = rc ? rc : mcp_result_resource_blob(r, "greenhouse://zone/a/raw", "application/octet-stream", wav, 5,
+                                            &user_only);
+    if (rc == 0 && pad > 0) {
+        static const char unit[] = "\xc3\xa9t\xc3\xa9 "; /* 6 bytes */
+        char *big = malloc((size_t)pad);
+        if (big == NULL) {
+            return -MCP_ENOBUFS;
+        }
+        for (int64_t i = 0; i < pad; i++) {
+            big[i] = unit[i % 6];
+        }
+        /* Whole characters only: cut a trailing first half of the two-byte é. */
+        size_t len = (size_t)pad;
+        if ((unsigned char)big[len - 1] == 0xc3) {
+            len--;
+        }
+        rc = mcp_result_text(r, big, len);
+        free(big);
+    }
+    rc = rc ? rc : mcp_result_structured_begin(r);
+    rc = rc ? rc : mcp_json_key(r, "matrix");
+    rc = rc ? rc : mcp_json_array_begin(r);
+    for (int row = 0; row < 3 && rc == 0; row++) {
+        rc = mcp_json_array_begin(r);
+        for (int col = 0; col < 3 && rc == 0; col++) {
+            rc = mcp_json_decimal(r, (int64_t)(row * 3 + col) * 25 - 100, 2);
+        }
+        rc = rc ? rc : mcp_json_array_begin(r);
+        rc = rc ? rc : mcp_json_array_end(r);
+        rc = rc ? rc : mcp_json_array_end(r);
+    }
+    rc = rc ? rc : mcp_json_array_end(r);
+    rc = rc ? rc : mcp_json_key(r, "edges");
+    rc = rc ? rc : mcp_json_array_begin(r);
+    rc = rc ? rc : mcp_json_int(r, INT64_MAX);
+    rc = rc ? rc : mcp_json_int(r, INT64_MIN);
+    rc = rc ? rc : mcp_json_decimal(r, INT64_MAX, 4);
+    rc = rc ? rc : mcp_json_number(r, 0.1 + 0.2);
+    rc = rc ? rc : mcp_json_number(r, 6.02214076e23);
+    rc = rc ? rc : mcp_json_number(r, -1.5e-7);
+    rc = rc ? rc : mcp_json_number(r, -0.0);
+    rc = rc ? rc : mcp_json_number(r, 1e16);
+    rc = rc ? rc : mcp_json_array_end(r);
+    rc = rc ? rc : mcp_json_key(r, "labels");
+    rc = rc ? rc : mcp_json_object_begin(r);
+    rc = rc ? rc : mcp_json_key(r, "de");
+    rc = rc ? rc : mcp_json_string(r, text, sizeof text - 1);
+    rc = rc ? rc : mcp_json_key(r, "none");
+    rc = rc ? rc : mcp_json_null(r);
+    rc = rc ? rc : mcp_json_key(r, "ok");
+    rc = rc ? rc : mcp_json_bool(r, true);
+    rc = rc ? rc : mcp_json_object_end(r);
+    return rc ? rc : mcp_result_structured_end(r);
+}
+
 static void log_line(void *user, const char *msg)
 {
     struct sim_device *d = user;
@@ -193,6 +281,18 @@ static int device_init(struct sim_device *d)
     sv.min_interval_ms = vent_interval_ms;
     rc = rc ? rc : mcp_server_add_tool(&d->server, &rs, read_sensor, d);
     rc = rc ? rc : mcp_server_add_tool(&d->server, &sv, set_vent, d);
+    if (rc == 0 && rich) {
+        static const mcp_tool_t media = {
+            .name = "sample_media",
+            .title = "A sample of every result part",
+            .description = "Every content block kind with annotations, and structuredContent with nested "
+                           "arrays and edge numbers (emcp-fleet-sim --rich).",
+            .input_schema = "{\"type\":\"object\",\"properties\":{\"pad\":{\"type\":\"integer\","
+                            "\"minimum\":0,\"maximum\":4000}},\"additionalProperties\":false}",
+            .annotations = MCP_TOOL_READ_ONLY,
+        };
+        rc = mcp_server_add_tool(&d->server, &media, sample_media, d);
+    }
     if (rc != 0) {
         return rc;
     }
@@ -308,6 +408,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--verbose") == 0) {
             verbose = true;
+            continue;
+        }
+        if (strcmp(a, "--rich") == 0) {
+            rich = true;
             continue;
         }
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;

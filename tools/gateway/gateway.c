@@ -1,6 +1,7 @@
 /*
- * emcp-gateway: one MCP server (stdio, or Streamable HTTP with --http) for
- * every emcp device behind an MQTT 5 broker (issue 40; docs/gateway.md).
+ * emcp-gateway: one MCP server (stdio, Streamable HTTP with --http, or both
+ * with --http --stdio) for every emcp device behind an MQTT 5 broker (issue
+ * 40; docs/gateway.md).
  *
  * Threads:
  * - the serving thread (main). On stdio: emcp_stdio_serve() of the stdio
@@ -9,8 +10,11 @@
  *   applies what the MQTT side learnt: tool registration (never while
  *   mcp_server_handle runs, the core's rule, since both happen on this
  *   thread) and list-change notifications (written by the binding's own
- *   emit, on this thread). On HTTP: the HTTP binding's poll loop, which
- *   applies the same between two polls (at most 50 ms apart).
+ *   emit, on this thread; for a 2025-11-25 host a line of the gateway's).
+ *   On HTTP: the HTTP binding's poll loop, which applies the same between
+ *   two polls; a poll's wait ends when the wake pipe says the MQTT side has
+ *   news. Both: the stdio loop, whose cookie stream polls the HTTP binding
+ *   while it waits for a line, a poll ending when stdin is readable too.
  * - the MQTT thread (mqtt_main, libmosquitto's loop): presence messages and
  *   the devices' replies.
  * - the discovery thread: tools/list over MQTT for each device that came
@@ -63,6 +67,9 @@
 #define GW_RESULT_MAX 8192
 /* Longest input line the cookie stream buffers before handing it on. */
 #define GW_LINE_BUF_MAX (1u << 20)
+/* Longest wait of one HTTP binding poll: it ends earlier on the wake pipe
+ * (and stdin with --stdio); this bounds a stop signal's latency. */
+#define GW_HTTP_POLL_MS 1000
 /* tools/list pages followed per device (a loop guard). */
 #define GW_MAX_PAGES 64
 
@@ -74,11 +81,12 @@ struct gw_options {
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
-    /* --http: serve Streamable HTTP through the HTTP binding (instead of
-     * stdio) on this IPv4 address and port. */
+    /* --http: serve Streamable HTTP through the HTTP binding on this IPv4
+     * address and port; instead of stdio, or besides it with --stdio. */
     const char *http_addr;
     uint16_t http_port;
     bool http;
+    bool stdio; /* --stdio: stdio too (the default without --http) */
 };
 
 /* Bearer tokens (--token-env PRINCIPAL=VAR) and extra Origins
@@ -92,6 +100,7 @@ static emcp_http_bearer_list_t bearer_list = {bearers, 0};
 static const char *origins[GW_MAX_ORIGINS];
 static size_t norigins;
 static emcp_http_t http;
+static bool http_open; /* emcp_http_open succeeded: poll it */
 static volatile sig_atomic_t stop_requested;
 
 /* --allow PRINCIPAL=ITEM[,ITEM...]: which principals see which devices'
@@ -307,6 +316,9 @@ static char presence_filter[GW_TOPIC_MAX + 1];
 
 /* The line the binding is handling now is a tools/call (serving thread). */
 static bool current_is_call;
+/* The stdio host initialized a 2025-11-25 session (serving thread): list
+ * changes go to it as notifications/tools/list_changed lines. */
+static bool stdio_legacy;
 /* What the gateway itself answered for the running call, for its audit
  * line ("offline", "timeout", ...), or NULL (serving thread). */
 static const char *call_note;
@@ -322,6 +334,14 @@ static void gw_log(const char *fmt, ...)
     fprintf(stderr, GW_NAME ": %s\n", line);
 }
 
+/* Empties the wake pipe (non-blocking). */
+static void drain_wake_pipe(void)
+{
+    char drain[64];
+    while (read(wake_pipe[0], drain, sizeof drain) > 0) {
+    }
+}
+
 static void wake_server(void)
 {
     char b = 1;
@@ -334,7 +354,7 @@ static void usage(FILE *to, const char *prog)
     fprintf(to,
             "Usage: %s [options]\n"
             "\n"
-            "  One MCP server (stdio, or Streamable HTTP with --http) for every emcp device\n"
+            "  One MCP server (stdio, Streamable HTTP with --http, or both) for every emcp device\n"
             "  behind an MQTT 5 broker.\n"
             "  Devices are found by their retained presence ({prefix}/+/presence[/instance]),\n"
             "  their tools read with tools/list over MQTT and offered as DEVICE.TOOL. A call\n"
@@ -350,6 +370,9 @@ static void usage(FILE *to, const char *prog)
             "                       Origin checks, bearer tokens; ADDR is IPv4, 127.0.0.1\n"
             "                       when only :PORT or PORT is given; port 0: any free one.\n"
             "                       SIGINT or SIGTERM stops it.\n"
+            "  --stdio              with --http: serve stdio too, from the same process (one\n"
+            "                       broker connection, one tool table); end of input or\n"
+            "                       SIGINT/SIGTERM stops both\n"
             "  --token-env P=VAR    HTTP: accept 'Authorization: Bearer T' where T is the\n"
             "                       value of environment variable VAR, as principal P\n"
             "                       (repeatable, at most 16); with any, other requests get 401\n"
@@ -980,6 +1003,14 @@ static void apply_pending(void)
     pthread_mutex_unlock(&lock);
     if (changed) {
         (void)mcp_server_notify_list_changed(&server, MCP_LIST_TOOLS);
+        /* A 2025-11-25 stdio host has no listen stream: the notification
+         * goes to it as a line of its own. Written here, while the stdio
+         * binding waits for input (in_read), so it never splits a message of
+         * the binding's; 2025-11-25 lets a server send it at any time. */
+        if (stdio_legacy) {
+            static const char note[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n";
+            (void)fwrite(note, 1, sizeof note - 1, stdout);
+        }
         fflush(stdout);
     }
 }
@@ -1084,7 +1115,11 @@ static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user)
                               device, dtool, k ? k : "?");
                 free(k);
             } else {
-                rc = emcp_gw_relay_result(result, device, &j, res);
+                struct emcp_gw_relay_report lost;
+                rc = emcp_gw_relay_result(result, device, &j, res, &lost);
+                if (lost.lost[0] != '\0') {
+                    gw_log("the answer of device %s to %s was not passed on exactly: %s", device, dtool, lost.lost);
+                }
             }
         } else if (err >= 0) {
             call_note = "device_error";
@@ -1146,14 +1181,20 @@ struct gw_input {
     bool eof;
 };
 
-static void classify(const char *line, size_t len)
+/* Notes whether the message is a tools/call; @return whether it is an
+ * initialize (a 2025-11-25 session: 2026-07-28 has no initialize). */
+static bool classify(const char *line, size_t len)
 {
     struct emcp_gw_json j;
     current_is_call = false;
+    bool init = false;
     if (emcp_gw_json_parse(&j, line, len) == 0) {
-        current_is_call = emcp_gw_json_str_eq(&j, emcp_gw_json_get(&j, 0, "method"), "tools/call");
+        int m = emcp_gw_json_get(&j, 0, "method");
+        current_is_call = emcp_gw_json_str_eq(&j, m, "tools/call");
+        init = emcp_gw_json_str_eq(&j, m, "initialize");
     }
     emcp_gw_json_free(&j);
+    return init;
 }
 
 static ssize_t in_read(void *cookie, char *out, size_t size)
@@ -1171,7 +1212,9 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
         char *nl = memchr(in->buf, '\n', in->len);
         if (nl != NULL || (in->eof && in->len > 0) || in->len == GW_LINE_BUF_MAX) {
             size_t n = nl != NULL ? (size_t)(nl - in->buf) + 1 : in->len;
-            classify(in->buf, n);
+            if (classify(in->buf, n)) {
+                stdio_legacy = true;
+            }
             in->line_left = n;
             continue;
         }
@@ -1180,8 +1223,21 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
         }
         /* Waiting for the host: apply what the devices changed meanwhile. */
         apply_pending();
+        if (stop_requested) {
+            return 0; /* SIGINT or SIGTERM (--http with --stdio): end of input */
+        }
         struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
-        int pr = poll(fds, 2, -1);
+        /* With HTTP too: the HTTP binding waits, and its wait ends when stdin
+         * or the wake pipe is readable (its wake_fds), so both are served by
+         * this thread (the core's threading rule) without delay. */
+        int pr = poll(fds, 2, http_open ? 0 : -1);
+        if (pr == 0 && http_open) {
+            if (emcp_http_poll(&http, GW_HTTP_POLL_MS) != 0 && !stop_requested) {
+                gw_log("HTTP poll failed");
+                return -1;
+            }
+            continue;
+        }
         if (pr < 0) {
             if (errno == EINTR) {
                 continue;
@@ -1189,9 +1245,7 @@ static ssize_t in_read(void *cookie, char *out, size_t size)
             return -1;
         }
         if (fds[1].revents & POLLIN) {
-            char drain[64];
-            ssize_t r = read(wake_pipe[0], drain, sizeof drain);
-            (void)r;
+            drain_wake_pipe();
         }
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (in->cap - in->len < 4096 && in->cap < GW_LINE_BUF_MAX) {
@@ -1253,7 +1307,7 @@ static int serve_stdio(void)
 static void http_inspect(void *user, const uint8_t *body, size_t len)
 {
     (void)user;
-    classify((const char *)body, len);
+    (void)classify((const char *)body, len);
 }
 
 static void http_log(void *user, const char *line)
@@ -1268,10 +1322,8 @@ static void on_stop_signal(int sig)
     stop_requested = 1;
 }
 
-/* One thread, as the binding wants: between two polls (at most 50 ms apart)
- * the tools the devices brought are registered and list changes go to the
- * listen streams, so registration never overlaps mcp_server_handle. */
-static int serve_http(void)
+/* Opens the HTTP binding and installs the stop signals. */
+static int http_start(void)
 {
     emcp_http_config_t hc;
     memset(&hc, 0, sizeof hc);
@@ -1285,11 +1337,20 @@ static int serve_http(void)
     }
     hc.log = http_log;
     hc.inspect = http_inspect;
+    /* Legacy (2025-11-25) clients' GET stream: list changes reach them too. */
+    hc.legacy_stream = true;
+    /* The binding's wait ends as soon as the MQTT side has news (the wake
+     * pipe) or, with --stdio, the host wrote a line. */
+    hc.wake_fds[hc.wake_fds_len++] = wake_pipe[0];
+    if (opt.stdio) {
+        hc.wake_fds[hc.wake_fds_len++] = STDIN_FILENO;
+    }
     int rc = emcp_http_open(&http, &server, &hc);
     if (rc != 0) {
         gw_log("cannot serve HTTP on %s:%u (%d)", opt.http_addr, (unsigned)opt.http_port, rc);
         return rc;
     }
+    http_open = true;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -1297,16 +1358,45 @@ static int serve_http(void)
     sigaction(SIGTERM, &sa, NULL);
     gw_log("listening on http://%s:%u/mcp (%zu bearer token(s), %zu extra origin(s))", opt.http_addr,
            (unsigned)emcp_http_port(&http), bearer_list.len, norigins);
+    return 0;
+}
+
+/* One thread, as the binding wants: between two polls (a poll ends when the
+ * wake pipe is written) the tools the devices brought are registered and
+ * list changes go to the listen streams, so registration never overlaps
+ * mcp_server_handle. */
+static int serve_http(void)
+{
+    int rc = http_start();
+    if (rc != 0) {
+        return rc;
+    }
     while (!stop_requested) {
+        drain_wake_pipe(); /* before applying: a wake after it ends the next poll */
         apply_pending();
-        rc = emcp_http_poll(&http, 50);
+        rc = emcp_http_poll(&http, GW_HTTP_POLL_MS);
         if (rc != 0 && !stop_requested) {
             gw_log("HTTP poll failed (%d)", rc);
             break;
         }
     }
     emcp_http_close(&http);
+    http_open = false;
     return stop_requested ? 0 : rc;
+}
+
+/* --http with --stdio: the stdio binding's loop on this thread, and the
+ * HTTP binding polled while it waits for a line (in_read). */
+static int serve_both(void)
+{
+    int rc = http_start();
+    if (rc != 0) {
+        return rc;
+    }
+    rc = serve_stdio();
+    emcp_http_close(&http);
+    http_open = false;
+    return rc;
 }
 
 /* ---- Start-up -------------------------------------------------------------- */
@@ -1393,6 +1483,10 @@ static int parse_args(int argc, char **argv, const char *prog)
             return -1;
         }
         if (brc > 0) {
+            continue;
+        }
+        if (strcmp(a, "--stdio") == 0) {
+            opt.stdio = true;
             continue;
         }
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
@@ -1541,7 +1635,7 @@ static void initial_discovery(void)
     }
     pthread_mutex_unlock(&lock);
     gw_log("serving on %s: %d device(s) online, %d with their tools read (after %" PRIu64 " ms)",
-           opt.http ? "HTTP" : "stdio", online,
+           opt.http && opt.stdio ? "stdio and HTTP" : opt.http ? "HTTP" : "stdio", online,
            listed, now_ms() - start);
 }
 
@@ -1641,11 +1735,11 @@ int main(int argc, char **argv)
     initial_discovery();
     apply_pending();
 
-    int rc = opt.http ? serve_http() : serve_stdio();
+    int rc = opt.http && opt.stdio ? serve_both() : opt.http ? serve_http() : serve_stdio();
     /* Not destroyed: the discovery thread may still be publishing with it
      * until the process exits. */
     mqtt_stopping = true;
     mosquitto_disconnect_v5(mosq, 0, NULL);
-    gw_log("%s; stopped", opt.http ? "signalled" : "end of input");
+    gw_log("%s; stopped", stop_requested ? "signalled" : "end of input");
     return rc == 0 ? 0 : 1;
 }
