@@ -402,7 +402,8 @@ impl<'a> Server<'a> {
                 &req.doc,
                 req.param("protocolVersion"),
                 modern::Capabilities {
-                    list_changed: false,
+                    list_changed: info.flags & crate::limits::MCP_CTX_LEGACY_LIST_CHANGED != 0,
+                    subscribe: false,
                     logging: info.flags & envelope::MCP_CTX_LEGACY_LOG != 0,
                     ..caps
                 },
@@ -429,6 +430,7 @@ impl<'a> Server<'a> {
             resources: catalog && c.resource_count() > 0,
             completions: catalog && c.completion.is_some(),
             list_changed: catalog && can_listen && info.emit.is_some(),
+            subscribe: catalog && can_listen && info.emit.is_some(),
             logging: false,
         }
     }

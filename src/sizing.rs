@@ -86,6 +86,7 @@ impl Server<'_> {
             resources: catalog && c.resource_count() > 0,
             completions: catalog && c.completion.is_some(),
             list_changed: catalog,
+            subscribe: catalog,
             logging: false,
         };
         let info = &self.info;
@@ -125,8 +126,10 @@ impl Server<'_> {
             measure(|w| {
                 open(w, false)?;
                 let doc = Doc::new(b"");
+                // `false` is the longer: legacy never advertises subscribe.
                 let caps = modern::Capabilities {
                     list_changed: false,
+                    subscribe: false,
                     logging: true,
                     ..caps
                 };

@@ -1398,6 +1398,9 @@ static void handle_request(emcp_http_t *h, struct emcp_http_conn *c)
         if (takes_sse) {
             ctx.flags |= MCP_CTX_LEGACY_LOG; /* log messages reach the client */
         }
+        if (h->cfg.legacy_stream) {
+            ctx.flags |= MCP_CTX_LEGACY_LIST_CHANGED; /* its GET stream carries list changes */
+        }
         ctx.flags |= input_flags;
         if (input_flags != 0) {
             ctx.roundtrip = &h->inputs[input_slot].rt;

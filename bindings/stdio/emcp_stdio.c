@@ -75,6 +75,14 @@ void emcp_stdio_set_principal(const char *p)
     principal = (p != NULL && p[0] != '\0') ? p : principal_local;
 }
 
+/* mcp_request_ctx_t.flags the program adds to every request. */
+static uint32_t extra_flags;
+
+void emcp_stdio_set_ctx_flags(uint32_t flags)
+{
+    extra_flags = flags;
+}
+
 /* Repeated idempotency keys of this stream (one loop, so one table). */
 static mcp_dedup_t dedup;
 
@@ -272,7 +280,7 @@ static int drain(struct stdio_session *s)
         ctx.emit = emit_line;
         ctx.transport_context = s;
         ctx.listener = free_listener();
-        ctx.flags = s->client_caps;
+        ctx.flags = s->client_caps | extra_flags;
 #if EMCP_STDIO_ROUNDTRIP_MAX > 0
         if (mcp_roundtrip_waiting(&roundtrip) >= 0) {
             ctx.roundtrip = &roundtrip;

@@ -115,6 +115,15 @@ int emcp_stdio_serve(mcp_server_t *server, FILE *in, FILE *out, FILE *log);
 void emcp_stdio_set_principal(const char *principal);
 
 /**
+ * Adds @p flags (MCP_CTX_* bits) to the mcp_request_ctx_t.flags of every
+ * request emcp_stdio_serve() handles from then on; 0 adds none. A program
+ * that writes notifications/tools/list_changed lines itself (emcp-gateway)
+ * passes MCP_CTX_LEGACY_LIST_CHANGED, so a 2025-11-25 client's initialize
+ * is told that lists change.
+ */
+void emcp_stdio_set_ctx_flags(uint32_t flags);
+
+/**
  * emcp_stdio_serve() with the duplicate table made durable on @p store
  * (mcp_dedup_set_store, read once before the first message): a call of a
  * tool with an idempotency key that finished before a restart is answered

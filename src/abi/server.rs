@@ -50,6 +50,14 @@ pub const MCP_CTX_LEGACY_SAMPLING: u32 = 32;
 /// `roots/list` (`mcp_result_list_roots`).
 pub const MCP_CTX_LEGACY_ROOTS: u32 = 64;
 
+/// `mcp_request_ctx_t.flags`: the transport delivers
+/// `notifications/tools/list_changed` (and the catalog's) to this
+/// legacy-era client: a stdio session, or an HTTP session with its GET
+/// stream. `initialize` then advertises `listChanged: true`; without it
+/// `false`, as no legacy stream carries them. Ignored for a 2026-07-28
+/// request (its `subscriptions/listen` stream says so itself).
+pub const MCP_CTX_LEGACY_LIST_CHANGED: u32 = 128;
+
 /// `mcp_response_info_t.flags`: the response is the acknowledgement of a
 /// `subscriptions/listen` stream; keep the stream open (the listener is attached).
 pub const MCP_RESPONSE_LISTEN: u16 = 1;

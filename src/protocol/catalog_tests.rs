@@ -400,6 +400,29 @@ fn capabilities_follow_what_is_registered() {
             init["result"]["capabilities"]["resources"],
             json!({"subscribe":false,"listChanged":false})
         );
+        assert_eq!(
+            init["result"]["capabilities"]["tools"],
+            json!({"listChanged":false})
+        );
+        // A transport that delivers list changes to this legacy client says so.
+        let info = RequestInfo {
+            flags: crate::limits::MCP_CTX_LEGACY_LIST_CHANGED,
+            ..RequestInfo::default()
+        };
+        let req = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let mut out = vec![0u8; 2048];
+        let o = server(0)
+            .handle_with(&info, Exchange::default(), req.as_bytes(), &mut out)
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out[..o.len]).unwrap();
+        assert_eq!(
+            v["result"]["capabilities"]["tools"],
+            json!({"listChanged":true})
+        );
+        assert_eq!(
+            v["result"]["capabilities"]["resources"],
+            json!({"subscribe":false,"listChanged":true})
+        );
     }
 }
 

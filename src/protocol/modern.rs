@@ -14,9 +14,11 @@ pub struct Capabilities {
     pub resources: bool,
     /// A completion callback is set.
     pub completions: bool,
-    /// List changes (and resource updates) reach the client: a listen stream
-    /// can be opened on this transport.
+    /// List changes reach the client: a listen stream can be opened on this
+    /// transport (or, legacy, `MCP_CTX_LEGACY_LIST_CHANGED`).
     pub list_changed: bool,
+    /// Resource updates reach a subscriber (a listen stream).
+    pub subscribe: bool,
     /// Log messages reach the client (legacy `initialize` only, see
     /// `MCP_CTX_LEGACY_LOG`).
     pub logging: bool,
@@ -79,7 +81,7 @@ pub fn capabilities(w: &mut Writer<'_>, caps: Capabilities) -> Result<(), WriteE
         let _ = w.begin_object();
         if subscribe {
             let _ = w.key("subscribe");
-            let _ = w.bool(caps.list_changed);
+            let _ = w.bool(caps.subscribe);
         }
         let _ = w.key("listChanged");
         let _ = w.bool(caps.list_changed);

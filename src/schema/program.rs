@@ -121,6 +121,28 @@ pub(crate) fn bytes(p: &[u8], s: Span) -> &[u8] {
     p.get(s.start as usize..s.end as usize).unwrap_or(&[])
 }
 
+/// The keywords of the node record at `at`, read without the rest of the
+/// record (a filler that needs one keyword of a node).
+pub(crate) fn kws_of(p: &[u8], at: u16) -> impl Iterator<Item = PKw> + '_ {
+    let start = if at == NO_NODE {
+        p.len()
+    } else {
+        at as usize + 2
+    };
+    kws_at(p, start)
+}
+
+fn kws_at(p: &[u8], mut i: usize) -> impl Iterator<Item = PKw> + '_ {
+    core::iter::from_fn(move || {
+        let c = *p.get(i)?;
+        let kind = *KINDS.get((c as usize).checked_sub(1)?)?;
+        let len = u16_at(p, i + 1)? as usize;
+        let value = span(i + 3, len);
+        i += 3 + len;
+        Some(PKw { kind, value })
+    })
+}
+
 impl PNode {
     /// Reads the node record at `at`; `None` for [`NO_NODE`] or a record
     /// that does not fit the program.
@@ -168,15 +190,7 @@ impl PNode {
 
     /// The keywords, in the order the schema text has them.
     pub(crate) fn kws<'p>(&self, p: &'p [u8]) -> impl Iterator<Item = PKw> + use<'p> {
-        let mut i = self.kws;
-        core::iter::from_fn(move || {
-            let c = *p.get(i)?;
-            let kind = *KINDS.get((c as usize).checked_sub(1)?)?;
-            let len = u16_at(p, i + 1)? as usize;
-            let value = span(i + 3, len);
-            i += 3 + len;
-            Some(PKw { kind, value })
-        })
+        kws_at(p, self.kws)
     }
 
     /// The declared properties, in the order the schema text has them.

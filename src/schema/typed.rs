@@ -157,7 +157,7 @@ pub fn kind(prog: &[u8], at: u16) -> ArgKind {
 /// program keeps an `enum`; `None` when any element is not a string. A
 /// scan, not a parse: the program's values are JSON its schema's checker
 /// accepted.
-fn strings(arr: &[u8]) -> Option<impl Iterator<Item = &[u8]> + Clone> {
+fn strings(arr: &[u8]) -> Option<impl Iterator<Item = &[u8]>> {
     let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
     let trimmed = arr.strip_prefix(b"[")?;
     // Every element a string: each starts with a quote after `[` or `,`.
@@ -187,22 +187,25 @@ fn strings(arr: &[u8]) -> Option<impl Iterator<Item = &[u8]> + Clone> {
         }
         first = false;
     }
-    if !ok {
-        return None;
-    }
+    ok.then(|| elements(trimmed))
+}
+
+/// The strings of an array whose elements are all strings (as [`strings`]
+/// found at registration), without checking it again.
+fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut at = 0;
-    Some(core::iter::from_fn(move || {
-        while trimmed.get(at).is_some_and(|b| *b != b'"' && *b != b']') {
+    core::iter::from_fn(move || {
+        while arr.get(at).is_some_and(|b| *b != b'"' && *b != b']') {
             at += 1;
         }
-        if trimmed.get(at) != Some(&b'"') {
+        if arr.get(at) != Some(&b'"') {
             return None;
         }
-        let end = string_end(trimmed, at)?;
-        let inner = trimmed.get(at + 1..end - 1);
+        let end = string_end(arr, at)?;
+        let inner = arr.get(at + 1..end - 1);
         at = end;
         inner
-    }))
+    })
 }
 
 /// One past the closing quote of the string whose opening quote is at `i`.
@@ -363,12 +366,11 @@ pub fn fill(
     for (pr, s) in root.props(prog).zip(layout.slots) {
         let name = program::bytes(prog, pr.name);
         let sent = args.and_then(|a| doc.entries(a).find(|e| same_text(e.name, name)));
-        // The node is read only where the value needs it: a default, an
-        // enum's values (`check` matched `s.kind` to it at registration).
-        let node = || PNode::read(prog, pr.node);
+        // A keyword is read only where the value needs it: a default, an
+        // enum's values (`check` matched `s.kind` to the node).
         let kw = |k: KwKind| {
-            node()
-                .and_then(|n| n.kws(prog).find(|x| x.kind == k))
+            program::kws_of(prog, pr.node)
+                .find(|x| x.kind == k)
                 .map(|x| program::bytes(prog, x.value))
         };
         let raw = match sent {
@@ -400,9 +402,8 @@ pub fn fill(
             }
             MCP_ARG_ENUM => {
                 let inner = str_inner(raw);
-                let index = kw(KwKind::Enum)
-                    .and_then(strings)
-                    .and_then(|mut v| v.position(|v| same_text(v, inner)));
+                let index =
+                    kw(KwKind::Enum).and_then(|e| elements(e).position(|v| same_text(v, inner)));
                 put_int(dst, index.unwrap_or(0) as i64);
             }
             MCP_ARG_STR => {

@@ -508,6 +508,9 @@ def test_list_changed_reaches_the_stdio_client(gateway_bin, broker, fleet, mode)
         with anyio.fail_after(SESSION_S):
             async with Client(params, mode=mode, read_timeout_seconds=10, message_handler=on_message) as c:
                 assert c.protocol_version == (LEGACY if mode == "legacy" else MODERN)
+                if mode == "legacy":
+                    # initialize said lists change (MCP_CTX_LEGACY_LIST_CHANGED).
+                    assert c.server_capabilities.tools.list_changed is True
                 assert names(await c.list_tools()) == expected(DEVICES)
                 fleet.devices["gh-a"].kill()
                 if mode == "legacy":

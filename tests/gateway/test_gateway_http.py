@@ -427,6 +427,10 @@ def test_legacy_get_stream_rules(gateway_bin, broker, fleet):
         with urllib.request.urlopen(req, timeout=10) as r:
             sid = r.headers["Mcp-Session-Id"]
             assert r.status == 200 and sid
+            body = r.read().decode()
+        # initialize says lists change: this GET stream carries them.
+        init_result = json.loads(body[body.index("{"):body.rindex("}") + 1])["result"]
+        assert init_result["capabilities"]["tools"] == {"listChanged": True}, init_result
 
         def get(headers: dict[str, str]) -> http.client.HTTPResponse:
             conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)

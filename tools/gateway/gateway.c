@@ -1287,6 +1287,8 @@ static int serve_stdio(void)
         }
     }
     emcp_stdio_set_principal(stdio_principal);
+    /* List changes reach a legacy stdio client as lines this program writes. */
+    emcp_stdio_set_ctx_flags(MCP_CTX_LEGACY_LIST_CHANGED);
     struct gw_input input = {0};
     input.cap = 65536;
     input.buf = malloc(input.cap);
