@@ -58,11 +58,87 @@ fn as_built(t: Tool<'static>) -> Tool<'static> {
     let mut b = vec![0u8; 1 << 16];
     let n = emcp::registry::listing(&t, &mut b).expect("a fixture tool lists");
     let listing = std::str::from_utf8(leak(b, n)).expect("UTF-8");
+    let input = program(t.input_schema);
     Tool {
         listing: Some(listing),
-        input_program: Some(program(t.input_schema)),
+        input_program: Some(input),
         output_program: t.output_schema.map(program),
+        args: Some(layout(input)),
         ..t
+    }
+}
+
+/// A typed argument struct for `prog` as emcp-gen would declare it: each
+/// member as wide as its kind, aligned to 8, a presence flag after the
+/// members for each argument that may be absent.
+fn layout(prog: &'static [u8]) -> emcp::schema::typed::Layout<'static> {
+    use emcp::limits::*;
+    use emcp::schema::typed::{int_type, members, ArgKind, STR_SIZE};
+    let mut slots = Vec::new();
+    let mut at = 0usize;
+    for m in members(prog) {
+        let (size, kind) = match m.kind {
+            ArgKind::Bool => (1, MCP_ARG_BOOL),
+            ArgKind::Int { min, max } => (int_type(min, max).0, MCP_ARG_INT),
+            ArgKind::Number => (core::mem::size_of::<mcp_decimal_t>(), MCP_ARG_NUMBER),
+            ArgKind::Enum { .. } => (4, MCP_ARG_ENUM),
+            ArgKind::Str { .. } => (STR_SIZE, MCP_ARG_STR),
+            ArgKind::Json => (STR_SIZE, MCP_ARG_JSON),
+        };
+        slots.push(mcp_arg_slot_t {
+            offset: at as u16,
+            size: size as u16,
+            present: if m.always { MCP_ARG_ALWAYS } else { 0 },
+            kind,
+        });
+        at += size.div_ceil(8) * 8;
+    }
+    for s in slots.iter_mut().filter(|s| s.present != MCP_ARG_ALWAYS) {
+        s.present = at as u16;
+        at += 1;
+    }
+    emcp::schema::typed::Layout {
+        slots: Box::leak(slots.into_boxed_slice()),
+        size: at.max(1),
+    }
+}
+
+/// A built tool's typed struct, filled as `mcp_call_args` fills it: always
+/// possible for arguments the program accepted (the text area emcp-gen
+/// sizes suffices), and every integer member what the accessor reads.
+fn check_typed(call: &Call<'_>) {
+    let (Some(layout), Some(prog)) = (call.typed, call.input_program) else {
+        return;
+    };
+    let mut out = vec![0u8; layout.size];
+    let mut text = vec![0u8; emcp::schema::typed::text_len(prog)];
+    let filled = call.fill_args(&mut out, &mut text);
+    assert_eq!(filled, Some(Ok(())), "typed arguments not filled");
+    let members = emcp::schema::typed::members(prog);
+    for (m, s) in members.zip(layout.slots) {
+        let present = s.present == emcp::limits::MCP_ARG_ALWAYS || out[s.present as usize] == 1;
+        let name = std::str::from_utf8(m.name).unwrap_or("");
+        if name.contains(['\\', '.', '[']) {
+            continue; // the accessor's path syntax reads these otherwise
+        }
+        let sent_or_default = call.with_value(name, |_, _| Ok(())).is_ok();
+        assert_eq!(present, sent_or_default, "presence of {name}");
+        if let (emcp::schema::typed::ArgKind::Int { min, max }, true) = (m.kind, present) {
+            let read =
+                call.with_value(name, |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv));
+            let (at, n) = (s.offset as usize, s.size as usize);
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(&out[at..at + n]);
+            let mut v = i64::from_le_bytes(b);
+            if emcp::schema::typed::int_type(min, max).1 && n < 8 && b[n - 1] & 0x80 != 0 {
+                v -= 1i64 << (8 * n);
+            }
+            assert_eq!(
+                Ok(v),
+                read.map_err(|_| ()),
+                "typed {name} is not what the accessor reads"
+            );
+        }
     }
 }
 
@@ -144,6 +220,7 @@ pub fn server_with(built: bool) -> Server<'static> {
 /// callback sees. Returns the arguments span (None when absent).
 fn enter<'a>(call: &Call<'a>) -> Option<&'a RawValue> {
     CALLS.with(|c| c.set(c.get() + 1));
+    check_typed(call);
     LAST.with(|l| *l.borrow_mut() = call.name.to_string());
     let src = call.doc.src();
     let show = || String::from_utf8_lossy(src).into_owned();
