@@ -69,7 +69,7 @@ const PQC_SERVER_GROUPS = process.env.EMCP_PQC_SERVER_GROUPS || PQC_GROUP;
 const PQC_RELAY_GROUPS = process.env.EMCP_PQC_RELAY_GROUPS || PQC_GROUP;
 let certs;
 
-/** A P-256 certificate for 127.0.0.1 and its key (one per process), as tests/pqc/pqc_support.py makes it. */
+/** A P-256 certificate for localhost and 127.0.0.1 and its key (one per process), as tests/pqc/pqc_support.py makes it. */
 function pqcCert() {
   if (!certs) {
     const dir = mkdtempSync(join(tmpdir(), 'emcp-pqc-ts-'));
@@ -84,7 +84,7 @@ function pqcCert() {
   return certs;
 }
 
-/** Spawns `path args`; resolves with { proc, log(), exited, port } once its stderr matches `re`. */
+/** Spawns `path args`; resolves with { proc, log (its stderr so far), exited, port } once that matches `re`. */
 async function spawnListening(name, path, args, re) {
   const proc = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const p = { proc, log: '' };
