@@ -16,6 +16,7 @@
 set(EMCP_WOLFSSL_ROOT "" CACHE PATH "wolfSSL install prefix for EMCP_HTTP_TLS=wolfssl (empty: build it from the crates.io package wolfssl-sys through cmake/wolfssl)")
 set(EMCP_WOLFSSL_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/wolfssl-cargo" CACHE PATH "cargo's --target-dir for cmake/wolfssl (build directories may share it)")
 set(emcp_wolfssl_manifest "${CMAKE_CURRENT_LIST_DIR}/wolfssl/Cargo.toml")
+set(emcp_wolfssl_site "${CMAKE_CURRENT_LIST_DIR}/wolfssl/config.site")
 
 function(emcp_wolfssl_locate)
   if(TARGET emcp_wolfssl)
@@ -27,7 +28,25 @@ function(emcp_wolfssl_locate)
     message(STATUS "emcp: wolfSSL from the crates.io package wolfssl-sys (cargo run on cmake/wolfssl, "
                    "target dir ${EMCP_WOLFSSL_CARGO_TARGET_DIR}); the first build takes minutes")
     # cargo's progress goes to the terminal; stdout is the prefix alone.
-    execute_process(COMMAND "${EMCP_CARGO}" run --release --locked
+    # wolfSSL's configure reads cmake/wolfssl/config.site (pure ML-KEM-768,
+    # which no wolfssl-sys feature gives). wolfssl-sys's build script does not
+    # watch that variable or file, so a wolfSSL built with another site file
+    # (or before there was one) is cleaned first: the stamp holds the hash of
+    # the site file the build in this target directory was made with.
+    file(SHA256 "${emcp_wolfssl_site}" site_hash)
+    set(stamp "${EMCP_WOLFSSL_CARGO_TARGET_DIR}/emcp-config-site.sha256")
+    set(built_hash "")
+    if(EXISTS "${stamp}")
+      file(READ "${stamp}" built_hash)
+    endif()
+    if(NOT built_hash STREQUAL site_hash)
+      message(STATUS "emcp: cmake/wolfssl/config.site changed since wolfSSL was built here: rebuilding it")
+      execute_process(COMMAND "${EMCP_CARGO}" clean --release --quiet -p wolfssl-sys
+                              --manifest-path "${emcp_wolfssl_manifest}"
+                              --target-dir "${EMCP_WOLFSSL_CARGO_TARGET_DIR}")
+    endif()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "CONFIG_SITE=${emcp_wolfssl_site}"
+                            "${EMCP_CARGO}" run --release --locked
                             --manifest-path "${emcp_wolfssl_manifest}"
                             --target-dir "${EMCP_WOLFSSL_CARGO_TARGET_DIR}"
                     OUTPUT_VARIABLE root RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -36,6 +55,7 @@ function(emcp_wolfssl_locate)
                           "libtool and libclang-dev (apt-get install autoconf automake libtool libclang-dev), "
                           "or set EMCP_WOLFSSL_ROOT to an installed wolfSSL")
     endif()
+    file(WRITE "${stamp}" "${site_hash}")
   endif()
   if(NOT EXISTS "${root}/include/wolfssl/options.h" OR NOT EXISTS "${root}/lib/libwolfssl.a")
     message(FATAL_ERROR "emcp: no wolfSSL at '${root}' (wants include/wolfssl/options.h and lib/libwolfssl.a)")

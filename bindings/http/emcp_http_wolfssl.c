@@ -44,7 +44,7 @@ static const struct {
     {"SecP256r1MLKEM768", WOLFSSL_SECP256R1MLKEM768},
 #ifndef WOLFSSL_TLS_NO_MLKEM_STANDALONE
     /* Pure ML-KEM: wolfSSL's --enable-tls-mlkem-standalone, which the
-     * wolfssl-sys build does not give. */
+     * wolfssl-sys build gets from cmake/wolfssl/config.site. */
     {"ML-KEM-768", WOLFSSL_ML_KEM_768},
     {"MLKEM768", WOLFSSL_ML_KEM_768},
 #endif

@@ -116,7 +116,8 @@ static void usage(FILE *to, const char *prog)
 #ifdef GREENHOUSE_COREMQTT_WOLFSSL
             "  --tls-ca FILE        TLS 1.3 on wolfSSL: the broker's certificate must chain to FILE\n"
             "  --tls-groups G[:G]   key-exchange groups offered, the first with a key share: X25519,\n"
-            "                       X25519MLKEM768, SecP256r1MLKEM768, secp256r1 (default X25519MLKEM768)\n"
+            "                       X25519MLKEM768, SecP256r1MLKEM768, ML-KEM-768, secp256r1\n"
+            "                       (default X25519MLKEM768)\n"
             "  --tls-server-name N  name the certificate must carry, also the SNI (default the broker host)\n"
 #endif
             GREENHOUSE_POLICY_USAGE,

@@ -19,18 +19,36 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The groups by their names in the TLS registry, and wolfSSL's ids. */
+/* The groups by their names in the TLS registry (what --tls-groups takes and
+ * the log line says), wolfSSL's ids, and what wolfSSL_get_curve_name() says. */
 static const struct {
     const char *name;
     int id;
+    const char *wolfssl_name;
 } group_names[] = {
-    {"X25519", WOLFSSL_ECC_X25519},
-    {"secp256r1", WOLFSSL_ECC_SECP256R1},
+    {"X25519", WOLFSSL_ECC_X25519, "X25519"},
+    {"secp256r1", WOLFSSL_ECC_SECP256R1, "SECP256R1"},
 #ifdef WOLFSSL_HAVE_MLKEM
-    {"X25519MLKEM768", WOLFSSL_X25519MLKEM768},
-    {"SecP256r1MLKEM768", WOLFSSL_SECP256R1MLKEM768},
+    {"X25519MLKEM768", WOLFSSL_X25519MLKEM768, "X25519MLKEM768"},
+    {"SecP256r1MLKEM768", WOLFSSL_SECP256R1MLKEM768, "SecP256r1MLKEM768"},
+#ifndef WOLFSSL_TLS_NO_MLKEM_STANDALONE
+    /* pure ML-KEM (cmake/wolfssl/config.site) */
+    {"ML-KEM-768", WOLFSSL_ML_KEM_768, "ML_KEM_768"},
+#endif
 #endif
 };
+
+/* The registry's name of the group wolfSSL negotiated ("none" without one). */
+static const char *group_name(WOLFSSL *ssl)
+{
+    const char *w = wolfSSL_get_curve_name(ssl);
+    for (size_t i = 0; w != NULL && i < sizeof group_names / sizeof group_names[0]; i++) {
+        if (strcmp(group_names[i].wolfssl_name, w) == 0) {
+            return group_names[i].name;
+        }
+    }
+    return w != NULL ? w : "none";
+}
 
 static emcp_core_wolfssl_t *of(NetworkContext_t *nc)
 {
@@ -86,7 +104,7 @@ int emcp_core_wolfssl_init(emcp_core_wolfssl_t *t, const char **why)
         }
         if (i == sizeof group_names / sizeof group_names[0] || t->n_groups == EMCP_CORE_WOLFSSL_MAX_GROUPS) {
             *why = "a group this wolfSSL build does not offer (X25519, secp256r1, X25519MLKEM768, "
-                   "SecP256r1MLKEM768)";
+                   "SecP256r1MLKEM768, ML-KEM-768)";
             return -1;
         }
         t->group_ids[t->n_groups++] = group_names[i].id;
@@ -149,9 +167,8 @@ int emcp_core_wolfssl_connect(void *user, TransportInterface_t *transport)
         emcp_core_posix_disconnect(&t->net);
         return -1;
     }
-    const char *group = wolfSSL_get_curve_name(ssl);
     snprintf(line, sizeof line, "transport_wolfssl: %s with %s:%d, group %s, cipher %s", wolfSSL_get_version(ssl),
-             t->net.host, t->net.port, group != NULL ? group : "none", wolfSSL_get_cipher_name(ssl));
+             t->net.host, t->net.port, group_name(ssl), wolfSSL_get_cipher_name(ssl));
     log_line(t, line);
     t->ssl = ssl;
     transport->pNetworkContext = &t->net;

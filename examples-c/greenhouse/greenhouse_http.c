@@ -70,7 +70,7 @@ static void usage(FILE *to, const char *prog)
             "  --tls-cert/--tls-key  serve HTTPS with this PEM certificate and key\n"
             "  --tls-groups    the TLS 1.3 key-exchange groups accepted, ':'-separated, e.g.\n"
             "                  X25519MLKEM768 or X25519 (wolfSSL build: X25519, X25519MLKEM768,\n"
-            "                  SecP256r1MLKEM768, secp256r1; default: the TLS library's own)\n",
+            "                  SecP256r1MLKEM768, ML-KEM-768, secp256r1; default: the TLS library's own)\n",
             prog, MAX_TOKENS, EMCP_HTTP_MAX_CONNS);
 }
 

@@ -7,7 +7,7 @@
 # client emcp-pqc-relay and the test server emcp-pqc-terminator in build/pqc
 # under ASan/UBSan, then runs
 #  - tests/pqc: each group negotiated as configured (X25519, X25519MLKEM768,
-#    SecP256r1MLKEM768), a hybrid-only client refused by an X25519 server, a
+#    SecP256r1MLKEM768, pure ML-KEM-768), a hybrid-only client refused by an X25519 server, a
 #    silent fallback to X25519 detected, the same certificate check in every
 #    group;
 #  - tests/pqc/test_pqc_mqtt.py: greenhouse-mqtt through its wolfSSL client
@@ -26,9 +26,13 @@
 #    in X25519 and X25519MLKEM768, the group asserted, an X25519-only server
 #    caught, the hybrid ClientHello fragmented (scripts/lib/pqc_coap.sh
 #    builds it all in build/pqc-coap);
-#  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py)
-#    through the relay with X25519MLKEM768 negotiated, then X25519, every
+#  - the Python SDK tests of tests/http (test_sdk.py, test_sdk_catalog.py,
+#    and test_legacy_input.py on conformance-server: sampling, elicitation and
+#    logs) through the relay with X25519MLKEM768 negotiated, then X25519, every
 #    handshake's group asserted (EMCP_PQC_GROUP);
+#  - the TypeScript SDK's HTTP tests (tests/ts/http.test.mjs; Node 20's
+#    OpenSSL 3.0 has no ML-KEM) through the same relay, the same two groups,
+#    every handshake's group asserted;
 #  - tests/http/test_https.py against the wolfSSL engine (Python's own TLS);
 #  - scripts/pqc-report -n 50 --no-size --check-docs (the handshake figures,
 #    printed and held to docs/pqc.md's table; the thumbv7em cross build is
@@ -50,19 +54,21 @@ python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore 
 echo "65-pqc: configuring build/pqc (EMCP_HTTP_TLS=wolfssl; wolfSSL through cargo and wolfssl-sys)"
 nice -n 5 cmake -S . -B build/pqc -DEMCP_SANITIZE=ON -DEMCP_HTTP_TLS=wolfssl >/dev/null
 nice -n 5 cmake --build build/pqc -j"$(nproc)" --target greenhouse-http greenhouse-mqtt \
-  emcp-pqc-relay emcp-pqc-terminator emcp-pqc-dtls
+  emcp-pqc-relay emcp-pqc-terminator emcp-pqc-dtls conformance-server
 gh="$PWD/build/pqc/examples-c/greenhouse/greenhouse-http"
 ghm="$PWD/build/pqc/examples-c/greenhouse/greenhouse-mqtt"
 relay="$PWD/build/pqc/tests/pqc/emcp-pqc-relay"
 term="$PWD/build/pqc/tests/pqc/emcp-pqc-terminator"
 dtls="$PWD/build/pqc/tests/pqc/emcp-pqc-dtls"
-for b in "$gh" "$ghm" "$relay" "$term" "$dtls"; do
+conf="$PWD/build/pqc/tests/fixtures/conformance-server"
+for b in "$gh" "$ghm" "$relay" "$term" "$dtls" "$conf"; do
   [ -x "$b" ] || { echo "65-pqc: $b was not built" >&2; exit 1; }
 done
 nm "$gh" | grep ' T wolfSSL_read$' >/dev/null || { echo "65-pqc: $gh is not linked with wolfSSL" >&2; exit 1; }
 echo "65-pqc: built in $((SECONDS - t0)) s"
 
-export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term" EMCP_PQC_DTLS="$dtls"
+export GREENHOUSE_HTTP="$gh" GREENHOUSE_MQTT="$ghm" EMCP_PQC_RELAY="$relay" EMCP_PQC_TERMINATOR="$term" EMCP_PQC_DTLS="$dtls" \
+  CONFORMANCE_SERVER="$conf"
 
 # The firmware pairing, coreMQTT over a wolfSSL transport, needs a coreMQTT v5
 # checkout (no registry has coreMQTT): greenhouse-coremqtt-wolfssl
@@ -103,7 +109,14 @@ echo "65-pqc: tests/pqc (HTTP, MQTT, DTLS, CoAP with LIBCOAP_PATH: groups negoti
 for group in X25519MLKEM768 X25519; do
   echo "65-pqc: Python SDK tests through emcp-pqc-relay, $group negotiated and asserted"
   (cd tests/http && EMCP_PQC_GROUP="$group" timeout 300 python3 -m pytest -v -p no:cacheprovider \
-     test_sdk.py test_sdk_catalog.py)
+     test_sdk.py test_sdk_catalog.py test_legacy_input.py)
+done
+
+[ -d tests/ts/node_modules ] || (cd tests/ts && timeout 300 npm ci --no-audit --no-fund --loglevel=error)
+for group in X25519MLKEM768 X25519; do
+  echo "65-pqc: TypeScript SDK HTTP tests through emcp-pqc-relay, $group negotiated and asserted"
+  (cd tests/ts && EMCP_PQC_GROUP="$group" timeout 300 node --test --test-concurrency=1 --test-timeout=60000 \
+     --test-reporter=spec http.test.mjs)
 done
 
 echo "65-pqc: tests/http/test_https.py on the wolfSSL engine"

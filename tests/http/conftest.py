@@ -30,7 +30,7 @@ def greenhouse_http_bin() -> str:
 # emcp-pqc-relay (plain HTTP in, TLS 1.3 out); at teardown every handshake
 # the relay made must have negotiated that group.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pqc"))
-from pqc_support import RelayedServer, group_under_test, make_cert  # noqa: E402
+from pqc_support import RelayedServer, assert_relayed_in_group, group_under_test, make_cert  # noqa: E402
 
 PQC = group_under_test()
 
@@ -62,13 +62,7 @@ def start(greenhouse_http_bin: str, pqc_cert) -> Iterator:
         assert report_in(log) is None, log[-3000:]
         assert code == 0, f"greenhouse-http exited {code} after SIGTERM:\n{log[-3000:]}"
     for s in started if PQC else []:
-        shakes = s.relay.handshakes()
-        s.relay.cleanup()
-        assert shakes, "no TLS handshake went through the relay"
-        for h in shakes:
-            assert h.get("group") == PQC[2] and h["expect"] == "ok" and h["version"] == "TLSv1.3", \
-                f"negotiated {h}, wanted {PQC[2]}"
-        assert s.relay_rc == 0, f"emcp-pqc-relay exited {s.relay_rc}"
+        assert_relayed_in_group(s, PQC[2])
 
 
 @pytest.fixture

@@ -17,6 +17,9 @@ import time
 import pytest
 
 from http_support import LEGACY, Conn, HttpServer, binary, build
+from pqc_support import RelayedServer, assert_relayed_in_group, group_under_test
+
+PQC = group_under_test()
 
 INPUT_TIMEOUT_MS = 800
 MAX_INPUT_CALLS = 4  # EMCP_HTTP_MAX_INPUT_CALLS (emcp_http.h)
@@ -24,7 +27,7 @@ SSE_ACCEPT = "application/json, text/event-stream"
 
 
 @pytest.fixture
-def start_conformance():
+def start_conformance(pqc_cert):
     try:
         path = binary("conformance-server", "CONFORMANCE_SERVER", "build/tests/fixtures/conformance-server")
     except FileNotFoundError as e:
@@ -32,7 +35,10 @@ def start_conformance():
     started: list[HttpServer] = []
 
     def _start(*args: str) -> HttpServer:
-        s = HttpServer(path, "--input-timeout-ms", str(INPUT_TIMEOUT_MS), *args)
+        if PQC:  # the post-quantum profile (conftest.py): TLS with that group, through emcp-pqc-relay
+            s = RelayedServer(path, pqc_cert, *PQC, "--input-timeout-ms", str(INPUT_TIMEOUT_MS), *args)
+        else:
+            s = HttpServer(path, "--input-timeout-ms", str(INPUT_TIMEOUT_MS), *args)
         started.append(s)
         return s
 
@@ -43,6 +49,8 @@ def start_conformance():
         for marker in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
             assert marker not in log, log[-3000:]
         assert code == 0, f"conformance-server exited {code} after SIGTERM:\n{log[-3000:]}"
+    for s in started if PQC else []:
+        assert_relayed_in_group(s, PQC[2])
 
 
 @pytest.fixture

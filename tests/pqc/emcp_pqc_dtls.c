@@ -223,7 +223,7 @@ int main(int argc, char **argv)
             printf("Usage: emcp-pqc-dtls --cert CERT.pem --key KEY.pem --groups G[:G...] [--mtu BYTES] [--bench N]\n"
                    "  Test code of the post-quantum profile: N DTLS 1.3 handshakes (wolfSSL at both ends, UDP on\n"
                    "  loopback) with the key-exchange groups of --groups (X25519, X25519MLKEM768,\n"
-                   "  SecP256r1MLKEM768), datagrams of at most --mtu bytes (default 1200), the server's\n"
+                   "  SecP256r1MLKEM768, ML-KEM-768), datagrams of at most --mtu bytes (default 1200), the server's\n"
                    "  certificate (--cert, --key) checked against itself and the name localhost. Prints one\n"
                    "  line: group, mtu, median handshake time, the datagrams each side sent and their sizes,\n"
                    "  bytes each way, round trips. Exit 3 when the group negotiated is not the first of\n"

@@ -27,6 +27,7 @@ SHARES = {
     "X25519": (32, 32),
     "X25519MLKEM768": (1184 + 32, 1088 + 32),
     "SecP256r1MLKEM768": (65 + 1184, 65 + 1088),
+    "ML-KEM-768": (1184, 1088),
 }
 LINE_RE = re.compile(
     r"relay: conn=(\d+) (?:group=(\S+) version=(\S+) cipher=(\S+) handshake_us=(\d+) tx=(\d+) rx=(\d+) "
@@ -146,6 +147,18 @@ class RelayedServer:
         relay's report stays readable (handshakes) and its status in relay_rc."""
         self.relay_rc = self.relay.finish()
         return self.server.finish()
+
+
+def assert_relayed_in_group(s: RelayedServer, group: str) -> None:
+    """After s.finish(): every TLS handshake of the relay in front of s
+    negotiated `group` (TLS 1.3) and the relay exited 0 (3: another group)."""
+    shakes = s.relay.handshakes()
+    s.relay.cleanup()
+    assert shakes, "no TLS handshake went through the relay"
+    for h in shakes:
+        assert h.get("group") == group and h["expect"] == "ok" and h["version"] == "TLSv1.3", \
+            f"negotiated {h}, wanted {group}"
+    assert s.relay_rc == 0, f"emcp-pqc-relay exited {s.relay_rc}"
 
 
 def group_under_test() -> tuple[str, str, str] | None:

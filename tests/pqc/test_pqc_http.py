@@ -86,6 +86,21 @@ def test_group_negotiated_as_configured(servers, relays, cert, group):
         assert h["tx"] < SHARES["X25519MLKEM768"][0], f"no ML-KEM share was to be sent: {h}"
 
 
+def test_pure_mlkem_sends_no_classical_share(servers, relays, cert):
+    # ML-KEM-768 alone (no X25519 beside it): the same handshake as the
+    # hybrid's but for the 32-byte X25519 share in each direction.
+    tx = {}
+    for group in ("X25519MLKEM768", "ML-KEM-768"):
+        srv = servers(group)
+        relay = relays(srv.port, cert[0], group, group)
+        r = read_sensor(relay.port)
+        assert r is not None and r.status == 200 and relay.finish() == 0, relay.stderr()
+        [h] = relay.handshakes()
+        assert h["group"] == group, h
+        tx[group] = h["tx"]
+    assert tx["X25519MLKEM768"] - tx["ML-KEM-768"] == SHARES["X25519"][0], tx
+
+
 def test_hybrid_demanded_from_an_x25519_server_fails(servers, relays, cert):
     srv = servers("X25519")
     relay = relays(srv.port, cert[0], "X25519MLKEM768", "X25519MLKEM768")
@@ -140,9 +155,7 @@ def test_certificate_verification_is_the_same_in_every_group(servers, relays, ce
 
 @pytest.mark.parametrize("groups,why", [
     ("X448MLKEM1024", "is not a group this wolfSSL build offers"),
-    # Pure ML-KEM needs wolfSSL's --enable-tls-mlkem-standalone, which the
-    # crates.io wolfssl-sys 5.3.0 build does not turn on (docs/bindings/http.md).
-    ("ML-KEM-768", "is not a group this wolfSSL build offers"),
+    ("ML-KEM-1024", "is not a group this wolfSSL build offers"),
     ("", "tls_groups is empty"),
 ])
 def test_groups_the_build_lacks_are_refused(greenhouse_http_bin, cert, groups, why):

@@ -113,7 +113,9 @@ def chain(greenhouse_mqtt_bin, broker, cert, device):
             p.cleanup()
 
 
-@pytest.mark.parametrize("group", ["X25519", "X25519MLKEM768"])
+# The two groups of the profile, and the optional ones (the terminator, the
+# relay and coreMQTT's wolfSSL transport take them as well).
+@pytest.mark.parametrize("group", ["X25519", "X25519MLKEM768", "SecP256r1MLKEM768", "ML-KEM-768"])
 def test_tools_call_through_the_terminator(chain, broker, group):
     term, dev, gw = chain(os.environ.get("EMCP_PQC_TERMINATOR_GROUPS", group),
                           os.environ.get("EMCP_PQC_DEVICE_GROUPS", group), group)

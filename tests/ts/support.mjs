@@ -3,9 +3,10 @@
 // bounded timeouts, raw probes of the server's current behaviour, and the
 // model-visible text of a tools/call in either error form.
 
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 
@@ -32,6 +33,7 @@ function binary(env, rel) {
 
 export const stdioBin = () => binary('GREENHOUSE_STDIO', 'build/examples-c/greenhouse/greenhouse-stdio');
 export const httpBin = () => binary('GREENHOUSE_HTTP', 'build/examples-c/greenhouse/greenhouse-http');
+export const relayBin = () => binary('EMCP_PQC_RELAY', 'build/pqc/tests/pqc/emcp-pqc-relay');
 
 const SANITIZER_MARKERS = ['AddressSanitizer', 'LeakSanitizer', 'runtime error:'];
 
@@ -51,44 +53,124 @@ export function within(ms, what, promise) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** greenhouse-http on 127.0.0.1, port 0 (the kernel picks a free one). */
+/**
+ * The post-quantum profile (docs/pqc.md, scripts/test.d/65-pqc.sh): with
+ * EMCP_PQC_GROUP set (X25519MLKEM768, X25519, ...), greenhouse-http (built on
+ * wolfSSL, GREENHOUSE_HTTP) serves TLS 1.3 with that key-exchange group alone,
+ * and the SDK reaches it through emcp-pqc-relay (EMCP_PQC_RELAY), a wolfSSL
+ * client taking plain HTTP on a loopback port: Node 20's OpenSSL 3.0 has no
+ * ML-KEM. Every handshake the relay made must have negotiated the group.
+ */
+export const PQC_GROUP = process.env.EMCP_PQC_GROUP || '';
+// To see the group check fail, as in tests/pqc/pqc_support.py: a server of
+// other groups (EMCP_PQC_SERVER_GROUPS=X25519) and a relay offering more
+// (EMCP_PQC_RELAY_GROUPS=X25519MLKEM768:X25519) than the group expected.
+const PQC_SERVER_GROUPS = process.env.EMCP_PQC_SERVER_GROUPS || PQC_GROUP;
+const PQC_RELAY_GROUPS = process.env.EMCP_PQC_RELAY_GROUPS || PQC_GROUP;
+let certs;
+
+/** A P-256 certificate for localhost and 127.0.0.1 and its key (one per process), as tests/pqc/pqc_support.py makes it. */
+function pqcCert() {
+  if (!certs) {
+    const dir = mkdtempSync(join(tmpdir(), 'emcp-pqc-ts-'));
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+      '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    certs = { cert, key, dir };
+  }
+  return certs;
+}
+
+/** Spawns `path args`; resolves with { proc, log (its stderr so far), exited, port } once that matches `re`. */
+async function spawnListening(name, path, args, re) {
+  const proc = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = { proc, log: '' };
+  p.exited = new Promise((res) => proc.once('exit', (code, signal) => res({ code, signal })));
+  const port = new Promise((res, rej) => {
+    proc.stderr.on('data', (chunk) => {
+      p.log += chunk;
+      const m = re.exec(p.log);
+      if (m) res(Number(m[1]));
+    });
+    p.exited.then(({ code }) => rej(new Error(`${name} exited ${code} before listening:\n${p.log}`)));
+  });
+  try {
+    p.port = await within(SERVER_START_MS, `${name} start`, port);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    throw e;
+  }
+  return p;
+}
+
+/** SIGTERM, bounded wait (SIGKILL after it): { code, signal }. */
+async function terminate(name, p) {
+  if (p.proc.exitCode === null && p.proc.signalCode === null) p.proc.kill('SIGTERM');
+  try {
+    return await within(SERVER_STOP_MS, `${name} stop`, p.exited);
+  } catch (e) {
+    p.proc.kill('SIGKILL');
+    await p.exited;
+    throw e;
+  }
+}
+
+/** greenhouse-http on 127.0.0.1, port 0 (the kernel picks a free one); behind emcp-pqc-relay with EMCP_PQC_GROUP. */
 export class HttpServer {
   static async start(...args) {
     const s = new HttpServer();
-    s.proc = spawn(httpBin(), ['--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    s.log = '';
-    s.exited = new Promise((res) => s.proc.once('exit', (code, signal) => res({ code, signal })));
-    const port = new Promise((res, rej) => {
-      s.proc.stderr.on('data', (chunk) => {
-        s.log += chunk;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(s.log);
-        if (m) res(Number(m[1]));
-      });
-      s.exited.then(({ code }) => rej(new Error(`greenhouse-http exited ${code} before listening:\n${s.log}`)));
-    });
-    try {
-      s.port = await within(SERVER_START_MS, 'greenhouse-http start', port);
-    } catch (e) {
-      s.proc.kill('SIGKILL');
-      throw e;
+    if (!PQC_GROUP) {
+      s.server = await spawnListening('greenhouse-http', httpBin(), ['--listen', '127.0.0.1:0', ...args],
+        /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
+      s.port = s.server.port;
+    } else {
+      const { cert, key, dir } = pqcCert();
+      s.server = await spawnListening('greenhouse-http', httpBin(), ['--listen', '127.0.0.1:0',
+        '--tls-cert', cert, '--tls-key', key, '--tls-groups', PQC_SERVER_GROUPS, ...args],
+      /listening on https:\/\/127\.0\.0\.1:(\d+)\/mcp/);
+      s.report = join(dir, `relay-${s.server.port}.report`);
+      try {
+        s.relay = await spawnListening('emcp-pqc-relay', relayBin(), ['--connect', `127.0.0.1:${s.server.port}`,
+          '--ca', cert, '--groups', PQC_RELAY_GROUPS, '--expect-group', PQC_GROUP, '--report', s.report],
+        /listening on 127\.0\.0\.1:(\d+)/);
+      } catch (e) {
+        await terminate('greenhouse-http', s.server);
+        throw e;
+      }
+      s.port = s.relay.port;
     }
     s.url = `http://127.0.0.1:${s.port}/mcp`;
     return s;
   }
 
-  /** SIGTERM, bounded wait (SIGKILL after it); asserts a clean exit 0 and no sanitizer report. */
+  get log() {
+    return this.server.log;
+  }
+
+  /**
+   * Asserts a clean exit 0 and no sanitizer report; with EMCP_PQC_GROUP also
+   * that the relay made at least one handshake, every one TLS 1.3 in that
+   * group (its report: "relay: conn=N group=G version=V ... expect=ok"), and
+   * exited 0 (3 after another group, 4 after a failed handshake).
+   */
   async stop() {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGTERM');
-    let result;
-    try {
-      result = await within(SERVER_STOP_MS, 'greenhouse-http stop', this.exited);
-    } catch (e) {
-      this.proc.kill('SIGKILL');
-      await this.exited;
-      throw e;
+    // The relay first: a client may still open a connection as it closes.
+    const relay = this.relay ? await terminate('emcp-pqc-relay', this.relay) : null;
+    const result = await terminate('greenhouse-http', this.server);
+    assertNoSanitizerReport('greenhouse-http', this.server.log);
+    assert.equal(result.code, 0, `greenhouse-http exited ${result.code} (${result.signal}):\n${this.server.log.slice(-3000)}`);
+    if (relay) {
+      const lines = readFileSync(this.report, 'utf8').split('\n').filter((l) => l);
+      assert.ok(lines.length > 0, 'no TLS handshake went through emcp-pqc-relay');
+      for (const l of lines) {
+        const m = /^relay: conn=\d+ group=(\S+) version=(\S+) .* expect=(\S+)$/.exec(l);
+        assert.deepEqual(m && [m[1], m[2], m[3]], [PQC_GROUP, 'TLSv1.3', 'ok'], `negotiated: ${l}`);
+      }
+      assert.equal(relay.code, 0, `emcp-pqc-relay exited ${relay.code}:\n${this.relay.log.slice(-3000)}`);
     }
-    assertNoSanitizerReport('greenhouse-http', this.log);
-    assert.equal(result.code, 0, `greenhouse-http exited ${result.code} (${result.signal}):\n${this.log.slice(-3000)}`);
   }
 }
 
