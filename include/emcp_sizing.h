@@ -115,6 +115,11 @@ typedef struct mcp_usage_t {
    * `MCP_MIN_RESPONSE_CAP`.
    */
   size_t min_response_cap;
+  /**
+   * Bytes of program storage (`mcp_server_set_program_storage`) the tools
+   * compiled from texts use, and its size.
+   */
+  struct mcp_usage_pair_t programs;
 } mcp_usage_t;
 
 #ifdef __cplusplus

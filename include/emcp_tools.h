@@ -395,6 +395,34 @@ int mcp_server_add_tool(mcp_server_t *server,
                         void *user);
 
 /**
+ * Gives the server storage that tools from texts are compiled into. Each
+ * tool from texts registered afterwards (`mcp_server_add_tool` without a
+ * `listing`) is checked as always, then compiled here as `emcp-gen`
+ * builds a tool: its `tools/list` entry and its schemas' argument
+ * programs. Its calls then run the one interpreter of programs and
+ * `tools/list` copies its entry, as for a built tool; nothing is read from
+ * its texts again. A tool takes its entry's length plus its programs'
+ * (about the length of its schemas and description); `mcp_server_usage`
+ * reports the bytes used (`programs`). A tool that no longer fits is
+ * refused with -MCP_ENOSPC (`mcp_server_schema_error` says how much was
+ * left). Without storage, a tool from texts is validated from its text on
+ * every call, as before.
+ *
+ * @param server An initialised server, before the tools it is for are registered.
+ * @param mem    The storage (any alignment); the server writes it, so the
+ *               program must not touch it, and it must outlive the server.
+ * @param len    Bytes at `mem`.
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL `server` or `mem`, or `len` 0.
+ * @retval -MCP_EEXIST Storage was given already.
+ * @retval -MCP_ENOTSUP The library was built without `text-tools`
+ *         (built tools carry their programs).
+ *
+ * @pre `server` initialised; no `mcp_server_handle` call on it running.
+ */
+int mcp_server_set_program_storage(mcp_server_t *server, void *mem, size_t len);
+
+/**
  * Describes the last schema that `mcp_server_add_tool` refused, as
  * NUL-terminated text: which schema, the path of the offending keyword or
  * value in it, and what is wrong, e.g.

@@ -239,6 +239,11 @@ const ARGS_STALE: &str = "the typed argument layout is not its schema's: run emc
 const TEXT_TOOLS_OUT: &str = "this build takes built tools only: generate the tool with emcp-gen \
      (emcp_generate_tools), or build the library with the text-tools feature";
 
+/// The reason of a tool from texts that does not fit the program storage
+/// (the bytes that were left follow).
+#[cfg(feature = "text-tools")]
+const STORE_FULL: &str = "program storage full (mcp_server_set_program_storage): the tool's listing and programs need more than the bytes left, ";
+
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
 
@@ -260,6 +265,12 @@ impl LastSchemaError<'_> {
         #[cfg(not(feature = "text-tools"))]
         if self.error.reason == TEXT_TOOLS_OUT {
             m.push(TEXT_TOOLS_OUT);
+            return;
+        }
+        #[cfg(feature = "text-tools")]
+        if self.error.reason == STORE_FULL {
+            m.push(STORE_FULL);
+            m.push_uint(u64::from(self.seals.0));
             return;
         }
         if self.error.reason == TOOLS_FULL {
@@ -314,6 +325,13 @@ pub struct Registry<'a> {
     /// `max_result_len` counts): a high-water mark raised atomically by
     /// every call ([`crate::sync::raise`]), 4 bytes per tool slot.
     pub largest: [AtomicU32; MCP_MAX_TOOLS],
+    /// Caller storage that tools from texts are compiled into (their
+    /// listing and programs), what is left of it, and how much is used.
+    #[cfg(feature = "text-tools")]
+    pub(crate) store: Option<&'a mut [u8]>,
+    /// Bytes of [`Registry::store`] the compiled tools use.
+    #[cfg(feature = "text-tools")]
+    pub(crate) store_used: usize,
 }
 
 impl<'a> Registry<'a> {
@@ -327,7 +345,85 @@ impl<'a> Registry<'a> {
             rates: Rates::new(),
             on: crate::sync::Switches::new(),
             largest: [const { AtomicU32::new(0) }; MCP_MAX_TOOLS],
+            #[cfg(feature = "text-tools")]
+            store: None,
+            #[cfg(feature = "text-tools")]
+            store_used: 0,
         }
+    }
+
+    /// Gives the storage that tools from texts registered from now on are
+    /// compiled into (see [`Registry::compile_into_store`]). Given once.
+    #[cfg(feature = "text-tools")]
+    pub fn set_store(&mut self, store: &'a mut [u8]) -> Result<(), RegisterError> {
+        if self.store.is_some() || self.store_used != 0 {
+            return Err(RegisterError::Duplicate);
+        }
+        self.store = Some(store);
+        Ok(())
+    }
+
+    /// Bytes of program storage the compiled tools use, and the storage's
+    /// size (0, 0 without storage).
+    pub fn store_usage(&self) -> (usize, usize) {
+        #[cfg(feature = "text-tools")]
+        {
+            let left = self.store.as_ref().map_or(0, |b| b.len());
+            (self.store_used, self.store_used + left)
+        }
+        #[cfg(not(feature = "text-tools"))]
+        (0, 0)
+    }
+
+    /// A tool from texts compiled into the program storage, when the
+    /// caller gave some: its listing (what `tools/list` would write from
+    /// the texts) and its programs, so it is served as a built tool (one
+    /// interpreter, one listing path). `Ok(None)` without storage.
+    #[cfg(feature = "text-tools")]
+    fn compile_into_store(&mut self, tool: &Tool<'a>) -> Result<Option<Def<'a>>, RegisterError> {
+        let Some(buf) = self.store.take() else {
+            return Ok(None);
+        };
+        // Written where they go, then split off once all three fit.
+        let nl = listing(tool, buf).ok();
+        let ni = nl.and_then(|nl| schema::emit(tool.input_schema, buf.get_mut(nl..)?).ok());
+        let no = match (nl, ni, tool.output_schema) {
+            (Some(nl), Some(ni), Some(o)) => buf
+                .get_mut(nl + ni..)
+                .and_then(|rest| schema::emit(o, rest).ok())
+                .map(Some),
+            (_, _, None) => Some(None),
+            _ => None,
+        };
+        let (Some(nl), Some(ni), Some(no)) = (nl, ni, no) else {
+            let left = buf.len();
+            self.store = Some(buf);
+            self.last_error = Some(LastSchemaError {
+                error: SchemaError {
+                    kind: SchemaErrorKind::Full,
+                    reason: STORE_FULL,
+                    at: Span::default(),
+                    bound: None,
+                },
+                output: false,
+                text: "",
+                seals: (u32::try_from(left).unwrap_or(u32::MAX), 0),
+            });
+            return Err(RegisterError::Full);
+        };
+        let (l, rest) = buf.split_at_mut(nl);
+        let (i, rest) = rest.split_at_mut(ni);
+        let (o, rest) = rest.split_at_mut(no.unwrap_or(0));
+        self.store = Some(rest);
+        self.store_used += nl + ni + no.unwrap_or(0);
+        let (l, i, o): (&'a [u8], &'a [u8], &'a [u8]) = (l, i, o);
+        let listing = core::str::from_utf8(l).map_err(|_| RegisterError::BadDefinition)?;
+        Ok(Some(Def::Built {
+            listing,
+            input: i,
+            output: no.map(|_| o),
+            args: None,
+        }))
     }
 
     /// Records that tool `index` wrote a result of `len` bytes, keeping the
@@ -417,12 +513,15 @@ impl<'a> Registry<'a> {
             #[cfg(feature = "text-tools")]
             None => {
                 self.check_schemas(&tool, seal)?;
-                Def::Text {
-                    title: tool.title,
-                    description: tool.description,
-                    input_schema: tool.input_schema,
-                    output_schema: tool.output_schema,
-                    icons: tool.icons,
+                match self.compile_into_store(&tool)? {
+                    Some(built) => built,
+                    None => Def::Text {
+                        title: tool.title,
+                        description: tool.description,
+                        input_schema: tool.input_schema,
+                        output_schema: tool.output_schema,
+                        icons: tool.icons,
+                    },
                 }
             }
             #[cfg(not(feature = "text-tools"))]

@@ -1850,8 +1850,30 @@ mod tests {
                 .unwrap();
             String::from_utf8(out[..o.len].to_vec()).unwrap()
         };
+        // A tool from texts compiled into program storage at registration
+        // (mcp_server_set_program_storage): built, answering as its texts do.
+        #[cfg(feature = "text-tools")]
+        let stored = {
+            let mut s = server();
+            let store = std::boxed::Box::leak(std::vec![0u8; 4096].into_boxed_slice());
+            s.tools.set_store(store).unwrap();
+            s.add_tool(texts("rich")).unwrap();
+            assert!(matches!(
+                s.tools.find_by(|n| n == "rich").unwrap().def,
+                crate::registry::Def::Built { .. }
+            ));
+            let (used, cap) = s.tools.store_usage();
+            assert!(used > RICH.len() && cap == 4096, "{used} of {cap}");
+            s
+        };
+        #[cfg(not(feature = "text-tools"))]
+        let stored = server();
+        let stored_ok = cfg!(feature = "text-tools");
         let list = modern("1", "tools/list", "");
         assert_eq!(ask(&plain, &list), ask(&made, &list));
+        if stored_ok {
+            assert_eq!(ask(&plain, &list), ask(&stored, &list));
+        }
         let cases = [
             r#"{"percent":5}"#,
             r#"{"percent":5,"n":3}"#,
@@ -1879,6 +1901,9 @@ mod tests {
             );
             let (a, b) = (ask(&plain, &req), ask(&made, &req));
             assert_eq!(a, b, "{args}");
+            if stored_ok {
+                assert_eq!(a, ask(&stored, &req), "stored: {args}");
+            }
             refused += usize::from(a.contains(r#""isError":true"#));
             faults += usize::from(a.contains("does not match outputSchema"));
         }
@@ -1911,9 +1936,72 @@ mod tests {
         };
         let (a, b) = (ask_hdr(&plain), ask_hdr(&made));
         assert_eq!(a, b);
+        if stored_ok {
+            assert_eq!(a, ask_hdr(&stored));
+        }
         if cfg!(feature = "http") {
             assert_eq!(a.1, crate::limits::MCP_RPC_HEADER_MISMATCH, "{}", a.0);
         }
+    }
+
+    /// Program storage: a tool that does not fit is refused whole, saying
+    /// how much was left, and the next that fits is taken; storage is given
+    /// once.
+    #[cfg(feature = "text-tools")]
+    #[test]
+    fn program_storage_fills_and_says_so() {
+        let vent = |name| Tool {
+            max_result_len: 9,
+            ..Tool::new(name, VENT_SCHEMA, Handler::Rust(echo))
+        };
+        let small = |name| Tool {
+            annotations: crate::limits::MCP_TOOL_READ_ONLY,
+            ..Tool::new(name, "{\"type\":\"object\"}", Handler::Rust(echo))
+        };
+        // What each takes, measured in ample storage.
+        let need = |t: Tool<'static>| {
+            let mut s = server();
+            s.tools
+                .set_store(std::boxed::Box::leak(
+                    std::vec![0u8; 4096].into_boxed_slice(),
+                ))
+                .unwrap();
+            s.add_tool(t).unwrap();
+            s.tools.store_usage().0
+        };
+        let (big, little) = (need(vent("a")), need(small("c")));
+        assert!(big > little && little > 0, "{big} {little}");
+        let size = big + little;
+        let mut s = server();
+        let store = std::boxed::Box::leak(std::vec![0u8; size].into_boxed_slice());
+        s.tools.set_store(store).unwrap();
+        let other = std::boxed::Box::leak(std::vec![0u8; 8].into_boxed_slice());
+        assert_eq!(
+            s.tools.set_store(other),
+            Err(crate::registry::RegisterError::Duplicate)
+        );
+        let before = s.tools.len();
+        s.add_tool(vent("a")).unwrap();
+        assert_eq!(s.tools.store_usage(), (big, size));
+        assert_eq!(
+            s.add_tool(vent("b")),
+            Err(crate::registry::RegisterError::Full)
+        );
+        let mut m = crate::schema::MsgBuf::new();
+        s.tools.last_error.unwrap().describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            format!(
+                "program storage full (mcp_server_set_program_storage): the tool's listing and \
+                 programs need more than the bytes left, {}",
+                size - big
+            )
+        );
+        assert_eq!(s.tools.store_usage(), (big, size), "nothing taken");
+        assert_eq!(s.tools.len(), before + 1);
+        // A smaller tool still fits what is left.
+        s.add_tool(small("c")).unwrap();
+        assert_eq!(s.tools.store_usage(), (big + little, size));
     }
 
     /// The program, not the text, decides a call to a built tool: a program

@@ -367,6 +367,10 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
             rates: _,
             on: _,
             largest: _,
+            #[cfg(feature = "text-tools")]
+                store: _,
+            #[cfg(feature = "text-tools")]
+                store_used: _,
         } = &s.tools;
         let crate::policy::Rates { last: _ } = &s.tools.rates;
         let crate::catalog::Catalog {
@@ -395,6 +399,10 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         });
         fill(at!((*r).on.off), || AtomicBool::new(false));
         fill(at!((*r).largest), || AtomicU32::new(0));
+        #[cfg(feature = "text-tools")]
+        at!((*r).store).write(None);
+        #[cfg(feature = "text-tools")]
+        at!((*r).store_used).write(0);
         let c = at!((*s).catalog);
         fill(at!((*c).resources), || None);
         at!((*c).n_resources).write(0);

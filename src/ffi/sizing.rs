@@ -143,6 +143,9 @@ pub struct mcp_usage_t {
     /// `mcp_server_min_response_cap`: the largest of these, at least
     /// `MCP_MIN_RESPONSE_CAP`.
     pub min_response_cap: usize,
+    /// Bytes of program storage (`mcp_server_set_program_storage`) the tools
+    /// compiled from texts use, and its size.
+    pub programs: mcp_usage_pair_t,
 }
 
 /// Reports what the registrations use (see `mcp_usage_t`). Run it once on a
@@ -182,6 +185,10 @@ pub unsafe extern "C" fn mcp_server_usage(
         resources_list: sizes.resources_list,
         prompts_list: sizes.prompts_list,
         min_response_cap: sizes.min_response_cap(),
+        programs: {
+            let (used, capacity) = s.tools.store_usage();
+            pair(used, capacity)
+        },
     };
     0
 }

@@ -289,6 +289,56 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     }
 }
 
+/// Gives the server storage that tools from texts are compiled into. Each
+/// tool from texts registered afterwards (`mcp_server_add_tool` without a
+/// `listing`) is checked as always, then compiled here as `emcp-gen`
+/// builds a tool: its `tools/list` entry and its schemas' argument
+/// programs. Its calls then run the one interpreter of programs and
+/// `tools/list` copies its entry, as for a built tool; nothing is read from
+/// its texts again. A tool takes its entry's length plus its programs'
+/// (about the length of its schemas and description); `mcp_server_usage`
+/// reports the bytes used (`programs`). A tool that no longer fits is
+/// refused with -MCP_ENOSPC (`mcp_server_schema_error` says how much was
+/// left). Without storage, a tool from texts is validated from its text on
+/// every call, as before.
+///
+/// @param server An initialised server, before the tools it is for are registered.
+/// @param mem    The storage (any alignment); the server writes it, so the
+///               program must not touch it, and it must outlive the server.
+/// @param len    Bytes at `mem`.
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL `server` or `mem`, or `len` 0.
+/// @retval -MCP_EEXIST Storage was given already.
+/// @retval -MCP_ENOTSUP The library was built without `text-tools`
+///         (built tools carry their programs).
+///
+/// @pre `server` initialised; no `mcp_server_handle` call on it running.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_program_storage(
+    server: *mut mcp_server_t,
+    mem: *mut c_void,
+    len: usize,
+) -> c_int {
+    require_feature!("text-tools");
+    // SAFETY: `slot_mut` checks NULL and the magic word first.
+    let Some(slot) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if mem.is_null() || len == 0 {
+        return -MCP_EINVAL;
+    }
+    // SAFETY: the caller promises `len` writable bytes that outlive the
+    // server and that it does not touch.
+    let store = unsafe { core::slice::from_raw_parts_mut(mem.cast::<u8>(), len) };
+    #[cfg(feature = "text-tools")]
+    if slot.server.tools.set_store(store).is_err() {
+        return -MCP_EEXIST;
+    }
+    #[cfg(not(feature = "text-tools"))]
+    let _ = (slot, store);
+    0
+}
+
 /// Describes the last schema that `mcp_server_add_tool` refused, as
 /// NUL-terminated text: which schema, the path of the offending keyword or
 /// value in it, and what is wrong, e.g.

@@ -278,8 +278,72 @@ static void test_usage(void)
     /* One tool: the whole list is one page of it. */
     CHECK_INT(u.tools_list_all, u.tools_list);
 
+    /* No program storage was given. */
+    CHECK_INT(u.programs.used, 0);
+    CHECK_INT(u.programs.capacity, 0);
+
     CHECK_INT(mcp_server_usage(NULL, &u), -MCP_EINVAL);
     CHECK_INT(mcp_server_usage(&server, NULL), -MCP_EINVAL);
+}
+
+/* Program storage: tools from texts are compiled into it at registration;
+ * the usage says how much they take, a tool that does not fit is refused
+ * whole and says so, and the compiled tool answers as the text one does. */
+static void test_program_storage(void)
+{
+    static mcp_server_t s, probe;
+    static uint8_t store[1024], scratch[1024];
+    mcp_tool_t t = {
+        .name = "motor",
+        .description = "Drives the motor by a number of steps.",
+        .input_schema = MOTOR_SCHEMA,
+        .max_result_len = 400,
+    };
+    mcp_usage_t u;
+    /* What one motor takes, measured in ample storage. */
+    init_server(&probe, 0, MCP_CACHE_PRIVATE);
+    CHECK_INT(mcp_server_set_program_storage(&probe, scratch, sizeof scratch), 0);
+    CHECK_INT(mcp_server_add_tool(&probe, &t, motor, NULL), 0);
+    CHECK_INT(mcp_server_usage(&probe, &u), 0);
+    size_t first = u.programs.used;
+    /* Its tools/list entry (about 200 bytes) and its program. */
+    CHECK(first > sizeof MOTOR_SCHEMA && first < sizeof scratch);
+    CHECK_INT(u.programs.capacity, sizeof scratch);
+
+    /* Room for two and a half. */
+    size_t room = 2 * first + first / 2;
+    init_server(&s, 0, MCP_CACHE_PRIVATE);
+    CHECK_INT(mcp_server_set_program_storage(&s, NULL, 8), -MCP_EINVAL);
+    CHECK_INT(mcp_server_set_program_storage(&s, store, 0), -MCP_EINVAL);
+    CHECK_INT(mcp_server_set_program_storage(&s, store, room), 0);
+    CHECK_INT(mcp_server_set_program_storage(&s, store, room), -MCP_EEXIST);
+    CHECK_INT(mcp_server_add_tool(&s, &t, motor, NULL), 0);
+    /* The same tool twice more: the second fits, the third does not. */
+    t.name = "motor2";
+    CHECK_INT(mcp_server_add_tool(&s, &t, motor, NULL), 0);
+    t.name = "motor3";
+    CHECK_INT(mcp_server_add_tool(&s, &t, motor, NULL), -MCP_ENOSPC);
+    char why[200];
+    CHECK(mcp_server_schema_error(&s, why, sizeof why) > 0);
+    CHECK(strncmp(why, "program storage full (mcp_server_set_program_storage)", 53) == 0);
+    CHECK_INT(mcp_server_usage(&s, &u), 0);
+    CHECK_INT(u.programs.used, 2 * first + 1); /* "motor2" is a byte longer */
+    /* The compiled tool lists as the text one does (the same entry). */
+    static char text_entry[1024];
+    const char *v = NULL;
+    size_t vl = 0;
+    HANDLE(&server, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK(tj_lookup(R.text, R.len, "result>tools>0", &v, &vl) == 0 && vl < sizeof text_entry);
+    memcpy(text_entry, v, vl);
+    size_t text_len = vl;
+    HANDLE(&s, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    CHECK(tj_lookup(R.text, R.len, "result>tools>0", &v, &vl) == 0);
+    CHECK(vl == text_len && memcmp(v, text_entry, vl) == 0);
+    HANDLE(&s, NULL,
+           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"motor\","
+           "\"arguments\":{\"steps\":\"x\"}}}");
+    CHECK_AT("result>isError", "true");
+    CHECK_TEXT_AT("result>content>0>text", "steps: expected integer, got string", 35);
 }
 
 /* What each tool declares and the largest result it has written: motor has
@@ -308,6 +372,7 @@ int main(void)
     test_min_response_cap();
     test_usage();
     test_tool_usage();
+    test_program_storage();
     test_undeclared_actuator_refused();
     test_list_and_discover_say_how_much();
     test_over_declared_is_audited();
