@@ -150,6 +150,19 @@ pub fn server() -> Server<'static> {
 /// The fixed server, its tools built as emcp-gen builds them (`built`) or
 /// registered from their texts.
 pub fn server_with(built: bool) -> Server<'static> {
+    tools_into(new_server(), built)
+}
+
+/// The fixed server, its tools from texts compiled into program storage at
+/// registration (`mcp_server_set_program_storage`).
+pub fn server_stored() -> Server<'static> {
+    let mut s = new_server();
+    let store = Box::leak(vec![0u8; 1 << 16].into_boxed_slice());
+    s.tools.set_store(store).expect("program storage");
+    tools_into(s, false)
+}
+
+fn new_server() -> Server<'static> {
     let mut s = Server::new(ServerInfo {
         name: "fuzz",
         version: "1",
@@ -159,6 +172,10 @@ pub fn server_with(built: bool) -> Server<'static> {
         cache_public: false,
     });
     s.state_mac = StateMac::Key([0x5a; 64], 32);
+    s
+}
+
+fn tools_into(mut s: Server<'static>, built: bool) -> Server<'static> {
     let add =
         |s: &mut Server<'static>, t: Tool<'static>| s.add_tool(if built { as_built(t) } else { t });
     // Each tool that is not read-only declares the most its callback
@@ -636,6 +653,18 @@ thread_local! {
         add_catalog(&mut s);
         s
     }));
+    static SHARED_STORED: &'static Server<'static> = Box::leak(Box::new({
+        let mut s = server_stored();
+        add_catalog(&mut s);
+        s
+    }));
+}
+
+/// [`shared`] with its tools from texts compiled into program storage at
+/// registration: every request must be answered exactly as [`shared`]
+/// answers it.
+pub fn shared_stored() -> &'static Server<'static> {
+    SHARED_STORED.with(|s| *s)
 }
 
 /// [`shared`] with its tools built (listing and programs): every request

@@ -1,7 +1,9 @@
 //! Server::handle on arbitrary bytes, with the fixture server (tools with
 //! schemas, counting handlers that re-validate their arguments); and the
 //! same server with its tools built as emcp-gen builds them (listing and
-//! argument programs), which must answer every input byte for byte alike.
+//! argument programs), and with its tools from texts compiled into program
+//! storage at registration, which must answer every input byte for byte
+//! alike.
 use emcp::call::RequestInfo;
 
 /// One fuzz input.
@@ -21,4 +23,12 @@ pub fn run(data: &[u8]) {
         "callbacks ran otherwise: {}",
         String::from_utf8_lossy(data)
     );
+    let stored = crate::check::exchange(crate::fixture::shared_stored(), &info, data, 4096);
+    assert_eq!(
+        String::from_utf8_lossy(&text.response),
+        String::from_utf8_lossy(&stored.response),
+        "a tool compiled into program storage answers otherwise than from its texts: {}",
+        String::from_utf8_lossy(data)
+    );
+    assert_eq!(text.calls, stored.calls, "callbacks ran otherwise (stored)");
 }
