@@ -95,6 +95,13 @@
 #define MCP_ARG_JSON 6
 
 /**
+ * `mcp_arg_slot_t.kind`: an array with `maxItems` of booleans, integers,
+ * numbers, string enums or strings with `maxLength`: its elements, then
+ * their count (`uint8_t`, or `uint16_t` above 255 items).
+ */
+#define MCP_ARG_ARRAY 7
+
+/**
  * Opaque handle a tool callback receives for reading its arguments.
  */
 typedef struct mcp_call_t mcp_call_t;

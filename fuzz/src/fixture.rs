@@ -83,6 +83,15 @@ fn layout(prog: &'static [u8]) -> emcp::schema::typed::Layout<'static> {
             ArgKind::Number => (core::mem::size_of::<mcp_decimal_t>(), MCP_ARG_NUMBER),
             ArgKind::Enum { .. } => (4, MCP_ARG_ENUM),
             ArgKind::Str { .. } => (STR_SIZE, MCP_ARG_STR),
+            ArgKind::Array { max_items, item } => {
+                let elem =
+                    emcp::schema::typed::item_size(emcp::schema::typed::item_kind(prog, item))
+                        .expect("an array kind holds its elements in place");
+                (
+                    max_items as usize * elem + emcp::schema::typed::count_size(max_items),
+                    MCP_ARG_ARRAY,
+                )
+            }
             ArgKind::Json => (STR_SIZE, MCP_ARG_JSON),
         };
         slots.push(mcp_arg_slot_t {
@@ -123,6 +132,34 @@ fn check_typed(call: &Call<'_>) {
         }
         let sent_or_default = call.with_value(name, |_, _| Ok(())).is_ok();
         assert_eq!(present, sent_or_default, "presence of {name}");
+        if let (emcp::schema::typed::ArgKind::Array { max_items, item }, true) = (m.kind, present) {
+            // An array of integers: its count and elements are what the
+            // accessor reads at name[i].
+            if let emcp::schema::typed::ArgKind::Int { .. } =
+                emcp::schema::typed::item_kind(prog, item)
+            {
+                let elem =
+                    emcp::schema::typed::item_size(emcp::schema::typed::item_kind(prog, item))
+                        .unwrap();
+                let at = s.offset as usize;
+                let count = out[at + max_items as usize * elem] as usize;
+                for i in 0..max_items as usize {
+                    let read = call.with_value(&format!("{name}[{i}]"), |d, t| {
+                        d.as_i64(t).map_err(emcp::call::ArgError::Conv)
+                    });
+                    if i < count {
+                        let mut b = [0u8; 8];
+                        b[..elem].copy_from_slice(&out[at + i * elem..at + (i + 1) * elem]);
+                        assert_eq!(read.ok(), Some(i64::from_le_bytes(b)), "{name}[{i}]");
+                    } else {
+                        assert!(
+                            read.is_err() || i >= max_items as usize,
+                            "{name}[{i}] past the count"
+                        );
+                    }
+                }
+            }
+        }
         if let (emcp::schema::typed::ArgKind::Int { min, max }, true) = (m.kind, present) {
             let read =
                 call.with_value(name, |d, i| d.as_i64(i).map_err(emcp::call::ArgError::Conv));

@@ -56,6 +56,11 @@ pub struct mcp_decimal_t {
     pub exp10: i32,
 }
 
+/// `mcp_arg_slot_t.kind`: an array with `maxItems` of booleans, integers,
+/// numbers, string enums or strings with `maxLength`: its elements, then
+/// their count (`uint8_t`, or `uint16_t` above 255 items).
+pub const MCP_ARG_ARRAY: u8 = 7;
+
 /// Where one top-level argument of a built tool lands in its typed
 /// argument struct (`mcp_tool_t.args`, one per property of the input
 /// schema, in `properties` order), as `emcp-gen` writes it with `offsetof`

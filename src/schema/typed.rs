@@ -17,8 +17,8 @@ use super::program::{self, PNode, PProp};
 use super::ty;
 use super::validate::str_inner;
 use crate::abi::{
-    MCP_ARG_ALWAYS, MCP_ARG_BOOL, MCP_ARG_ENUM, MCP_ARG_INT, MCP_ARG_JSON, MCP_ARG_NUMBER,
-    MCP_ARG_STR, mcp_arg_slot_t, mcp_decimal_t,
+    MCP_ARG_ALWAYS, MCP_ARG_ARRAY, MCP_ARG_BOOL, MCP_ARG_ENUM, MCP_ARG_INT, MCP_ARG_JSON,
+    MCP_ARG_NUMBER, MCP_ARG_STR, mcp_arg_slot_t, mcp_decimal_t,
 };
 use crate::json::doc::{exact_int, plain_int};
 use crate::json::{Doc, Unescape};
@@ -51,6 +51,16 @@ pub enum ArgKind {
         /// The `maxLength`.
         max_len: u32,
     },
+    /// `"type":"array"` with `maxItems` (1 to 65,535) whose `items` are of
+    /// one of the kinds above but `Json` and arrays: the elements in place
+    /// ([`item_size`] bytes each; an enum as its index, `uint8_t` or
+    /// `uint16_t`), then their count (`uint8_t`, `uint16_t` above 255).
+    Array {
+        /// The `maxItems`.
+        max_items: u32,
+        /// The program offset of the `items` node.
+        item: u16,
+    },
     /// Anything else: an `mcp_str_t` of the value's JSON text as sent.
     Json,
 }
@@ -64,9 +74,28 @@ impl ArgKind {
             ArgKind::Number => MCP_ARG_NUMBER,
             ArgKind::Enum { .. } => MCP_ARG_ENUM,
             ArgKind::Str { .. } => MCP_ARG_STR,
+            ArgKind::Array { .. } => MCP_ARG_ARRAY,
             ArgKind::Json => MCP_ARG_JSON,
         }
     }
+}
+
+/// The bytes of one array element of kind `k`; `None` for a kind no array
+/// holds in place.
+pub fn item_size(k: ArgKind) -> Option<usize> {
+    match k {
+        ArgKind::Bool => Some(1),
+        ArgKind::Int { min, max } => Some(int_type(min, max).0),
+        ArgKind::Number => Some(core::mem::size_of::<mcp_decimal_t>()),
+        ArgKind::Enum { count } => Some(if count <= 256 { 1 } else { 2 }),
+        ArgKind::Str { .. } => Some(STR_SIZE),
+        ArgKind::Array { .. } | ArgKind::Json => None,
+    }
+}
+
+/// The bytes of an array's count: 1 up to 255 items, else 2.
+pub fn count_size(max_items: u32) -> usize {
+    if max_items <= 255 { 1 } else { 2 }
 }
 
 /// `sizeof(mcp_str_t)` on this target.
@@ -133,7 +162,40 @@ pub fn kind(prog: &[u8], at: u16) -> ArgKind {
     let Some(n) = PNode::read(prog, at) else {
         return ArgKind::Json;
     };
-    match shape(prog, &n) {
+    if n.types != ty::ARRAY {
+        return scalar_kind(prog, &n);
+    }
+    let max = n
+        .kws(prog)
+        .find(|x| x.kind == KwKind::MaxItems)
+        .and_then(|x| exact_int(program::bytes(prog, x.value)).ok());
+    let fits = |m: i64| (1..=0xFFFF).contains(&m) && item_size(item_kind(prog, n.items)).is_some();
+    match max {
+        Some(m) if n.items != program::NO_NODE && fits(m) => ArgKind::Array {
+            max_items: m as u32,
+            item: n.items,
+        },
+        _ => ArgKind::Json,
+    }
+}
+
+/// The `enum` values (as written) of an array's elements, whose node is at
+/// `item`, if they have one.
+pub fn item_enum(prog: &[u8], item: u16) -> Option<&[u8]> {
+    program::kws_of(prog, item)
+        .find(|x| x.kind == KwKind::Enum)
+        .map(|x| program::bytes(prog, x.value))
+}
+
+/// The kind of an array's elements, whose node is at `item`: never an
+/// array's (so a program cannot lead the reader round in circles).
+pub fn item_kind(prog: &[u8], item: u16) -> ArgKind {
+    PNode::read(prog, item).map_or(ArgKind::Json, |i| scalar_kind(prog, &i))
+}
+
+/// The kind of a node that is not an array's (an array is `Json` here).
+fn scalar_kind(prog: &[u8], n: &PNode) -> ArgKind {
+    match shape(prog, n) {
         ArgKind::Int { .. } => {
             let int = |k: KwKind| {
                 n.kws(prog)
@@ -269,6 +331,10 @@ pub fn text_len(prog: &[u8]) -> usize {
     members(prog)
         .map(|m| match m.kind {
             ArgKind::Str { max_len } => 4 * max_len as usize,
+            ArgKind::Array { max_items, item } => match item_kind(prog, item) {
+                ArgKind::Str { max_len } => max_items as usize * 4 * max_len as usize,
+                _ => 0,
+            },
             _ => 0,
         })
         .sum()
@@ -303,6 +369,7 @@ pub fn check(prog: &[u8], layout: &Layout<'_>) -> bool {
             MCP_ARG_INT | MCP_ARG_ENUM => matches!(size, 1 | 2 | 4 | 8),
             MCP_ARG_NUMBER => size == core::mem::size_of::<mcp_decimal_t>(),
             MCP_ARG_STR | MCP_ARG_JSON => size == STR_SIZE,
+            MCP_ARG_ARRAY => true, // its elements' size is the program's (`fits`, `fill`)
             _ => false,
         };
         if !(inside && size_ok) {
@@ -327,6 +394,8 @@ fn fits(prog: &[u8], pr: &PProp, s: &mcp_arg_slot_t) -> bool {
     let wide = match m.kind {
         ArgKind::Int { min, max } => size >= int_type(min, max).0,
         ArgKind::Enum { count } => size >= 4 || count as usize <= 1 << (8 * size),
+        ArgKind::Array { max_items, item } => item_size(item_kind(prog, item))
+            .is_some_and(|e| size >= max_items as usize * e + count_size(max_items)),
         _ => true,
     };
     wide && s.kind == m.kind.code() && (s.present != MCP_ARG_ALWAYS || m.always)
@@ -387,43 +456,92 @@ pub fn fill(
         let Some(dst) = out.get_mut(at..at + s.size as usize) else {
             continue;
         };
-        match s.kind {
-            MCP_ARG_BOOL => put_int(dst, i64::from(raw == b"true")),
-            MCP_ARG_INT => put_int(
-                dst,
-                plain_int(raw).or_else(|| exact_int(raw).ok()).unwrap_or(0),
-            ),
-            MCP_ARG_NUMBER => {
-                let (v, e) = crate::json::num::Dec::parse(raw).map_or((0, 0), |d| d.to_decimal());
-                let (value, exp10) = dst.split_at_mut(8.min(dst.len()));
-                copy(value, &v.to_ne_bytes());
-                let pad = core::mem::offset_of!(mcp_decimal_t, exp10) - 8;
-                copy(exp10.get_mut(pad..).unwrap_or(&mut []), &e.to_ne_bytes());
-            }
-            MCP_ARG_ENUM => {
-                let inner = str_inner(raw);
-                let index =
-                    kw(KwKind::Enum).and_then(|e| elements(e).position(|v| same_text(v, inner)));
-                put_int(dst, index.unwrap_or(0) as i64);
-            }
-            MCP_ARG_STR => {
-                let inner = str_inner(raw);
-                let span = if crate::json::has_byte(inner, b'\\') {
-                    let free = text.get_mut(used..).unwrap_or(&mut []);
-                    let mut n = 0;
-                    for b in Unescape::new(inner) {
-                        *free.get_mut(n).ok_or(FillError::Text)? = b;
-                        n += 1;
-                    }
-                    used += n;
-                    free.get(..n).unwrap_or(&[])
-                } else {
-                    inner
+        if s.kind == MCP_ARG_ARRAY {
+            // The elements in place, then their count; the element's kind
+            // and width are the program's `items`.
+            let Some(n) = PNode::read(prog, pr.node) else {
+                continue;
+            };
+            let max = kw(KwKind::MaxItems)
+                .and_then(|m| exact_int(m).ok())
+                .unwrap_or(0);
+            let ik = item_kind(prog, n.items);
+            let (Some(elem), Ok(max)) = (item_size(ik), usize::try_from(max)) else {
+                continue;
+            };
+            let values = program::kws_of(prog, n.items)
+                .find(|x| x.kind == KwKind::Enum)
+                .map(|x| program::bytes(prog, x.value));
+            let d = Doc::new(raw);
+            let mut count = 0;
+            for el in d.elements(d.root()).take(max) {
+                let Some(e) = dst.get_mut(count * elem..(count + 1) * elem) else {
+                    break;
                 };
-                put_span(dst, span);
+                put(ik.code(), e, d.raw(el), values, text, &mut used)?;
+                count += 1;
             }
-            _ => put_span(dst, raw),
+            let c = max * elem;
+            let width = count_size(max as u32);
+            put_int(dst.get_mut(c..c + width).unwrap_or(&mut []), count as i64);
+            continue;
         }
+        let values = if s.kind == MCP_ARG_ENUM {
+            kw(KwKind::Enum)
+        } else {
+            None
+        };
+        put(s.kind, dst, raw, values, text, &mut used)?;
+    }
+    Ok(())
+}
+
+/// Writes the value `raw` as a member of kind `code` into `dst`: escaped
+/// strings decoded into `text` from `used` on, an enum's index among
+/// `values`.
+fn put(
+    code: u8,
+    dst: &mut [u8],
+    raw: &[u8],
+    values: Option<&[u8]>,
+    text: &mut [u8],
+    used: &mut usize,
+) -> Result<(), FillError> {
+    match code {
+        MCP_ARG_BOOL => put_int(dst, i64::from(raw == b"true")),
+        MCP_ARG_INT => put_int(
+            dst,
+            plain_int(raw).or_else(|| exact_int(raw).ok()).unwrap_or(0),
+        ),
+        MCP_ARG_NUMBER => {
+            let (v, e) = crate::json::num::Dec::parse(raw).map_or((0, 0), |d| d.to_decimal());
+            let (value, exp10) = dst.split_at_mut(8.min(dst.len()));
+            copy(value, &v.to_ne_bytes());
+            let pad = core::mem::offset_of!(mcp_decimal_t, exp10) - 8;
+            copy(exp10.get_mut(pad..).unwrap_or(&mut []), &e.to_ne_bytes());
+        }
+        MCP_ARG_ENUM => {
+            let inner = str_inner(raw);
+            let index = values.and_then(|e| elements(e).position(|v| same_text(v, inner)));
+            put_int(dst, index.unwrap_or(0) as i64);
+        }
+        MCP_ARG_STR => {
+            let inner = str_inner(raw);
+            let span = if crate::json::has_byte(inner, b'\\') {
+                let free = text.get_mut(*used..).unwrap_or(&mut []);
+                let mut n = 0;
+                for b in Unescape::new(inner) {
+                    *free.get_mut(n).ok_or(FillError::Text)? = b;
+                    n += 1;
+                }
+                *used += n;
+                free.get(..n).unwrap_or(&[])
+            } else {
+                inner
+            };
+            put_span(dst, span);
+        }
+        _ => put_span(dst, raw),
     }
     Ok(())
 }
@@ -820,5 +938,70 @@ mod tests {
                 p[i] = old;
             }
         }
+    }
+
+    #[test]
+    fn arrays_with_max_items_are_filled_in_place() {
+        let schema = r#"{"type":"object","properties":{
+            "l":{"type":"array","maxItems":3,"items":{"type":"integer","minimum":0,"maximum":9}},
+            "s":{"type":"array","maxItems":2,"items":{"type":"string","maxLength":2}},
+            "e":{"type":"array","maxItems":2,"items":{"type":"string","enum":["x","y"]}},
+            "j":{"type":"array","items":{"type":"integer"}},
+            "n":{"type":"array","maxItems":2,"items":{"type":"array"}}}}"#;
+        let mut buf = [0u8; 1024];
+        let n = emit(schema, &mut buf).unwrap();
+        let p = &buf[..n];
+        let kinds: std::vec::Vec<ArgKind> = members(p).map(|m| m.kind).collect();
+        assert!(matches!(kinds[0], ArgKind::Array { max_items: 3, .. }));
+        assert!(matches!(kinds[1], ArgKind::Array { max_items: 2, .. }));
+        assert!(matches!(kinds[2], ArgKind::Array { max_items: 2, .. }));
+        assert_eq!(kinds[3], ArgKind::Json, "no maxItems");
+        assert_eq!(kinds[4], ArgKind::Json, "arrays of arrays");
+        assert_eq!(text_len(p), 2 * 4 * 2);
+        // l: 3 bytes and a count; s: two spans and a count; e: 2 and a count.
+        let (l, sz, e) = (0, 8, 8 + 2 * STR_SIZE + 8);
+        let j = e + 8;
+        let nn = j + STR_SIZE;
+        let size = nn + STR_SIZE + 8;
+        let slot = |offset: usize, size: usize, kind: u8| mcp_arg_slot_t {
+            offset: offset as u16,
+            size: size as u16,
+            present: (nn + STR_SIZE + (offset % 7)) as u16,
+            kind,
+        };
+        let slots = [
+            slot(l, 4, MCP_ARG_ARRAY),
+            slot(sz, 2 * STR_SIZE + 1, MCP_ARG_ARRAY),
+            slot(e, 3, MCP_ARG_ARRAY),
+            slot(j, STR_SIZE, MCP_ARG_JSON),
+            slot(nn, STR_SIZE, MCP_ARG_JSON),
+        ];
+        let layout = Layout {
+            slots: &slots,
+            size,
+        };
+        assert!(check(p, &layout));
+        let mut narrow = slots;
+        narrow[1].size = 2 * STR_SIZE as u16; // no room for the count
+        assert_eq!(
+            check(
+                p,
+                &Layout {
+                    slots: &narrow,
+                    size
+                }
+            ),
+            !cfg!(feature = "schema-check")
+        );
+        let args = br#"{"l":[1,2],"s":["a","\u0062c"],"e":["y"]}"#;
+        let doc = Doc::new(args);
+        let mut out = std::vec![0xAAu8; size];
+        let mut text = [0u8; 16];
+        assert_eq!(fill(p, &layout, &doc, Some(0), &mut out, &mut text), Ok(()));
+        assert_eq!(&out[l..l + 4], &[1, 2, 0, 2]);
+        assert_eq!(span(&out, sz, args, &text), b"a");
+        assert_eq!(span(&out, sz + STR_SIZE, args, &text), b"bc");
+        assert_eq!(out[sz + 2 * STR_SIZE], 2);
+        assert_eq!(&out[e..e + 3], &[1, 0, 1]);
     }
 }

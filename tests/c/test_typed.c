@@ -108,7 +108,8 @@ int main(void)
     /* Everything sent: escaped strings decoded, the object as its text. */
     call_gauge("{\"percent\":100,\"offset\":-300,\"count\":-9007199254740993,\"on\":true,"
                "\"ratio\":-2.5e-1,\"sensor\":\"rh\\u002d1\",\"label\":\"a\\u00e9\\n\","
-               "\"note\":\"n\\\"x\",\"where\":{\"a\": [1]},\"default\":false}");
+               "\"note\":\"n\\\"x\",\"where\":{\"a\": [1]},\"default\":false,\"steps\":[3,1],"
+               "\"tags\":[\"b\",\"a\"]}");
     CHECK_INT(ran, 1);
     CHECK_AT("result>content>0>text", "\"done\"");
     CHECK_INT(seen.percent, 100);
@@ -124,6 +125,11 @@ int main(void)
     CHECK(seen.has_where);
     CHECK_STR(where, "{\"a\": [1]}");
     CHECK(seen.has_default_ && !seen.default_);
+    /* Arrays with maxItems: the elements in place, then their count. */
+    CHECK(seen.has_steps && seen.steps.count == 2 && seen.steps.items[0] == 3 && seen.steps.items[1] == 1);
+    CHECK(sizeof seen.steps.items[0] == 1);
+    CHECK(seen.has_tags && seen.tags.count == 2 && seen.tags.items[0] == TYPED_GAUGE_TAGS_B &&
+          seen.tags.items[1] == TYPED_GAUGE_TAGS_A);
 
     /* The least: has_ flags clear, members zero, defaults filled in. */
     call_gauge("{\"percent\":0}");
@@ -135,6 +141,7 @@ int main(void)
     CHECK(!label_in_request); /* the default's escapes, decoded */
     CHECK(!seen.has_count && seen.count == 0);
     CHECK(!seen.has_on && !seen.has_ratio && !seen.has_note && !seen.has_where && !seen.has_default_);
+    CHECK(!seen.has_steps && seen.steps.count == 0 && !seen.has_tags);
     CHECK(seen.note.ptr == NULL && seen.where.len == 0);
 
     /* A plain string stays in the request; 1.0 is the integer 1. */
@@ -185,7 +192,7 @@ int main(void)
     CHECK_INT(ran, 1);
 
     /* Registration refuses layouts that do not fit the program, saying so. */
-    static mcp_arg_slot_t slots[10];
+    static mcp_arg_slot_t slots[12];
     char why[200];
     def = typed_tools[TYPED_TOOL_GAUGE];
     def.args = slots;
@@ -199,9 +206,9 @@ int main(void)
     slots[2].present = MCP_ARG_ALWAYS; /* count may be absent */
     CHECK_INT(mcp_server_add_tool(&other, &def, typed_gauge_call, NULL), -MCP_EINVAL);
     memcpy(slots, typed_tools[TYPED_TOOL_GAUGE].args, sizeof slots);
-    def.args_len = 9; /* one short */
+    def.args_len = 11; /* one short */
     CHECK_INT(mcp_server_add_tool(&other, &def, typed_gauge_call, NULL), -MCP_EINVAL);
-    def.args_len = 10;
+    def.args_len = 12;
     def.args_size = offsetof(struct typed_gauge_args, where); /* members outside */
     CHECK_INT(mcp_server_add_tool(&other, &def, typed_gauge_call, NULL), -MCP_EINVAL);
     def.args_size = sizeof(struct typed_gauge_args);

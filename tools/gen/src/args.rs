@@ -86,8 +86,10 @@ pub struct Member {
     pub c: String,
     pub kind: ArgKind,
     pub always: bool,
-    /// The enum's values, decoded (for `ArgKind::Enum`).
+    /// The enum's values, decoded (for `ArgKind::Enum`, or an array of them).
     pub values: Vec<String>,
+    /// An array's element kind (for `ArgKind::Array`).
+    pub item: Option<ArgKind>,
 }
 
 /// The members of the tool whose argument program is `prog`; an error
@@ -103,12 +105,24 @@ pub fn members(prog: &[u8]) -> Result<Vec<Member>, String> {
                 "inputSchema: properties.{name}: its C member name {c} is taken by another argument"
             ));
         }
+        let (item, values) = match m.kind {
+            ArgKind::Array { item, .. } => {
+                let k = typed::item_kind(prog, item);
+                (
+                    Some(k),
+                    typed::item_enum(prog, item)
+                        .map(|v| typed::enum_values(v).map(decoded).collect()),
+                )
+            }
+            _ => (None, None),
+        };
         out.push(Member {
-            values: typed::enum_values(m.values).map(decoded).collect(),
+            values: values.unwrap_or_else(|| typed::enum_values(m.values).map(decoded).collect()),
             name,
             c,
             kind: m.kind,
             always: m.always,
+            item,
         });
     }
     Ok(out)
@@ -140,7 +154,7 @@ pub fn declare(
     let up = format!("{prefix}_{c_name}").to_ascii_uppercase();
     let st = format!("{prefix}_{c_name}_args");
     for m in members {
-        if let ArgKind::Enum { .. } = m.kind {
+        if matches!(m.kind, ArgKind::Enum { .. }) || matches!(m.item, Some(ArgKind::Enum { .. })) {
             let _ = writeln!(h, "/** The values of {tool}'s argument \"{}\". */", m.name);
             let _ = writeln!(h, "enum {prefix}_{c_name}_{} {{", m.c);
             let mut used: Vec<String> = Vec::new();
@@ -171,7 +185,34 @@ pub fn declare(
         if !m.always {
             let _ = writeln!(h, "    bool has_{};", m.c);
         }
-        let (ty, note) = match m.kind {
+        let (ty, note) = match (m.kind, m.item) {
+            (ArgKind::Array { max_items, .. }, Some(item)) => {
+                let (ity, inote) = c_type(prefix, c_name, m, item, true);
+                let count = if typed::count_size(max_items) == 1 {
+                    "uint8_t"
+                } else {
+                    "uint16_t"
+                };
+                (
+                    format!(
+                        "struct {{\n        {ity} items[{max_items}];{inote}\n        {count} count;\n    }}"
+                    ),
+                    format!(" /* at most {max_items} */"),
+                )
+            }
+            (k, _) => c_type(prefix, c_name, m, k, false),
+        };
+        let _ = writeln!(h, "    {ty} {};{note}", m.c);
+    }
+    let _ = writeln!(h, "}};\n");
+    declare_rest(h, prefix, tool, c_name, members, text_len);
+}
+
+/// The C type of a member (or, `in_array`, of an array's element) of kind
+/// `k`, with a comment.
+fn c_type(prefix: &str, c_name: &str, m: &Member, k: ArgKind, in_array: bool) -> (String, String) {
+    {
+        match k {
             ArgKind::Bool => ("bool".to_string(), String::new()),
             ArgKind::Int { min, max } => {
                 let lo = if min == i64::MIN {
@@ -190,19 +231,33 @@ pub fn declare(
                 "mcp_decimal_t".to_string(),
                 " /* value x 10^exp10 */".to_string(),
             ),
+            ArgKind::Enum { count } if in_array => (
+                if count <= 256 { "uint8_t" } else { "uint16_t" }.to_string(),
+                format!(" /* enum {prefix}_{c_name}_{} */", m.c),
+            ),
             ArgKind::Enum { .. } => (format!("enum {prefix}_{c_name}_{}", m.c), String::new()),
             ArgKind::Str { max_len } => (
                 "mcp_str_t".to_string(),
                 format!(" /* decoded, at most {max_len} characters */"),
             ),
-            ArgKind::Json => (
+            ArgKind::Array { .. } | ArgKind::Json => (
                 "mcp_str_t".to_string(),
                 " /* its JSON text as sent */".to_string(),
             ),
-        };
-        let _ = writeln!(h, "    {ty} {};{note}", m.c);
+        }
     }
-    let _ = writeln!(h, "}};\n");
+}
+
+fn declare_rest(
+    h: &mut String,
+    prefix: &str,
+    tool: &str,
+    c_name: &str,
+    members: &[Member],
+    text_len: usize,
+) {
+    let up = format!("{prefix}_{c_name}").to_ascii_uppercase();
+    let st = format!("{prefix}_{c_name}_args");
     let _ = writeln!(
         h,
         "/** Bytes where {tool}'s escaped strings are decoded (4 per character of maxLength). */\n#define {up}_TEXT_LEN {text_len}\n"
@@ -246,6 +301,7 @@ pub fn define(c: &mut String, prefix: &str, c_name: &str, members: &[Member]) ->
             ArgKind::Number => "MCP_ARG_NUMBER",
             ArgKind::Enum { .. } => "MCP_ARG_ENUM",
             ArgKind::Str { .. } => "MCP_ARG_STR",
+            ArgKind::Array { .. } => "MCP_ARG_ARRAY",
             ArgKind::Json => "MCP_ARG_JSON",
         };
         let _ = writeln!(
