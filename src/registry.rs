@@ -9,10 +9,10 @@
 pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::json::{WriteError, Writer};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
-use crate::rate::Rates;
+use crate::rate::RateClaim;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
 use crate::sync::Critical;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.
 pub mod hints {
@@ -174,7 +174,8 @@ pub enum RegisterError {
     Schema(SchemaErrorKind),
     /// The name is taken.
     Duplicate,
-    /// `MCP_MAX_TOOLS` tools are registered ([`Registry::last_error`] says so).
+    /// Every tool slot is taken: the server's own `MCP_MAX_TOOLS` and any
+    /// given with [`Registry::set_storage`] ([`Registry::last_error`] says so).
     Full,
     /// The definition uses a part of the core this build left out (a
     /// principal list, rate limit or idempotency key without the `policy`
@@ -187,7 +188,8 @@ pub enum RegisterError {
 }
 
 /// The last schema refused by registration: what, where, and in which text.
-/// A full tool table is reported here too (`text` empty), so that every
+/// A full tool table is reported here too (`text` empty, `seals.0` the
+/// slots given with [`Registry::set_storage`]), so that every
 /// `-MCP_ENOSPC` says which limit to raise.
 #[derive(Clone, Copy, Debug)]
 pub struct LastSchemaError<'a> {
@@ -221,6 +223,16 @@ const TEXT_TOOLS_OUT: &str = "this build takes built tools only: generate the to
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
+/// The reason of the tool-table-full error of a server given slots of its
+/// caller ([`Registry::set_storage`]).
+const SLOTS_FULL: &str = "tool table full: give mcp_server_set_tool_storage more slots";
+
+/// Why [`Registry::set_storage`] refused the slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageError {
+    /// Tools already live in the slots given before: they cannot be moved.
+    InUse,
+}
 
 /// The reason of the undeclared-result error, whole within
 /// `MCP_MAX_ERROR_MESSAGE`: what is missing, why, and where to find the
@@ -247,6 +259,18 @@ impl LastSchemaError<'_> {
             m.push(" (");
             m.push_uint(MCP_MAX_TOOLS as u64);
             m.push(")");
+            return;
+        }
+        if self.error.reason == SLOTS_FULL {
+            // All of them, and where they come from.
+            m.push(SLOTS_FULL);
+            m.push(" (");
+            m.push_uint(MCP_MAX_TOOLS as u64 + u64::from(self.seals.0));
+            m.push(" slots: MCP_MAX_TOOLS ");
+            m.push_uint(MCP_MAX_TOOLS as u64);
+            m.push(" + ");
+            m.push_uint(u64::from(self.seals.0));
+            m.push(" given)");
             return;
         }
         if self.error.kind == SchemaErrorKind::Seal {
@@ -277,44 +301,151 @@ impl LastSchemaError<'_> {
     }
 }
 
-/// The fixed-capacity tool table (schemas stay in their text; see
+/// One tool slot: the tool and the state every call of it shares (its rate
+/// word, its largest result, its enabled switch). The server holds
+/// `MCP_MAX_TOOLS` of them; a program that needs more gives the server
+/// slots of its own ([`Registry::set_storage`], `mcp_server_set_tool_storage`),
+/// `MCP_TOOL_SLOT_SIZE` bytes each.
+pub struct ToolSlot<'a> {
+    /// The registered tool, or `None`.
+    pub(crate) entry: Option<Entry<'a>>,
+    /// The clock (mod 2^32) of the tool's last run, or
+    /// [`crate::rate::NEVER`]: its rate limit ([`crate::rate`]).
+    pub(crate) last: AtomicU32,
+    /// The largest result its callback has written, in bytes (what
+    /// `max_result_len` counts): a high-water mark raised atomically by
+    /// every call ([`crate::sync::raise`]).
+    pub(crate) largest: AtomicU32,
+    /// Disabled (not listed, not callable): a plain atomic load and store,
+    /// safe to flip while requests are served (Cortex-M0 has them).
+    pub(crate) off: AtomicBool,
+}
+
+impl ToolSlot<'_> {
+    /// An empty slot.
+    pub const fn new() -> Self {
+        ToolSlot {
+            entry: None,
+            last: AtomicU32::new(crate::rate::NEVER),
+            largest: AtomicU32::new(0),
+            off: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Default for ToolSlot<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The tool table: `MCP_MAX_TOOLS` slots of its own, then any the caller
+/// gives ([`Registry::set_storage`]); schemas stay in their text (see
 /// [`schema::Schema`]).
 pub struct Registry<'a> {
-    pub(crate) tools: [Option<Entry<'a>>; MCP_MAX_TOOLS],
+    /// The server's own slots.
+    pub(crate) tools: [ToolSlot<'a>; MCP_MAX_TOOLS],
+    /// The caller's slots, after the server's own (tool `MCP_MAX_TOOLS + i`
+    /// is in `more[i]`).
+    pub(crate) more: Option<&'a mut [ToolSlot<'a>]>,
     pub(crate) len: usize,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
     /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
     pub page_size: u32,
-    /// When each tool last ran, for rate limits.
-    pub rates: Rates,
-    /// Which tools are enabled (listed and callable).
-    pub on: crate::sync::Switches<MCP_MAX_TOOLS>,
-    /// The largest result each tool's callback has written, in bytes (what
-    /// `max_result_len` counts): a high-water mark raised atomically by
-    /// every call ([`crate::sync::raise`]), 4 bytes per tool slot.
-    pub largest: [AtomicU32; MCP_MAX_TOOLS],
 }
 
 impl<'a> Registry<'a> {
     /// An empty table.
     pub const fn new() -> Self {
         Registry {
-            tools: [None; MCP_MAX_TOOLS],
+            tools: [const { ToolSlot::new() }; MCP_MAX_TOOLS],
+            more: None,
             len: 0,
             last_error: None,
             page_size: 0,
-            rates: Rates::new(),
-            on: crate::sync::Switches::new(),
-            largest: [const { AtomicU32::new(0) }; MCP_MAX_TOOLS],
         }
+    }
+
+    /// Adds `slots` after the table's own `MCP_MAX_TOOLS`: the table then
+    /// holds `MCP_MAX_TOOLS + slots.len()` tools. The slots are emptied.
+    /// Slots given before are let go (replaced), unless a tool lives in
+    /// them ([`StorageError::InUse`]); tools in the table's own slots stay.
+    pub fn set_storage(&mut self, slots: &'a mut [ToolSlot<'a>]) -> Result<(), StorageError> {
+        if self.len > MCP_MAX_TOOLS {
+            return Err(StorageError::InUse);
+        }
+        for s in slots.iter_mut() {
+            *s = ToolSlot::new();
+        }
+        self.more = Some(slots);
+        Ok(())
+    }
+
+    /// Tools the table can hold: `MCP_MAX_TOOLS` and the slots given.
+    pub fn capacity(&self) -> usize {
+        MCP_MAX_TOOLS + self.more.as_deref().map_or(0, <[_]>::len)
+    }
+
+    /// Slot `index` (of the table's own, then of the caller's).
+    fn slot(&self, index: usize) -> Option<&ToolSlot<'a>> {
+        match index.checked_sub(MCP_MAX_TOOLS) {
+            None => self.tools.get(index),
+            Some(i) => self.more.as_deref()?.get(i),
+        }
+    }
+
+    /// Slot `index`, to register into.
+    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut ToolSlot<'a>> {
+        match index.checked_sub(MCP_MAX_TOOLS) {
+            None => self.tools.get_mut(index),
+            Some(i) => self.more.as_deref_mut()?.get_mut(i),
+        }
+    }
+
+    /// Whether tool `index` is listed and callable.
+    pub fn enabled(&self, index: usize) -> bool {
+        self.slot(index)
+            .is_some_and(|s| !s.off.load(Ordering::Relaxed))
+    }
+
+    /// Enables or disables tool `index`; returns whether the state changed.
+    /// Single atomic loads and stores: safe while requests are served.
+    pub fn set_enabled(&self, index: usize, on: bool) -> bool {
+        let Some(s) = self.slot(index) else {
+            return false;
+        };
+        let was_on = !s.off.load(Ordering::Relaxed);
+        s.off.store(!on, Ordering::Relaxed);
+        was_on != on
+    }
+
+    /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
+    /// run at `now_ms`, or `Err(ms until it may run)`. A query only: nothing
+    /// is claimed (see [`Registry::rate_claim`]).
+    pub fn rate_check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+        crate::rate::check(self.slot(index).map(|s| &s.last), interval_ms, now_ms)
+    }
+
+    /// Claims a run of tool `index` at `now_ms`, atomically
+    /// ([`crate::rate::claim`]): `Err(ms until it may run)` when the
+    /// interval has not passed, else `Ok` with the claim (`None` without a
+    /// limit, or beyond the table).
+    pub fn rate_claim(
+        &self,
+        index: usize,
+        interval_ms: u32,
+        now_ms: u64,
+        crit: Option<Critical>,
+    ) -> Result<Option<RateClaim<'_>>, u32> {
+        crate::rate::claim(self.slot(index).map(|s| &s.last), interval_ms, now_ms, crit)
     }
 
     /// Records that tool `index` wrote a result of `len` bytes, keeping the
     /// largest; safe from any number of concurrent calls (`crit` is used
     /// only on a target without compare-and-swap).
     pub(crate) fn record_result(&self, index: usize, len: usize, crit: Option<&Critical>) {
-        if let Some(word) = self.largest.get(index) {
+        if let Some(word) = self.slot(index).map(|s| &s.largest) {
             let len = u32::try_from(len).unwrap_or(u32::MAX);
             crate::sync::raise(word, len, crit);
         }
@@ -323,9 +454,8 @@ impl<'a> Registry<'a> {
     /// The largest result tool `index` has written so far, in bytes (0: none
     /// yet, or no such tool).
     pub fn largest_result(&self, index: usize) -> usize {
-        self.largest
-            .get(index)
-            .map_or(0, |w| w.load(Ordering::Relaxed) as usize)
+        self.slot(index)
+            .map_or(0, |s| s.largest.load(Ordering::Relaxed) as usize)
     }
 
     /// Adds `tool` at the end of the list. `seal` is its schemas' seal
@@ -374,17 +504,22 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::ResultLenUndeclared);
         }
-        if self.len >= MCP_MAX_TOOLS {
+        if self.len >= self.capacity() {
+            let more = self.capacity() - MCP_MAX_TOOLS;
             self.last_error = Some(LastSchemaError {
                 error: SchemaError {
                     kind: SchemaErrorKind::Full,
-                    reason: TOOLS_FULL,
+                    reason: if self.more.is_some() {
+                        SLOTS_FULL
+                    } else {
+                        TOOLS_FULL
+                    },
                     at: Span::default(),
                     bound: None,
                 },
                 output: false,
                 text: "",
-                seals: (0, 0),
+                seals: (u32::try_from(more).unwrap_or(u32::MAX), 0),
             });
             return Err(RegisterError::Full);
         }
@@ -428,8 +563,8 @@ impl<'a> Registry<'a> {
             handler: tool.handler,
             def,
         };
-        let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
-        *slot = Some(entry);
+        let slot = self.slot_mut(self.len).ok_or(RegisterError::Full)?;
+        slot.entry = Some(entry);
         self.len += 1;
         Ok(())
     }
@@ -527,7 +662,12 @@ impl<'a> Registry<'a> {
 
     /// Tools in registration order.
     pub fn iter(&self) -> impl Iterator<Item = &Entry<'a>> {
-        self.tools.iter().take(self.len).flatten()
+        let more: &[ToolSlot<'a>] = self.more.as_deref().unwrap_or(&[]);
+        self.tools
+            .iter()
+            .chain(more)
+            .take(self.len)
+            .filter_map(|s| s.entry.as_ref())
     }
 
     /// Number of registered tools.
@@ -790,5 +930,53 @@ mod tests {
             m.as_str(),
             format!("tool table full: raise MCP_MAX_TOOLS ({MCP_MAX_TOOLS})")
         );
+    }
+
+    /// Slots given by the caller extend the table past `MCP_MAX_TOOLS`:
+    /// every tool in them is listed in order, has its own switch, rate word
+    /// and largest result, and a full table names both limits.
+    #[test]
+    #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
+    fn caller_slots_extend_the_table() {
+        let mut r = Registry::new();
+        assert_eq!(r.capacity(), MCP_MAX_TOOLS);
+        let given: &'static mut [ToolSlot<'static>] =
+            std::vec::Vec::leak((0..300 - MCP_MAX_TOOLS).map(|_| ToolSlot::new()).collect());
+        let schema = "{\"type\":\"object\"}";
+        r.add(tool("own", schema), 0).unwrap();
+        r.set_storage(given).unwrap();
+        assert_eq!(r.capacity(), 300);
+        let names: Vec<String> = (1..300).map(|i| format!("t{i}")).collect();
+        for n in names {
+            r.add(tool(n.leak(), schema), 0).unwrap();
+        }
+        assert_eq!(r.len(), 300);
+        assert_eq!(r.iter().nth(299).map(|t| t.name), Some("t299"));
+        assert_eq!(r.position_by(|n| n == "t200").map(|(i, _)| i), Some(200));
+        assert_eq!(r.add(tool("one_more", schema), 0), Err(RegisterError::Full));
+        let mut m = MsgBuf::new();
+        r.last_error.unwrap().describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            format!(
+                "tool table full: give mcp_server_set_tool_storage more slots \
+                 (300 slots: MCP_MAX_TOOLS {MCP_MAX_TOOLS} + {} given)",
+                300 - MCP_MAX_TOOLS
+            )
+        );
+        // Per-slot state beyond the own slots, slot by slot.
+        assert!(r.set_enabled(250, false));
+        assert!(!r.enabled(250) && r.enabled(249) && r.enabled(251));
+        assert!(!r.enabled(300), "no such slot");
+        r.record_result(299, 77, None);
+        assert_eq!((r.largest_result(299), r.largest_result(298)), (77, 0));
+        r.rate_claim(260, 1000, 5000, None).unwrap().unwrap().keep();
+        assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
+        assert_eq!(r.rate_check(261, 1000, 5500), Ok(()));
+        // Tools live in the given slots: they cannot be taken away.
+        let other: &'static mut [ToolSlot<'static>] =
+            std::vec::Vec::leak((0..4).map(|_| ToolSlot::new()).collect());
+        assert_eq!(r.set_storage(other), Err(StorageError::InUse));
+        assert_eq!(r.capacity(), 300);
     }
 }

@@ -180,7 +180,8 @@ unsafe fn program<'a>(p: *const u8, len: usize) -> Result<Option<&'a [u8]>, ()> 
 ///         (`mcp_server_schema_error` names emcp-gen).
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
-/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+/// @retval -MCP_ENOSPC Every tool slot is taken (`MCP_MAX_TOOLS`, plus the
+///         slots given with `mcp_server_set_tool_storage`);
 ///         `mcp_server_schema_error` names the limit to raise. Schemas take
 ///         no server storage (they are read from the text on each call), so
 ///         no schema table can fill.
@@ -266,6 +267,101 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     }
 }
 
+/// Caller-owned storage for one more tool, e.g.
+/// `static mcp_tool_slot_t slots[284];` (see `mcp_server_set_tool_storage`).
+/// Its contents are private to the library; size and alignment are checked
+/// at compile time against the library's own layout.
+#[repr(C)]
+pub struct mcp_tool_slot_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_TOOL_SLOT_WORDS],
+}
+
+const _: () = assert!(
+    core::mem::size_of::<crate::registry::ToolSlot<'static>>()
+        <= core::mem::size_of::<mcp_tool_slot_t>()
+);
+const _: () = assert!(
+    core::mem::align_of::<crate::registry::ToolSlot<'static>>()
+        <= core::mem::align_of::<mcp_tool_slot_t>()
+);
+
+/// The most slots `mcp_server_set_tool_storage` takes: a tool's index must
+/// fit the duplicate table's tag (`crate::dedup`), 2^22 tools in all.
+const MAX_GIVEN_SLOTS: usize = (1 << 22) - MCP_MAX_TOOLS;
+
+/// Gives the server `count` more tool slots, after its own `MCP_MAX_TOOLS`:
+/// it then holds `MCP_MAX_TOOLS + count` tools, each slot with everything a
+/// tool has per slot (its enable switch, rate limit, largest result and
+/// duplicate-table tag), as safe to use from several threads as the
+/// server's own. Nothing is allocated: the program owns the slots, e.g.
+/// `static mcp_tool_slot_t slots[284];` (`MCP_TOOL_SLOT_SIZE` bytes each),
+/// or an array sized at start-up from a count it reads. Call it after
+/// `mcp_server_init`, before the tool that needs a slot beyond
+/// `MCP_MAX_TOOLS` is registered; `mcp_server_usage` reports the new
+/// capacity. A firmware that never calls it links none of it.
+///
+/// @param server The server (`mcp_server_init`).
+/// @param slots  `count` slots, aligned as `mcp_tool_slot_t` (8 bytes),
+///               used by nothing else and valid while the server is.
+///               Emptied here.
+/// @param count  How many: 1 to 4,194,304 - `MCP_MAX_TOOLS`.
+/// @retval 0 Success: slots given before (holding no tool) are let go.
+/// @retval -MCP_EINVAL NULL pointer or uninitialised server.
+/// @retval -MCP_EDOM `slots` is not aligned to 8 bytes (`_Alignof(mcp_tool_slot_t)`:
+///         a byte buffer cast to it, say).
+/// @retval -MCP_ENOBUFS `count` is 0.
+/// @retval -MCP_ERANGE `count` is above 4,194,304 - `MCP_MAX_TOOLS`.
+/// @retval -MCP_EEXIST Tools are registered in the slots given before; they
+///         cannot be moved (give the storage before registering them).
+///
+/// @pre `server` must have been initialised with `mcp_server_init`, with no
+/// other call on it running; `slots` must point to `count` writable
+/// `mcp_tool_slot_t` that outlive the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_tool_storage(
+    server: *mut mcp_server_t,
+    slots: *mut mcp_tool_slot_t,
+    count: usize,
+) -> c_int {
+    // SAFETY: `slot_mut` checks NULL and the magic word first; the caller
+    // promises no other call on the server runs.
+    let Some(s) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if slots.is_null() {
+        return -MCP_EINVAL;
+    }
+    if slots as usize % core::mem::align_of::<mcp_tool_slot_t>() != 0 {
+        return -MCP_EDOM;
+    }
+    if count == 0 {
+        return -MCP_ENOBUFS;
+    }
+    if count > MAX_GIVEN_SLOTS {
+        return -MCP_ERANGE;
+    }
+    if s.server.tools.len() > MCP_MAX_TOOLS {
+        return -MCP_EEXIST;
+    }
+    let first = slots.cast::<crate::registry::ToolSlot<'static>>();
+    // SAFETY: the caller promises `count` writable slots, aligned (checked
+    // above), each at least a ToolSlot in size (asserted at compile time) and
+    // outliving the server; each is written with an empty slot before the
+    // slice of them is formed, so the slice holds only valid values. A
+    // ToolSlot is no larger than an mcp_tool_slot_t, so `count` of them fit.
+    let given = unsafe {
+        for i in 0..count {
+            first.add(i).write(crate::registry::ToolSlot::new());
+        }
+        core::slice::from_raw_parts_mut(first, count)
+    };
+    match s.server.tools.set_storage(given) {
+        Ok(()) => 0,
+        Err(crate::registry::StorageError::InUse) => -MCP_EEXIST,
+    }
+}
+
 /// Describes the last schema that `mcp_server_add_tool` refused, as
 /// NUL-terminated text: which schema, the path of the offending keyword or
 /// value in it, and what is wrong, e.g.
@@ -274,6 +370,8 @@ pub unsafe extern "C" fn mcp_server_add_tool(
 /// `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
 /// `inputSchema: properties.a.type[1]: unknown type name at "int"`.
 /// A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`,
+/// or, with slots given: `tool table full: give mcp_server_set_tool_storage
+/// more slots (300 slots: MCP_MAX_TOOLS 16 + 284 given)`,
 /// and an undeclared result size: `max_result_len 0: a tool without
 /// readOnlyHint must declare the most bytes its result writes
 /// (mcp_server_tool_usage reports the largest written)`.
