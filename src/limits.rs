@@ -13,16 +13,16 @@ pub const MCP_MAX_JSON_TOKENS: usize = 128;
 pub const MCP_MAX_DEPTH: usize = 16;
 
 /// Tools a server holds in its own storage (`mcp_server_t`); registration
-/// beyond it returns `-MCP_ENOSPC`, unless the program gives the server more
-/// slots of its own (`mcp_server_set_tool_storage`, `MCP_TOOL_SLOT_SIZE`
-/// bytes each).
+/// beyond it returns `-MCP_ENOSPC`. A program that sizes its tool table at
+/// run time gives the server slots of its own instead
+/// (`mcp_server_set_tool_storage`, `MCP_TOOL_SLOT_SIZE` bytes each).
 pub const MCP_MAX_TOOLS: usize = 16;
 
 /// Size in bytes of one tool slot (`mcp_tool_slot_t`): a registered tool
 /// with its rate state, largest-result counter and enabled switch. The
 /// server holds `MCP_MAX_TOOLS` tools inside `MCP_SERVER_SIZE`; a program
-/// that needs more gives it an array of slots of its own
-/// (`mcp_server_set_tool_storage`). For the pointer width of the target, as
+/// that sizes its table at run time gives it an array of slots of its own
+/// instead (`mcp_server_set_tool_storage`). For the pointer width of the target, as
 /// `MCP_SERVER_SIZE` (checked at compile time against the library's layout).
 #[cfg(target_pointer_width = "64")]
 pub const MCP_TOOL_SLOT_SIZE: usize = 184;
@@ -117,8 +117,7 @@ pub const MCP_DEDUP_WORDS: usize =
     (32 + MCP_DEDUP_SLOTS * (24 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX)) / 8;
 
 /// Largest durable record (`mcp_store_t`): a 10-byte header (12 bytes for a
-/// tool beyond the 64th, in a table given more slots with
-/// `mcp_server_set_tool_storage`), the key, the result (at most
+/// tool beyond the 64th, in a table of more slots), the key, the result (at most
 /// `MCP_DEDUP_RESULT_MAX` bytes) and a 4-byte CRC-32.
 pub const MCP_STORE_RECORD_MAX: usize = 16 + MCP_DEDUP_KEY_MAX + MCP_DEDUP_RESULT_MAX;
 /// Bytes a store's log may reach before the core compacts it (rewrites it

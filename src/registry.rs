@@ -188,8 +188,8 @@ pub enum RegisterError {
 }
 
 /// The last schema refused by registration: what, where, and in which text.
-/// A full tool table is reported here too (`text` empty, `seals.0` the
-/// slots given with [`Registry::set_storage`]), so that every
+/// A full tool table is reported here too (`text` empty, `seals.0` its
+/// size), so that every
 /// `-MCP_ENOSPC` says which limit to raise.
 #[derive(Clone, Copy, Debug)]
 pub struct LastSchemaError<'a> {
@@ -223,15 +223,15 @@ const TEXT_TOOLS_OUT: &str = "this build takes built tools only: generate the to
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
-/// The reason of the tool-table-full error of a server given slots of its
+/// The reason of the tool-table-full error of a server given slots by its
 /// caller ([`Registry::set_storage`]).
 const SLOTS_FULL: &str = "tool table full: give mcp_server_set_tool_storage more slots";
 
 /// Why [`Registry::set_storage`] refused the slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StorageError {
-    /// Tools already live in the slots given before: they cannot be moved.
-    InUse,
+    /// Fewer slots than tools are registered.
+    TooSmall,
 }
 
 /// The reason of the undeclared-result error, whole within
@@ -243,7 +243,8 @@ const RESULT_UNDECLARED: &str = "max_result_len 0: a tool without readOnlyHint m
 impl LastSchemaError<'_> {
     /// The error as text: `inputSchema: properties.rpm.default: 9 is above
     /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
-    /// `tool table full: raise MCP_MAX_TOOLS (16)`.
+    /// `tool table full: raise MCP_MAX_TOOLS (16)`, `tool table full: give
+    /// mcp_server_set_tool_storage more slots (300)`.
     pub fn describe(&self, m: &mut MsgBuf) {
         if self.error.reason == RESULT_UNDECLARED {
             m.push(RESULT_UNDECLARED);
@@ -254,23 +255,12 @@ impl LastSchemaError<'_> {
             m.push(TEXT_TOOLS_OUT);
             return;
         }
-        if self.error.reason == TOOLS_FULL {
-            m.push(TOOLS_FULL);
+        if self.error.reason == TOOLS_FULL || self.error.reason == SLOTS_FULL {
+            // With the table's size, which `seals.0` carries.
+            m.push(self.error.reason);
             m.push(" (");
-            m.push_uint(MCP_MAX_TOOLS as u64);
-            m.push(")");
-            return;
-        }
-        if self.error.reason == SLOTS_FULL {
-            // All of them, and where they come from.
-            m.push(SLOTS_FULL);
-            m.push(" (");
-            m.push_uint(MCP_MAX_TOOLS as u64 + u64::from(self.seals.0));
-            m.push(" slots: MCP_MAX_TOOLS ");
-            m.push_uint(MCP_MAX_TOOLS as u64);
-            m.push(" + ");
             m.push_uint(u64::from(self.seals.0));
-            m.push(" given)");
+            m.push(")");
             return;
         }
         if self.error.kind == SchemaErrorKind::Seal {
@@ -303,9 +293,9 @@ impl LastSchemaError<'_> {
 
 /// One tool slot: the tool and the state every call of it shares (its rate
 /// word, its largest result, its enabled switch). The server holds
-/// `MCP_MAX_TOOLS` of them; a program that needs more gives the server
-/// slots of its own ([`Registry::set_storage`], `mcp_server_set_tool_storage`),
-/// `MCP_TOOL_SLOT_SIZE` bytes each.
+/// `MCP_MAX_TOOLS` of them; a program that needs another number gives the
+/// server slots of its own instead ([`Registry::set_storage`],
+/// `mcp_server_set_tool_storage`), `MCP_TOOL_SLOT_SIZE` bytes each.
 pub struct ToolSlot<'a> {
     /// The registered tool, or `None`.
     pub(crate) entry: Option<Entry<'a>>,
@@ -339,14 +329,13 @@ impl Default for ToolSlot<'_> {
     }
 }
 
-/// The tool table: `MCP_MAX_TOOLS` slots of its own, then any the caller
-/// gives ([`Registry::set_storage`]); schemas stay in their text (see
-/// [`schema::Schema`]).
+/// The tool table: `MCP_MAX_TOOLS` slots of its own, or the slots the
+/// caller gives instead ([`Registry::set_storage`]); schemas stay in their
+/// text (see [`schema::Schema`]).
 pub struct Registry<'a> {
     /// The server's own slots.
     pub(crate) tools: [ToolSlot<'a>; MCP_MAX_TOOLS],
-    /// The caller's slots, after the server's own (tool `MCP_MAX_TOOLS + i`
-    /// is in `more[i]`).
+    /// The caller's slots, used instead of the server's own when given.
     pub(crate) more: Option<&'a mut [ToolSlot<'a>]>,
     pub(crate) len: usize,
     /// The last schema registration refused, for diagnostics.
@@ -367,39 +356,53 @@ impl<'a> Registry<'a> {
         }
     }
 
-    /// Adds `slots` after the table's own `MCP_MAX_TOOLS`: the table then
-    /// holds `MCP_MAX_TOOLS + slots.len()` tools. The slots are emptied.
-    /// Slots given before are let go (replaced), unless a tool lives in
-    /// them ([`StorageError::InUse`]); tools in the table's own slots stay.
+    /// Uses `slots` instead of the table's own `MCP_MAX_TOOLS` (or of slots
+    /// given before): the table then holds `slots.len()` tools. The tools
+    /// registered so far move into them, with their switches, rate words
+    /// and largest results; the rest are emptied. Refused when fewer slots
+    /// than tools are registered ([`StorageError::TooSmall`]).
     pub fn set_storage(&mut self, slots: &'a mut [ToolSlot<'a>]) -> Result<(), StorageError> {
-        if self.len > MCP_MAX_TOOLS {
-            return Err(StorageError::InUse);
+        if slots.len() < self.len {
+            return Err(StorageError::TooSmall);
         }
-        for s in slots.iter_mut() {
+        let old = self.slots();
+        for (i, s) in slots.iter_mut().enumerate() {
             *s = ToolSlot::new();
+            if let Some(o) = old.get(i).filter(|_| i < self.len) {
+                s.entry = o.entry;
+                let word = |w: &AtomicU32| AtomicU32::new(w.load(Ordering::Relaxed));
+                s.last = word(&o.last);
+                s.largest = word(&o.largest);
+                s.off = AtomicBool::new(o.off.load(Ordering::Relaxed));
+            }
         }
         self.more = Some(slots);
         Ok(())
     }
 
-    /// Tools the table can hold: `MCP_MAX_TOOLS` and the slots given.
-    pub fn capacity(&self) -> usize {
-        MCP_MAX_TOOLS + self.more.as_deref().map_or(0, <[_]>::len)
+    /// The slots in use: the caller's when given, else the table's own.
+    fn slots(&self) -> &[ToolSlot<'a>] {
+        match &self.more {
+            Some(m) => m,
+            None => &self.tools,
+        }
     }
 
-    /// Slot `index` (of the table's own, then of the caller's).
+    /// Tools the table can hold: `MCP_MAX_TOOLS`, or the slots given.
+    pub fn capacity(&self) -> usize {
+        self.slots().len()
+    }
+
+    /// Slot `index`.
     fn slot(&self, index: usize) -> Option<&ToolSlot<'a>> {
-        match index.checked_sub(MCP_MAX_TOOLS) {
-            None => self.tools.get(index),
-            Some(i) => self.more.as_deref()?.get(i),
-        }
+        self.slots().get(index)
     }
 
     /// Slot `index`, to register into.
     pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut ToolSlot<'a>> {
-        match index.checked_sub(MCP_MAX_TOOLS) {
+        match &mut self.more {
+            Some(m) => m.get_mut(index),
             None => self.tools.get_mut(index),
-            Some(i) => self.more.as_deref_mut()?.get_mut(i),
         }
     }
 
@@ -505,7 +508,7 @@ impl<'a> Registry<'a> {
             return Err(RegisterError::ResultLenUndeclared);
         }
         if self.len >= self.capacity() {
-            let more = self.capacity() - MCP_MAX_TOOLS;
+            let size = self.capacity();
             self.last_error = Some(LastSchemaError {
                 error: SchemaError {
                     kind: SchemaErrorKind::Full,
@@ -519,7 +522,7 @@ impl<'a> Registry<'a> {
                 },
                 output: false,
                 text: "",
-                seals: (u32::try_from(more).unwrap_or(u32::MAX), 0),
+                seals: (u32::try_from(size).unwrap_or(u32::MAX), 0),
             });
             return Err(RegisterError::Full);
         }
@@ -662,10 +665,8 @@ impl<'a> Registry<'a> {
 
     /// Tools in registration order.
     pub fn iter(&self) -> impl Iterator<Item = &Entry<'a>> {
-        let more: &[ToolSlot<'a>] = self.more.as_deref().unwrap_or(&[]);
-        self.tools
+        self.slots()
             .iter()
-            .chain(more)
             .take(self.len)
             .filter_map(|s| s.entry.as_ref())
     }
@@ -932,21 +933,33 @@ mod tests {
         );
     }
 
-    /// Slots given by the caller extend the table past `MCP_MAX_TOOLS`:
-    /// every tool in them is listed in order, has its own switch, rate word
-    /// and largest result, and a full table names both limits.
+    /// Slots given by the caller replace the table's own: the tools
+    /// registered so far move into them with their state, every tool in
+    /// them is listed in order, has its own switch, rate word and largest
+    /// result, and a full table names the limit to raise.
     #[test]
     #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
-    fn caller_slots_extend_the_table() {
+    fn caller_slots_replace_the_table() {
+        let slots = |n: usize| -> &'static mut [ToolSlot<'static>] {
+            std::vec::Vec::leak((0..n).map(|_| ToolSlot::new()).collect())
+        };
         let mut r = Registry::new();
         assert_eq!(r.capacity(), MCP_MAX_TOOLS);
-        let given: &'static mut [ToolSlot<'static>] =
-            std::vec::Vec::leak((0..300 - MCP_MAX_TOOLS).map(|_| ToolSlot::new()).collect());
         let schema = "{\"type\":\"object\"}";
-        r.add(tool("own", schema), 0).unwrap();
-        r.set_storage(given).unwrap();
+        r.add(tool("t0", schema), 0).unwrap();
+        r.add(tool("t1", schema), 0).unwrap();
+        assert!(r.set_enabled(1, false));
+        r.record_result(0, 12, None);
+        r.rate_claim(0, 1000, 5000, None).unwrap().unwrap().keep();
+        assert_eq!(r.set_storage(slots(1)), Err(StorageError::TooSmall));
+        r.set_storage(slots(300)).unwrap();
         assert_eq!(r.capacity(), 300);
-        let names: Vec<String> = (1..300).map(|i| format!("t{i}")).collect();
+        // What the two tools had moved with them.
+        assert_eq!(r.iter().map(|t| t.name).collect::<Vec<_>>(), ["t0", "t1"]);
+        assert!(r.enabled(0) && !r.enabled(1));
+        assert_eq!(r.largest_result(0), 12);
+        assert_eq!(r.rate_check(0, 1000, 5500), Err(500));
+        let names: Vec<String> = (2..300).map(|i| format!("t{i}")).collect();
         for n in names {
             r.add(tool(n.leak(), schema), 0).unwrap();
         }
@@ -958,13 +971,9 @@ mod tests {
         r.last_error.unwrap().describe(&mut m);
         assert_eq!(
             m.as_str(),
-            format!(
-                "tool table full: give mcp_server_set_tool_storage more slots \
-                 (300 slots: MCP_MAX_TOOLS {MCP_MAX_TOOLS} + {} given)",
-                300 - MCP_MAX_TOOLS
-            )
+            "tool table full: give mcp_server_set_tool_storage more slots (300)"
         );
-        // Per-slot state beyond the own slots, slot by slot.
+        // Per-slot state far past the table's own slots, slot by slot.
         assert!(r.set_enabled(250, false));
         assert!(!r.enabled(250) && r.enabled(249) && r.enabled(251));
         assert!(!r.enabled(300), "no such slot");
@@ -973,10 +982,13 @@ mod tests {
         r.rate_claim(260, 1000, 5000, None).unwrap().unwrap().keep();
         assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
         assert_eq!(r.rate_check(261, 1000, 5500), Ok(()));
-        // Tools live in the given slots: they cannot be taken away.
-        let other: &'static mut [ToolSlot<'static>] =
-            std::vec::Vec::leak((0..4).map(|_| ToolSlot::new()).collect());
-        assert_eq!(r.set_storage(other), Err(StorageError::InUse));
-        assert_eq!(r.capacity(), 300);
+        // Moved again, into more slots: everything stays.
+        r.set_storage(slots(400)).unwrap();
+        assert_eq!((r.capacity(), r.len()), (400, 300));
+        assert!(!r.enabled(250) && !r.enabled(1));
+        assert_eq!(r.largest_result(299), 77);
+        assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
+        r.add(tool("one_more", schema), 0).unwrap();
+        assert_eq!(r.iter().nth(300).map(|t| t.name), Some("one_more"));
     }
 }

@@ -50,8 +50,8 @@ pub unsafe extern "C" fn mcp_server_min_response_cap(server: *const mcp_server_t
 pub struct mcp_usage_pair_t {
     /// Entries registered.
     pub used: usize,
-    /// The table's size (its `MCP_MAX_*` limit; for tools, with the slots
-    /// given with `mcp_server_set_tool_storage`).
+    /// The table's size (its `MCP_MAX_*` limit; for tools, the slots given
+    /// with `mcp_server_set_tool_storage` when they were).
     pub capacity: usize,
 }
 
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn mcp_server_tool_usage(
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct mcp_usage_t {
-    /// Tools (`MCP_MAX_TOOLS`, plus the slots given with
+    /// Tools (`MCP_MAX_TOOLS`, or the slots given with
     /// `mcp_server_set_tool_storage`).
     pub tools: mcp_usage_pair_t,
     /// Resources and templates (`MCP_MAX_RESOURCES`).

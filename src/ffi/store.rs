@@ -382,7 +382,7 @@ mod tests {
     }
 
     /// `server()` with its keyed tool at index `at`, after `at` read-only
-    /// tools, in a table given slots of the caller's beyond its own.
+    /// tools, in a table of slots the caller gives.
     fn server_with_act_at(at: usize) -> Server<'static> {
         let mut s = Server::new(ServerInfo {
             name: "s",

@@ -2,13 +2,14 @@
  * test_tool_storage: a tool table sized by the program
  * (mcp_server_set_tool_storage), through the public C API only.
  *
- * 300 tools: the server's own MCP_MAX_TOOLS slots and the rest in a static
- * array of mcp_tool_slot_t. Every tool is listed, page by page, in
- * registration order; tools far past the server's own slots are called,
- * disabled, rate limited and deduplicated (a keyed tool at index 290, whose
- * duplicate-table tag does not fit a byte) as the first ones are; the usage
- * reports count them; the 301st registration is -MCP_ENOSPC with a message
- * naming the limit; a misaligned, empty or NULL storage gets its own error.
+ * 300 tools in a static array of mcp_tool_slot_t, used instead of the
+ * server's own MCP_MAX_TOOLS slots (the first tools registered before it
+ * move into it). Every tool is listed, page by page, in registration order;
+ * tools far past MCP_MAX_TOOLS are called, disabled, rate limited and
+ * deduplicated (a keyed tool at index 290, whose duplicate-table tag does
+ * not fit a byte) as the first ones are; the usage reports count them; the
+ * 301st registration is -MCP_ENOSPC with a message naming the limit; a
+ * misaligned, too small or NULL storage gets its own error.
  * Built with the other C tests, so it runs under ASan/UBSan in the
  * sanitizer build (scripts/test.sh).
  */
@@ -23,7 +24,7 @@
 #define LIMITED 270
 #define OFF 250
 
-static mcp_tool_slot_t slots[N_TOOLS - MCP_MAX_TOOLS];
+static mcp_tool_slot_t slots[N_TOOLS];
 static char names[N_TOOLS + 1][8];
 static int runs[N_TOOLS];
 
@@ -162,23 +163,48 @@ static void test_storage_errors(void)
     CHECK_INT(mcp_server_set_tool_storage(&s, NULL, 2), -MCP_EINVAL);
     CHECK_INT(mcp_server_set_tool_storage(&s, (mcp_tool_slot_t *)(void *)(bytes + 4), 2), -MCP_EDOM);
     CHECK_INT(mcp_server_set_tool_storage(&s, few, 0), -MCP_ENOBUFS);
-    CHECK_INT(mcp_server_set_tool_storage(&s, few, (size_t)1 << 22), -MCP_ERANGE);
-    /* A byte buffer aligned to 8 and sized with MCP_TOOL_SLOT_SIZE is fine. */
-    CHECK_INT(mcp_server_set_tool_storage(&s, (mcp_tool_slot_t *)(void *)bytes, 4), 0);
-    mcp_usage_t u;
-    CHECK_INT(mcp_server_usage(&s, &u), 0);
-    CHECK_INT(u.tools.capacity, MCP_MAX_TOOLS + 4);
-    /* Replaced while no tool lives in it; then the tools past the own slots pin it. */
-    CHECK_INT(mcp_server_set_tool_storage(&s, few, 2), 0);
-    for (int i = 0; i < MCP_MAX_TOOLS + 2; i++) {
+    CHECK_INT(mcp_server_set_tool_storage(&s, few, ((size_t)1 << 22) + 1), -MCP_ERANGE);
+    /* Three tools in the server's own slots, one of them disabled. */
+    for (int i = 0; i < 3; i++) {
         snprintf(names[i], sizeof names[i], "t%03d", i);
         mcp_tool_t t = def(i);
         CHECK_INT(mcp_server_add_tool(&s, &t, index_tool, (void *)(intptr_t)i), 0);
     }
+    int en = mcp_server_enable(&s, MCP_LIST_TOOLS, names[1], false); /* the catalog feature's */
+    CHECK(en == 1 || en == -MCP_ENOTSUP);
+    /* Too few slots for them: refused, nothing changes. */
+    CHECK_INT(mcp_server_set_tool_storage(&s, few, 2), -MCP_ENOBUFS);
+    mcp_usage_t u;
+    CHECK_INT(mcp_server_usage(&s, &u), 0);
+    CHECK_INT(u.tools.capacity, MCP_MAX_TOOLS);
+    /* A byte buffer aligned to 8 and sized with MCP_TOOL_SLOT_SIZE: the
+     * tools move into it, the table holds 4. */
+    CHECK_INT(mcp_server_set_tool_storage(&s, (mcp_tool_slot_t *)(void *)bytes, 4), 0);
+    CHECK_INT(mcp_server_usage(&s, &u), 0);
+    CHECK_INT(u.tools.used, 3);
+    CHECK_INT(u.tools.capacity, 4);
+    int pages = 0;
+    char seen[64];
+    int listed = list_all(&s, seen, sizeof seen, &pages);
+    if (en == -MCP_ENOTSUP) {
+        CHECK_INT(listed, 3);
+        CHECK_STR(seen, "t000,t001,t002,");
+    } else {
+        CHECK_INT(listed, 2); /* t001 is still disabled */
+        CHECK_STR(seen, "t000,t002,");
+    }
+    call(&s, 2, "{}", 0, NULL);
+    CHECK_STR(text0(), "2");
+    snprintf(names[3], sizeof names[3], "t003");
+    mcp_tool_t t = def(3);
+    CHECK_INT(mcp_server_add_tool(&s, &t, index_tool, (void *)(intptr_t)3), 0);
     snprintf(names[N_TOOLS], sizeof names[N_TOOLS], "over");
-    mcp_tool_t t = def(N_TOOLS);
+    t = def(N_TOOLS);
     CHECK_INT(mcp_server_add_tool(&s, &t, index_tool, NULL), -MCP_ENOSPC);
-    CHECK_INT(mcp_server_set_tool_storage(&s, (mcp_tool_slot_t *)(void *)bytes, 4), -MCP_EEXIST);
+    char why[MCP_MAX_ERROR_MESSAGE + 1];
+    CHECK(mcp_server_schema_error(&s, why, sizeof why) > 0);
+    CHECK_STR(why, "tool table full: give mcp_server_set_tool_storage more slots (4)");
+    memset(runs, 0, sizeof runs);
 }
 
 static void test_300_tools(void)
@@ -202,9 +228,7 @@ static void test_300_tools(void)
     CHECK_INT(mcp_server_add_tool(&s, &over, index_tool, NULL), -MCP_ENOSPC);
     char why[MCP_MAX_ERROR_MESSAGE + 1];
     char expect[MCP_MAX_ERROR_MESSAGE + 1];
-    snprintf(expect, sizeof expect,
-             "tool table full: give mcp_server_set_tool_storage more slots (%d slots: MCP_MAX_TOOLS %d + %d given)",
-             N_TOOLS, (int)MCP_MAX_TOOLS, N_TOOLS - (int)MCP_MAX_TOOLS);
+    snprintf(expect, sizeof expect, "tool table full: give mcp_server_set_tool_storage more slots (%d)", N_TOOLS);
     CHECK(mcp_server_schema_error(&s, why, sizeof why) > 0);
     CHECK_STR(why, expect);
 

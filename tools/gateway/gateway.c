@@ -75,8 +75,8 @@ struct gw_options {
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
-    /* --max-tools: tools the core serves (its own MCP_MAX_TOOLS slots and
-     * the storage the gateway gives it, mcp_server_set_tool_storage). */
+    /* --max-tools: tools the core serves (the slots the gateway gives it,
+     * mcp_server_set_tool_storage). */
     unsigned max_tools;
     /* --http: serve Streamable HTTP through the HTTP binding (instead of
      * stdio) on this IPv4 address and port. */
@@ -374,7 +374,8 @@ static void usage(FILE *to, const char *prog)
             "                       before serving (default 3000)\n"
             "  --max-tools N        most tools served, all devices together (1-1024,\n"
             "                       default 1024; a greenhouse device has 2); the core's\n"
-            "                       table is sized for N at start-up (about 184 bytes each)\n"
+            "                       table is sized for N at start-up (MCP_TOOL_SLOT_SIZE,\n"
+            "                       184 bytes, each)\n"
             "\n"
             "The broker (the MQTT binding's options, as greenhouse-mqtt takes them):\n"
             EMCP_MQTT_MOSQ_USAGE
@@ -1623,18 +1624,14 @@ int main(int argc, char **argv)
         gw_log("cannot initialise the MCP server");
         return 1;
     }
-    /* The core's tool table: its own MCP_MAX_TOOLS slots, then storage
-     * sized here for --max-tools (allocated once, owned by the gateway for
-     * its whole run; the core allocates nothing). */
-    size_t own = mcp_build_limit("MCP_MAX_TOOLS");
-    if (opt.max_tools > own) {
-        size_t more = opt.max_tools - own;
-        mcp_tool_slot_t *slots = calloc(more, sizeof *slots);
-        int src = slots != NULL ? mcp_server_set_tool_storage(&server, slots, more) : -MCP_ENOSPC;
-        if (src != 0) {
-            gw_log("cannot give the core %zu tool slots (%d)", more, src);
-            return 1;
-        }
+    /* The core's tool table, sized here for --max-tools instead of its
+     * MCP_MAX_TOOLS (allocated once and kept for the whole run; the core
+     * allocates nothing). */
+    mcp_tool_slot_t *slots = calloc(opt.max_tools, sizeof *slots);
+    int src = slots != NULL ? mcp_server_set_tool_storage(&server, slots, opt.max_tools) : -MCP_ENOSPC;
+    if (src != 0) {
+        gw_log("cannot give the core %u tool slots (%d)", opt.max_tools, src);
+        return 1;
     }
     mcp_usage_t usage_now;
     if (mcp_server_usage(&server, &usage_now) != 0) {
