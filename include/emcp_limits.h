@@ -70,8 +70,8 @@
 #if !defined(EMCP_PTR64)
 /**
  * Size in bytes of one tool slot on a 32-bit target (see the 64-bit form):
- * more than the 96 bytes `MCP_SERVER_SIZE` counts per tool, because a slot
- * of the caller's holds the whole tool alone, rounded up to 8 bytes.
+ * the 96 bytes `MCP_SERVER_SIZE` counts per tool and the tool's one-byte
+ * enabled switch, rounded up to 8 bytes.
  */
 #define MCP_TOOL_SLOT_SIZE 104
 #endif

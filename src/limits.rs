@@ -27,8 +27,8 @@ pub const MCP_MAX_TOOLS: usize = 16;
 #[cfg(target_pointer_width = "64")]
 pub const MCP_TOOL_SLOT_SIZE: usize = 184;
 /// Size in bytes of one tool slot on a 32-bit target (see the 64-bit form):
-/// more than the 96 bytes `MCP_SERVER_SIZE` counts per tool, because a slot
-/// of the caller's holds the whole tool alone, rounded up to 8 bytes.
+/// the 96 bytes `MCP_SERVER_SIZE` counts per tool and the tool's one-byte
+/// enabled switch, rounded up to 8 bytes.
 #[cfg(not(target_pointer_width = "64"))]
 pub const MCP_TOOL_SLOT_SIZE: usize = 104;
 

@@ -295,7 +295,11 @@ impl LastSchemaError<'_> {
 /// word, its largest result, its enabled switch). The server holds
 /// `MCP_MAX_TOOLS` of them; a program that needs another number gives the
 /// server slots of its own instead ([`Registry::set_storage`],
-/// `mcp_server_set_tool_storage`), `MCP_TOOL_SLOT_SIZE` bytes each.
+/// `mcp_server_set_tool_storage`, `MCP_TOOL_SLOT_SIZE` bytes each). The
+/// enabled switch is kept apart, one byte per slot ([`Switches`]), so that
+/// a slot has no padding (96 bytes on a 32-bit target).
+///
+/// [`Switches`]: crate::sync::Switches
 pub struct ToolSlot<'a> {
     /// The registered tool, or `None`.
     pub(crate) entry: Option<Entry<'a>>,
@@ -306,9 +310,6 @@ pub struct ToolSlot<'a> {
     /// `max_result_len` counts): a high-water mark raised atomically by
     /// every call ([`crate::sync::raise`]).
     pub(crate) largest: AtomicU32,
-    /// Disabled (not listed, not callable): a plain atomic load and store,
-    /// safe to flip while requests are served (Cortex-M0 has them).
-    pub(crate) off: AtomicBool,
 }
 
 impl ToolSlot<'_> {
@@ -318,7 +319,6 @@ impl ToolSlot<'_> {
             entry: None,
             last: AtomicU32::new(crate::rate::NEVER),
             largest: AtomicU32::new(0),
-            off: AtomicBool::new(false),
         }
     }
 }
@@ -335,8 +335,13 @@ impl Default for ToolSlot<'_> {
 pub struct Registry<'a> {
     /// The server's own slots.
     pub(crate) tools: [ToolSlot<'a>; MCP_MAX_TOOLS],
-    /// The caller's slots, used instead of the server's own when given.
-    pub(crate) more: Option<&'a mut [ToolSlot<'a>]>,
+    /// Which of them are disabled (not listed, not callable): plain atomic
+    /// loads and stores, safe to flip while requests are served (Cortex-M0
+    /// has them).
+    pub(crate) on: crate::sync::Switches<MCP_MAX_TOOLS>,
+    /// The caller's slots and their disabled flags, used instead of the
+    /// server's own when given.
+    pub(crate) more: Option<(&'a mut [ToolSlot<'a>], &'a [AtomicBool])>,
     pub(crate) len: usize,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
@@ -349,6 +354,7 @@ impl<'a> Registry<'a> {
     pub const fn new() -> Self {
         Registry {
             tools: [const { ToolSlot::new() }; MCP_MAX_TOOLS],
+            on: crate::sync::Switches::new(),
             more: None,
             len: 0,
             last_error: None,
@@ -356,70 +362,82 @@ impl<'a> Registry<'a> {
         }
     }
 
-    /// Uses `slots` instead of the table's own `MCP_MAX_TOOLS` (or of slots
-    /// given before): the table then holds `slots.len()` tools. The tools
-    /// registered so far move into them, with their switches, rate words
-    /// and largest results; the rest are emptied. Refused when fewer slots
-    /// than tools are registered ([`StorageError::TooSmall`]).
-    pub fn set_storage(&mut self, slots: &'a mut [ToolSlot<'a>]) -> Result<(), StorageError> {
-        if slots.len() < self.len {
+    /// Uses `slots`, with their disabled flags `off` (one each), instead of
+    /// the table's own `MCP_MAX_TOOLS` (or of slots given before): the
+    /// table then holds `slots.len()` tools. The tools registered so far
+    /// move into them, with their switches, rate words and largest results;
+    /// the rest are emptied. Refused when fewer slots than tools are
+    /// registered, or fewer flags than slots ([`StorageError::TooSmall`]).
+    pub fn set_storage(
+        &mut self,
+        slots: &'a mut [ToolSlot<'a>],
+        off: &'a [AtomicBool],
+    ) -> Result<(), StorageError> {
+        if slots.len() < self.len || off.len() < slots.len() {
             return Err(StorageError::TooSmall);
         }
-        let old = self.slots();
-        for (i, s) in slots.iter_mut().enumerate() {
+        let (old, old_off) = self.slots();
+        for (i, (s, f)) in slots.iter_mut().zip(off).enumerate() {
             *s = ToolSlot::new();
+            f.store(false, Ordering::Relaxed);
             if let Some(o) = old.get(i).filter(|_| i < self.len) {
                 s.entry = o.entry;
                 let word = |w: &AtomicU32| AtomicU32::new(w.load(Ordering::Relaxed));
                 s.last = word(&o.last);
                 s.largest = word(&o.largest);
-                s.off = AtomicBool::new(o.off.load(Ordering::Relaxed));
+                f.store(
+                    old_off.get(i).is_some_and(|b| b.load(Ordering::Relaxed)),
+                    Ordering::Relaxed,
+                );
             }
         }
-        self.more = Some(slots);
+        self.more = Some((slots, off));
         Ok(())
     }
 
-    /// The slots in use: the caller's when given, else the table's own.
-    fn slots(&self) -> &[ToolSlot<'a>] {
+    /// The slots in use and their disabled flags: the caller's when given,
+    /// else the table's own.
+    fn slots(&self) -> (&[ToolSlot<'a>], &[AtomicBool]) {
         match &self.more {
-            Some(m) => m,
-            None => &self.tools,
+            Some((m, off)) => (m, off),
+            None => (&self.tools, &self.on.off),
         }
     }
 
     /// Tools the table can hold: `MCP_MAX_TOOLS`, or the slots given.
     pub fn capacity(&self) -> usize {
-        self.slots().len()
+        self.slots().0.len()
     }
 
     /// Slot `index`.
     fn slot(&self, index: usize) -> Option<&ToolSlot<'a>> {
-        self.slots().get(index)
+        self.slots().0.get(index)
     }
 
     /// Slot `index`, to register into.
     pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut ToolSlot<'a>> {
         match &mut self.more {
-            Some(m) => m.get_mut(index),
+            Some((m, _)) => m.get_mut(index),
             None => self.tools.get_mut(index),
         }
     }
 
     /// Whether tool `index` is listed and callable.
     pub fn enabled(&self, index: usize) -> bool {
-        self.slot(index)
-            .is_some_and(|s| !s.off.load(Ordering::Relaxed))
+        self.slots()
+            .1
+            .get(index)
+            .is_some_and(|f| !f.load(Ordering::Relaxed))
     }
 
     /// Enables or disables tool `index`; returns whether the state changed.
     /// Single atomic loads and stores: safe while requests are served.
     pub fn set_enabled(&self, index: usize, on: bool) -> bool {
-        let Some(s) = self.slot(index) else {
+        let Some(f) = self.slots().1.get(index) else {
             return false;
         };
-        let was_on = !s.off.load(Ordering::Relaxed);
-        s.off.store(!on, Ordering::Relaxed);
+        let was_on = !f.load(Ordering::Relaxed);
+        f.store(!on, Ordering::Relaxed);
         was_on != on
     }
 
@@ -666,6 +684,7 @@ impl<'a> Registry<'a> {
     /// Tools in registration order.
     pub fn iter(&self) -> impl Iterator<Item = &Entry<'a>> {
         self.slots()
+            .0
             .iter()
             .take(self.len)
             .filter_map(|s| s.entry.as_ref())
@@ -940,8 +959,11 @@ mod tests {
     #[test]
     #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
     fn caller_slots_replace_the_table() {
-        let slots = |n: usize| -> &'static mut [ToolSlot<'static>] {
-            std::vec::Vec::leak((0..n).map(|_| ToolSlot::new()).collect())
+        let slots = |n: usize| -> (&'static mut [ToolSlot<'static>], &'static [AtomicBool]) {
+            (
+                std::vec::Vec::leak((0..n).map(|_| ToolSlot::new()).collect()),
+                std::vec::Vec::leak((0..n).map(|_| AtomicBool::new(true)).collect()),
+            )
         };
         let mut r = Registry::new();
         assert_eq!(r.capacity(), MCP_MAX_TOOLS);
@@ -951,12 +973,22 @@ mod tests {
         assert!(r.set_enabled(1, false));
         r.record_result(0, 12, None);
         r.rate_claim(0, 1000, 5000, None).unwrap().unwrap().keep();
-        assert_eq!(r.set_storage(slots(1)), Err(StorageError::TooSmall));
-        r.set_storage(slots(300)).unwrap();
+        let (one, flags) = slots(1);
+        assert_eq!(r.set_storage(one, flags), Err(StorageError::TooSmall));
+        let (s300, _) = slots(300);
+        let (_, f299) = slots(299);
+        assert_eq!(
+            r.set_storage(s300, f299),
+            Err(StorageError::TooSmall),
+            "a flag for every slot"
+        );
+        let (s300, f300) = slots(300);
+        r.set_storage(s300, f300).unwrap();
         assert_eq!(r.capacity(), 300);
         // What the two tools had moved with them.
         assert_eq!(r.iter().map(|t| t.name).collect::<Vec<_>>(), ["t0", "t1"]);
         assert!(r.enabled(0) && !r.enabled(1));
+        assert!(r.enabled(2), "the given flags start enabled");
         assert_eq!(r.largest_result(0), 12);
         assert_eq!(r.rate_check(0, 1000, 5500), Err(500));
         let names: Vec<String> = (2..300).map(|i| format!("t{i}")).collect();
@@ -983,7 +1015,8 @@ mod tests {
         assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
         assert_eq!(r.rate_check(261, 1000, 5500), Ok(()));
         // Moved again, into more slots: everything stays.
-        r.set_storage(slots(400)).unwrap();
+        let (s400, f400) = slots(400);
+        r.set_storage(s400, f400).unwrap();
         assert_eq!((r.capacity(), r.len()), (400, 300));
         assert!(!r.enabled(250) && !r.enabled(1));
         assert_eq!(r.largest_result(299), 77);

@@ -361,6 +361,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         } = s;
         let crate::registry::Registry {
             tools: _,
+            on: _,
             more: _,
             len: _,
             last_error: _,
@@ -370,7 +371,6 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
             entry: _,
             last: _,
             largest: _,
-            off: _,
         } = &s.tools.tools[0];
         let crate::catalog::Catalog {
             resources: _,
@@ -390,6 +390,7 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         at!((*s).info).write(info);
         let r = at!((*s).tools);
         fill(at!((*r).tools), crate::registry::ToolSlot::new);
+        fill(at!((*r).on.off), || AtomicBool::new(false));
         at!((*r).more).write(None);
         at!((*r).len).write(0);
         at!((*r).last_error).write(None);

@@ -397,7 +397,12 @@ mod tests {
                 .map(|_| crate::registry::ToolSlot::new())
                 .collect(),
         );
-        s.tools.set_storage(given).unwrap();
+        let off: &'static [core::sync::atomic::AtomicBool] = std::vec::Vec::leak(
+            (0..at + 1)
+                .map(|_| core::sync::atomic::AtomicBool::new(false))
+                .collect(),
+        );
+        s.tools.set_storage(given, off).unwrap();
         for i in 0..at {
             s.add_tool_as_built(Tool {
                 annotations: crate::limits::MCP_TOOL_READ_ONLY,

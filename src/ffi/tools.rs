@@ -277,8 +277,10 @@ pub struct mcp_tool_slot_t {
     pub opaque: [u64; MCP_TOOL_SLOT_WORDS],
 }
 
+// `count` slots hold `count` ToolSlots, then their `count` disabled flags.
 const _: () = assert!(
     core::mem::size_of::<crate::registry::ToolSlot<'static>>()
+        + core::mem::size_of::<core::sync::atomic::AtomicBool>()
         <= core::mem::size_of::<mcp_tool_slot_t>()
 );
 const _: () = assert!(
@@ -342,18 +344,26 @@ pub unsafe extern "C" fn mcp_server_set_tool_storage(
         return -MCP_ERANGE;
     }
     let first = slots.cast::<crate::registry::ToolSlot<'static>>();
-    // SAFETY: the caller promises `count` writable slots, aligned (checked
-    // above) and outliving the server; a ToolSlot is no larger than an
-    // mcp_tool_slot_t (asserted at compile time), so `count` of them fit.
-    // Each is written with an empty slot before the slice of them is
-    // formed, so the slice holds only valid values.
-    let given = unsafe {
+    // SAFETY: the caller promises `count` writable mcp_tool_slot_t, aligned
+    // (checked above) and outliving the server. They hold `count` ToolSlots
+    // (aligned like the array) followed by `count` one-byte flags: a
+    // ToolSlot and a flag fit one mcp_tool_slot_t (asserted at compile
+    // time). Every element is written before the slices are formed, so they
+    // hold only valid values, and the two do not overlap.
+    let (given, off) = unsafe {
+        let flags = first.add(count).cast::<core::sync::atomic::AtomicBool>();
         for i in 0..count {
             first.add(i).write(crate::registry::ToolSlot::new());
+            flags
+                .add(i)
+                .write(core::sync::atomic::AtomicBool::new(false));
         }
-        core::slice::from_raw_parts_mut(first, count)
+        (
+            core::slice::from_raw_parts_mut(first, count),
+            core::slice::from_raw_parts(flags, count),
+        )
     };
-    match s.server.tools.set_storage(given) {
+    match s.server.tools.set_storage(given, off) {
         Ok(()) => 0,
         Err(crate::registry::StorageError::TooSmall) => -MCP_ENOBUFS,
     }
