@@ -36,6 +36,7 @@ const FIXED: &[&str] = &[
     "MCP_MIN_RESPONSE_CAP",       // must hold an error with an MCP_MAX_ID_LEN id
     "MCP_FRAMER_WORDS",           // the framer's fixed layout
     "MCP_ROUNDTRIP_WORDS",        // the round trip's fixed layout
+    "MCP_TOOL_SLOT_SIZE",         // a tool slot's fixed layout
     "MCP_ROUNDTRIP_MAX_REQUESTS", // the answered mask is one byte
 ];
 

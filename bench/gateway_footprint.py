@@ -3,8 +3,8 @@
 Usage: python3 bench/gateway_footprint.py BUILD_DIR
 
 BUILD_DIR holds tools/gateway/emcp-gateway and
-examples-c/greenhouse/greenhouse-mqtt (a Release build; with more than 8
-devices it needs -DEMCP_LIMITS="MAX_TOOLS=64"). Starts a real mosquitto on
+examples-c/greenhouse/greenhouse-mqtt (a Release build; the gateway's
+default --max-tools serves every device). Starts a real mosquitto on
 a free loopback port and 0, 1, 8, 16 and 30 greenhouse-mqtt devices, starts
 the gateway for each count, lists every page of its tools, makes 200
 sequential read_sensor calls through it, and prints the gateway's VmRSS,

@@ -48,9 +48,39 @@
 #define MCP_MAX_DEPTH 16
 
 /**
- * Tools a server can hold; registration beyond it returns `-MCP_ENOSPC`.
+ * Tools a server holds in its own storage (`mcp_server_t`); registration
+ * beyond it returns `-MCP_ENOSPC`. A program that sizes its tool table at
+ * run time gives the server slots of its own instead
+ * (`mcp_server_set_tool_storage`, `MCP_TOOL_SLOT_SIZE` bytes each).
  */
 #define MCP_MAX_TOOLS 16
+
+#if defined(EMCP_PTR64)
+/**
+ * Size in bytes of one tool slot (`mcp_tool_slot_t`): a registered tool
+ * with its rate state, largest-result counter and enabled switch. The
+ * server holds `MCP_MAX_TOOLS` tools inside `MCP_SERVER_SIZE`; a program
+ * that sizes its table at run time gives it an array of slots of its own
+ * instead (`mcp_server_set_tool_storage`). For the pointer width of the target, as
+ * `MCP_SERVER_SIZE` (checked at compile time against the library's layout).
+ */
+#define MCP_TOOL_SLOT_SIZE 184
+#endif
+
+#if !defined(EMCP_PTR64)
+/**
+ * Size in bytes of one tool slot on a 32-bit target (see the 64-bit form):
+ * the 96 bytes `MCP_SERVER_SIZE` counts per tool and the tool's one-byte
+ * enabled switch, rounded up to 8 bytes.
+ */
+#define MCP_TOOL_SLOT_SIZE 104
+#endif
+
+/**
+ * `MCP_TOOL_SLOT_SIZE` in 8-byte words (the element count of
+ * `mcp_tool_slot_t`).
+ */
+#define MCP_TOOL_SLOT_WORDS (MCP_TOOL_SLOT_SIZE / 8)
 
 /**
  * Longest tool name in bytes (the MCP recommendation: 1 to 128 characters of
@@ -77,9 +107,12 @@
  * for the pointer width of the target (the header picks the formula by
  * `UINTPTR_MAX`, the library by its target; each is checked at compile time
  * against the library's real layout). On 64-bit hosts a tool takes 184 bytes
- * (with its rate state and its largest-result counter), a resource 104 and a
- * prompt 128; on 32-bit targets 96, 56 and 88 (rounded up to 8). Schemas take nothing here: they are read
- * from the registered text.
+ * (with its rate state, its largest-result counter and its enabled switch),
+ * a resource 104 and a prompt 128; on 32-bit targets 96, 56 and 88 (rounded
+ * up to 8; what the server's layout does not use of them is shared).
+ * Schemas take nothing here: they are read from the registered text. A
+ * tool slot the caller gives (`mcp_server_set_tool_storage`) takes
+ * `MCP_TOOL_SLOT_SIZE`.
  */
 #define MCP_SERVER_SIZE ((((400 + (MCP_MAX_TOOLS * 184)) + (MCP_MAX_RESOURCES * 104)) + (MCP_MAX_PROMPTS * 128)) + 64)
 #endif
@@ -175,10 +208,11 @@
 #define MCP_DEDUP_WORDS ((32 + (MCP_DEDUP_SLOTS * ((24 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX))) / 8)
 
 /**
- * Largest durable record (`mcp_store_t`): a 10-byte header, the key, the
- * result (at most `MCP_DEDUP_RESULT_MAX` bytes) and a 4-byte CRC-32.
+ * Largest durable record (`mcp_store_t`): a 10-byte header (12 bytes for a
+ * tool beyond the 64th, in a table of more slots), the key, the result (at most
+ * `MCP_DEDUP_RESULT_MAX` bytes) and a 4-byte CRC-32.
  */
-#define MCP_STORE_RECORD_MAX ((14 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX)
+#define MCP_STORE_RECORD_MAX ((16 + MCP_DEDUP_KEY_MAX) + MCP_DEDUP_RESULT_MAX)
 
 /**
  * Bytes a store's log may reach before the core compacts it (rewrites it

@@ -54,7 +54,8 @@ typedef struct mcp_usage_pair_t {
    */
   size_t used;
   /**
-   * The table's size in this build (its `MCP_MAX_*` limit).
+   * The table's size (its `MCP_MAX_*` limit; for tools, the slots given
+   * with `mcp_server_set_tool_storage` when they were).
    */
   size_t capacity;
 } mcp_usage_pair_t;
@@ -67,7 +68,8 @@ typedef struct mcp_usage_pair_t {
  */
 typedef struct mcp_usage_t {
   /**
-   * Tools (`MCP_MAX_TOOLS`).
+   * Tools (`MCP_MAX_TOOLS`, or the slots given with
+   * `mcp_server_set_tool_storage`).
    */
   struct mcp_usage_pair_t tools;
   /**

@@ -301,6 +301,19 @@ typedef struct mcp_tool_t {
 typedef int (*mcp_tool_fn)(const struct mcp_call_t *call, struct mcp_result_t *result, void *user);
 
 /**
+ * Caller-owned storage for one tool slot, e.g.
+ * `static mcp_tool_slot_t slots[300];` (see `mcp_server_set_tool_storage`).
+ * Its contents are private to the library; size and alignment are checked
+ * at compile time against the library's own layout.
+ */
+typedef struct mcp_tool_slot_t {
+  /**
+   * Opaque storage; 8-byte aligned through its element type.
+   */
+  uint64_t opaque[MCP_TOOL_SLOT_WORDS];
+} mcp_tool_slot_t;
+
+/**
  * A JSON number without floating point: `value × 10^exp10`, exact for up
  * to 18 significant digits (else the nearest such). A typed argument of
  * `"type":"number"` is one; `mcp_json_decimal(r, d.value, -d.exp10)`
@@ -388,7 +401,8 @@ extern "C" {
  *         (`mcp_server_schema_error` names emcp-gen).
  * @retval -MCP_EILSEQ A string is not valid UTF-8.
  * @retval -MCP_EEXIST A tool with this name is registered.
- * @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+ * @retval -MCP_ENOSPC Every tool slot is taken (`MCP_MAX_TOOLS`, or the
+ *         slots given with `mcp_server_set_tool_storage`);
  *         `mcp_server_schema_error` names the limit to raise. Schemas take
  *         no server storage (they are read from the text on each call), so
  *         no schema table can fill.
@@ -430,6 +444,38 @@ int mcp_server_add_tool(mcp_server_t *server,
 int mcp_server_set_program_storage(mcp_server_t *server, void *mem, size_t len);
 
 /**
+ * Gives the server a tool table of `count` slots that the program owns,
+ * used instead of the `MCP_MAX_TOOLS` slots inside `mcp_server_t`: the
+ * server then holds `count` tools, each with everything a tool has per slot
+ * (its enable switch, rate limit, largest result, duplicate-table tag), as
+ * safe to use from several threads as before. Nothing is allocated: e.g.
+ * `static mcp_tool_slot_t slots[300];` (`MCP_TOOL_SLOT_SIZE` bytes each),
+ * or an array sized at start-up from a count the program reads. Tools
+ * registered before move into the new slots, with their state; a server
+ * may be given slots again (more, say), as long as no call runs. A
+ * firmware that needs a fixed number sets `MCP_MAX_TOOLS` instead
+ * (`EMCP_LIMITS`); one that never calls this links none of it.
+ * `mcp_server_usage` reports the capacity.
+ *
+ * @param server The server (`mcp_server_init`).
+ * @param slots  `count` slots, aligned as `mcp_tool_slot_t` (8 bytes),
+ *               used by nothing else and valid while the server is.
+ * @param count  How many: at least the tools registered so far, at most
+ *               4,194,304.
+ * @retval 0 Success.
+ * @retval -MCP_EINVAL NULL pointer or uninitialised server.
+ * @retval -MCP_EDOM `slots` is not aligned to 8 bytes (`_Alignof(mcp_tool_slot_t)`:
+ *         a byte buffer cast to it, say).
+ * @retval -MCP_ENOBUFS `count` is 0 or below the number of tools registered.
+ * @retval -MCP_ERANGE `count` is above 4,194,304.
+ *
+ * @pre `server` must have been initialised with `mcp_server_init`, with no
+ * other call on it running; `slots` must point to `count` writable
+ * `mcp_tool_slot_t` that outlive the server.
+ */
+int mcp_server_set_tool_storage(mcp_server_t *server, struct mcp_tool_slot_t *slots, size_t count);
+
+/**
  * Describes the last schema that `mcp_server_add_tool` refused, as
  * NUL-terminated text: which schema, the path of the offending keyword or
  * value in it, and what is wrong, e.g.
@@ -438,6 +484,8 @@ int mcp_server_set_program_storage(mcp_server_t *server, void *mem, size_t len);
  * `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
  * `inputSchema: properties.a.type[1]: unknown type name at "int"`.
  * A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`,
+ * or, with slots given: `tool table full: give mcp_server_set_tool_storage
+ * more slots (300)`,
  * and an undeclared result size: `max_result_len 0: a tool without
  * readOnlyHint must declare the most bytes its result writes
  * (mcp_server_tool_usage reports the largest written)`.

@@ -29,7 +29,7 @@ use crate::limits::{
     MCP_DEDUP_KEY_MAX, MCP_DEDUP_RESULT_MAX, MCP_DEDUP_SLOTS, MCP_DEDUP_WINDOW_MS, MCP_STORE_GONE,
     MCP_STORE_INTENT, MCP_STORE_LOG_MAX, MCP_STORE_RECORD_MAX, MCP_STORE_RELEASE, MCP_STORE_RESULT,
 };
-use crate::store::{Durable, HEADER_LEN, Head, Log, Record, decode, encode, record_len};
+use crate::store::{Durable, HEADER_LEN, Head, Log, Record, TAG_MAX, decode, encode, record_len};
 use crate::sync::{Critical, cas};
 
 /// Slot states.
@@ -80,7 +80,9 @@ const LOCK_TRIES: u32 = 1000;
 /// result, published by `state`).
 struct Slot {
     state: AtomicU8,
-    tool: AtomicU8,
+    /// The tool's tag (`crate::protocol::tools`: tool index, era, retry
+    /// mark), below 2^24.
+    tool: AtomicU32,
     key_len: AtomicU8,
     len: AtomicU16,
     principal: AtomicU32,
@@ -96,7 +98,7 @@ impl Slot {
     const fn new() -> Self {
         Slot {
             state: AtomicU8::new(FREE),
-            tool: AtomicU8::new(0),
+            tool: AtomicU32::new(0),
             key_len: AtomicU8::new(0),
             len: AtomicU16::new(0),
             principal: AtomicU32::new(0),
@@ -195,7 +197,7 @@ impl Dedup {
 
     /// The live entry for a key, with its index and state as read once (a
     /// running entry may finish meanwhile; only its own call changes it).
-    fn find(&self, tool: u8, principal: u32, key: &[u8], now: u32) -> Option<(usize, u8)> {
+    fn find(&self, tool: u32, principal: u32, key: &[u8], now: u32) -> Option<(usize, u8)> {
         self.slots.iter().enumerate().find_map(|(i, s)| {
             let state = s.state.load(Ordering::Acquire);
             let live = state != FREE
@@ -231,7 +233,7 @@ impl Dedup {
 
     /// Writes an entry's identity (its result length 0) and its place in
     /// the order of claims. Lock held (or the table not yet in use).
-    fn fill(&self, s: &Slot, tool: u8, principal: u32, key: &[u8], now: u32) {
+    fn fill(&self, s: &Slot, tool: u32, principal: u32, key: &[u8], now: u32) {
         let seq = self.next_seq.load(Ordering::Relaxed);
         self.next_seq.store(seq.wrapping_add(1), Ordering::Relaxed);
         s.seq.store(seq, Ordering::Relaxed);
@@ -289,14 +291,14 @@ impl Dedup {
         out: &mut [u8; MCP_DEDUP_RESULT_MAX],
     ) -> Seen {
         // A key the table cannot hold is not tracked (the caller refuses
-        // overlong keys; tool indexes fit in a byte).
-        let (Ok(tool), Ok(key_len)) = (u8::try_from(tool), u8::try_from(key.len())) else {
+        // overlong keys; a tool's tag is below 2^24 for every tool a
+        // server can hold: mcp_server_set_tool_storage takes at most 2^22).
+        let Some(tool) = u32::try_from(tool).ok().filter(|&t| t <= TAG_MAX) else {
             return Seen::New(Ticket(usize::MAX));
         };
         if key.len() > MCP_DEDUP_KEY_MAX {
             return Seen::New(Ticket(usize::MAX));
         }
-        let _ = key_len;
         if !self.lock(crit) {
             return Seen::Busy;
         }
@@ -308,7 +310,7 @@ impl Dedup {
 
     fn claim_locked(
         &self,
-        tool: u8,
+        tool: u32,
         principal: u32,
         key: &[u8],
         now: u32,

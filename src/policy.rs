@@ -10,8 +10,7 @@ use core::ffi::{c_char, c_void};
 
 /// The durable store's callbacks (`crate::durable`).
 pub use crate::durable::mcp_store_t;
-pub(crate) use crate::rate::NEVER;
-pub use crate::rate::{RateClaim, Rates};
+pub use crate::rate::RateClaim;
 
 use crate::sync::Critical;
 
@@ -102,9 +101,9 @@ impl Hooks {
     }
 
     /// True when the tool list depends on who asks (so caches must be private).
-    pub fn per_principal<'a>(
+    pub fn per_principal<'r, 'a: 'r>(
         &self,
-        mut tools: impl Iterator<Item = &'a crate::registry::Entry<'a>>,
+        mut tools: impl Iterator<Item = &'r crate::registry::Entry<'a>>,
     ) -> bool {
         self.policy.is_some() || tools.any(|t| t.principals.is_some())
     }
@@ -115,13 +114,14 @@ mod tests {
     use super::*;
     use crate::handler::Handler;
     use crate::limits::MCP_MAX_TOOLS;
-    use crate::registry::{Def, Entry};
+    use crate::rate::NEVER;
+    use crate::registry::{Def, Entry, Registry};
 
     /// A claim kept, as the server does for a run that counts.
-    fn admit(r: &Rates, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
-        let checked = r.check(index, interval_ms, now_ms);
+    fn admit(r: &Registry<'_>, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+        let checked = r.rate_check(index, interval_ms, now_ms);
         let claimed = r
-            .claim(index, interval_ms, now_ms, None)
+            .rate_claim(index, interval_ms, now_ms, None)
             .map(|c| c.map_or((), RateClaim::keep));
         assert_eq!(checked, claimed, "a check says what a claim would do");
         claimed
@@ -129,23 +129,27 @@ mod tests {
 
     #[test]
     fn a_claim_given_back_restores_the_word_unless_claimed_since() {
-        let r = Rates::new();
+        let r = Registry::new();
         // The first run given back: no run recorded.
-        drop(r.claim(0, 1000, 5000, None).unwrap().unwrap());
-        assert_eq!(r.check(0, 1000, 5000), Ok(()));
+        drop(r.rate_claim(0, 1000, 5000, None).unwrap().unwrap());
+        assert_eq!(r.rate_check(0, 1000, 5000), Ok(()));
         // While a claim is held, a second call at the same clock is refused.
-        let held = r.claim(0, 1000, 5000, None).unwrap().unwrap();
-        assert_eq!(r.claim(0, 1000, 5000, None).err(), Some(1000));
+        let held = r.rate_claim(0, 1000, 5000, None).unwrap().unwrap();
+        assert_eq!(r.rate_claim(0, 1000, 5000, None).err(), Some(1000));
         drop(held);
         admit(&r, 0, 1000, 5000).unwrap();
         // A held claim outlived by a later one: giving it back changes nothing.
-        let slow = r.claim(0, 1000, 6000, None).unwrap().unwrap();
-        let next = r.claim(0, 1000, 7000, None).unwrap().unwrap();
+        let slow = r.rate_claim(0, 1000, 6000, None).unwrap().unwrap();
+        let next = r.rate_claim(0, 1000, 7000, None).unwrap().unwrap();
         drop(slow);
-        assert_eq!(r.check(0, 1000, 7500), Err(500), "the later claim stands");
+        assert_eq!(
+            r.rate_check(0, 1000, 7500),
+            Err(500),
+            "the later claim stands"
+        );
         drop(next);
         assert_eq!(
-            r.check(0, 1000, 6500),
+            r.rate_check(0, 1000, 6500),
             Err(500),
             "the later claim gives back to the earlier one, whose own give-back \
              found the word taken: the limit holds longer, never shorter"
@@ -154,24 +158,24 @@ mod tests {
 
     #[test]
     fn a_clock_read_before_the_last_run_is_inside_the_interval() {
-        let r = Rates::new();
+        let r = Registry::new();
         admit(&r, 0, 1000, 5000).unwrap();
-        assert_eq!(r.check(0, 1000, 4990), Err(1010));
-        assert_eq!(r.check(0, 1000, 4001), Err(1999));
-        assert_eq!(r.check(0, 1000, 4000), Ok(()), "one interval before");
+        assert_eq!(r.rate_check(0, 1000, 4990), Err(1010));
+        assert_eq!(r.rate_check(0, 1000, 4001), Err(1999));
+        assert_eq!(r.rate_check(0, 1000, 4000), Ok(()), "one interval before");
         // At the reserved clock value the run is recorded 1 ms later.
         admit(&r, 1, 1000, u64::from(NEVER)).unwrap();
-        assert_eq!(r.check(1, 1000, u64::from(NEVER) + 1000), Err(1));
-        assert_eq!(r.check(1, 1000, u64::from(NEVER) + 1001), Ok(()));
+        assert_eq!(r.rate_check(1, 1000, u64::from(NEVER) + 1000), Err(1));
+        assert_eq!(r.rate_check(1, 1000, u64::from(NEVER) + 1001), Ok(()));
         // The longest interval still lets a later call through.
         admit(&r, 2, u32::MAX, 0).unwrap();
-        assert_eq!(r.check(2, u32::MAX, 1), Err(u32::MAX - 1));
-        assert_eq!(r.check(2, u32::MAX, u64::from(u32::MAX)), Ok(()));
+        assert_eq!(r.rate_check(2, u32::MAX, 1), Err(u32::MAX - 1));
+        assert_eq!(r.rate_check(2, u32::MAX, u64::from(u32::MAX)), Ok(()));
     }
 
     #[test]
     fn rate_limits_survive_clock_wrap() {
-        let r = Rates::new();
+        let r = Registry::new();
         assert_eq!(admit(&r, 0, 2000, 1000), Ok(()));
         assert_eq!(admit(&r, 0, 2000, 2500), Err(500));
         assert_eq!(
@@ -206,12 +210,12 @@ mod tests {
 
     #[test]
     fn check_alone_records_nothing_and_every_slot_is_independent() {
-        let r = Rates::new();
-        assert_eq!(r.check(0, 2000, 100), Ok(()));
-        assert_eq!(r.check(0, 2000, 100), Ok(()), "a check is not a run");
+        let r = Registry::new();
+        assert_eq!(r.rate_check(0, 2000, 100), Ok(()));
+        assert_eq!(r.rate_check(0, 2000, 100), Ok(()), "a check is not a run");
         // A full table: every tool slot ran at a different time.
         for i in 0..MCP_MAX_TOOLS {
-            r.claim(i, 5000, 10_000 + i as u64 * 100, None)
+            r.rate_claim(i, 5000, 10_000 + i as u64 * 100, None)
                 .unwrap()
                 .unwrap()
                 .keep();
@@ -219,14 +223,14 @@ mod tests {
         for i in 0..MCP_MAX_TOOLS {
             let since = 10_000 + MCP_MAX_TOOLS as u64 * 100 - (10_000 + i as u64 * 100);
             assert_eq!(
-                r.check(i, 5000, 10_000 + MCP_MAX_TOOLS as u64 * 100),
+                r.rate_check(i, 5000, 10_000 + MCP_MAX_TOOLS as u64 * 100),
                 Err(5000 - since as u32),
                 "slot {i}"
             );
         }
         let last = 10_000 + (MCP_MAX_TOOLS as u64 - 1) * 100;
-        assert_eq!(r.check(MCP_MAX_TOOLS - 1, 5000, last + 4999), Err(1));
-        assert_eq!(r.check(MCP_MAX_TOOLS - 1, 5000, last + 5000), Ok(()));
+        assert_eq!(r.rate_check(MCP_MAX_TOOLS - 1, 5000, last + 4999), Err(1));
+        assert_eq!(r.rate_check(MCP_MAX_TOOLS - 1, 5000, last + 5000), Ok(()));
     }
 
     extern "C" fn only_ops(

@@ -4,12 +4,12 @@
 //! interval.
 //!
 //! Owns: the rate words and their claims, on the caller's clock.
-//! Must not: know tools or principals (the registry keeps one word per slot;
+//! Must not: know tools or principals (the registry keeps one word per tool
+//! slot and passes it in;
 //! [`crate::policy`] decides who may call).
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::limits::MCP_MAX_TOOLS;
 use crate::sync::{Critical, cas};
 
 /// A tool's rate word before its first run. A run at a clock reading of
@@ -17,19 +17,7 @@ use crate::sync::{Critical, cas};
 /// (the limit then holds 1 ms longer, never shorter).
 pub(crate) const NEVER: u32 = u32::MAX;
 
-/// Per-tool rate state: when each tool last ran (or was claimed to run).
-pub struct Rates {
-    /// The clock (mod 2^32) of each tool's last run, or [`NEVER`].
-    pub(crate) last: [AtomicU32; MCP_MAX_TOOLS],
-}
-
-impl Default for Rates {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// A run claimed with [`Rates::claim`]: it holds the tool's interval until
+/// A run claimed with [`claim`]: it holds the tool's interval until
 /// [`RateClaim::keep`] makes it count. Dropped without `keep`, it gives the
 /// interval back — the tool's word returns to what it was before, unless
 /// another call has claimed it since (then that claim stands).
@@ -76,62 +64,53 @@ fn wait_ms(last: u32, interval: u32, now: u64) -> Option<u32> {
     None
 }
 
-impl Rates {
-    /// No tool has run.
-    pub const fn new() -> Self {
-        Rates {
-            last: [const { AtomicU32::new(NEVER) }; MCP_MAX_TOOLS],
-        }
+/// For the tool whose rate word is `word` (`None`: no such tool) with
+/// minimum interval `interval_ms`: `Ok` when it may run at `now_ms`, or
+/// `Err(ms until it may run)`. A query only: nothing is claimed (see
+/// [`claim`]).
+pub fn check(word: Option<&AtomicU32>, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+    let Some(last) = word else {
+        return Ok(());
+    };
+    match wait_ms(last.load(Ordering::Acquire), interval_ms, now_ms) {
+        Some(ms) => Err(ms),
+        None => Ok(()),
     }
+}
 
-    /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
-    /// run at `now_ms`, or `Err(ms until it may run)`. A query only: nothing
-    /// is claimed (see [`Rates::claim`]).
-    pub fn check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
-        let Some(last) = self.last.get(index) else {
-            return Ok(());
-        };
-        match wait_ms(last.load(Ordering::Acquire), interval_ms, now_ms) {
-            Some(ms) => Err(ms),
-            None => Ok(()),
+/// Claims a run at `now_ms` of the tool whose rate word is `word`,
+/// atomically: `Err(ms until it may run)` when the interval has not passed,
+/// else `Ok` with the claim (`None` without a limit, or without a word). Of
+/// two calls claiming at once, one gets the claim and the other sees it and
+/// is refused. The caller keeps the claim once the run counts, or drops it
+/// to give the interval back.
+pub fn claim(
+    word: Option<&AtomicU32>,
+    interval_ms: u32,
+    now_ms: u64,
+    crit: Option<Critical>,
+) -> Result<Option<RateClaim<'_>>, u32> {
+    let Some(word) = word.filter(|_| interval_ms != 0) else {
+        return Ok(None);
+    };
+    let mine = match now_ms as u32 {
+        NEVER => NEVER.wrapping_add(1),
+        t => t,
+    };
+    loop {
+        let prev = word.load(Ordering::Acquire);
+        if let Some(ms) = wait_ms(prev, interval_ms, now_ms) {
+            return Err(ms);
         }
-    }
-
-    /// Claims a run of tool `index` at `now_ms`, atomically: `Err(ms until it
-    /// may run)` when the interval has not passed, else `Ok` with the claim
-    /// (`None` without a limit, or beyond the table). Of two calls claiming
-    /// at once, one gets the claim and the other sees it and is refused. The
-    /// caller keeps the claim once the run counts, or drops it to give the
-    /// interval back.
-    pub fn claim(
-        &self,
-        index: usize,
-        interval_ms: u32,
-        now_ms: u64,
-        crit: Option<Critical>,
-    ) -> Result<Option<RateClaim<'_>>, u32> {
-        let Some(word) = self.last.get(index).filter(|_| interval_ms != 0) else {
-            return Ok(None);
-        };
-        let mine = match now_ms as u32 {
-            NEVER => NEVER.wrapping_add(1),
-            t => t,
-        };
-        loop {
-            let prev = word.load(Ordering::Acquire);
-            if let Some(ms) = wait_ms(prev, interval_ms, now_ms) {
-                return Err(ms);
-            }
-            // Lost to another claim: look again (it is now most likely
-            // inside the interval).
-            if cas(word, prev, mine, crit.as_ref()) {
-                return Ok(Some(RateClaim {
-                    word,
-                    prev,
-                    mine,
-                    crit,
-                }));
-            }
+        // Lost to another claim: look again (it is now most likely
+        // inside the interval).
+        if cas(word, prev, mine, crit.as_ref()) {
+            return Ok(Some(RateClaim {
+                word,
+                prev,
+                mine,
+                crit,
+            }));
         }
     }
 }

@@ -9,11 +9,11 @@
 pub use crate::handler::{Handler, mcp_call_t, mcp_result_t, mcp_tool_fn};
 use crate::json::{WriteError, Writer};
 use crate::limits::{MCP_MAX_TOOL_NAME_LEN, MCP_MAX_TOOLS};
-use crate::rate::Rates;
+use crate::rate::RateClaim;
 use crate::schema::typed::Layout;
 use crate::schema::{self, MsgBuf, SchemaError, SchemaErrorKind, Span};
 use crate::sync::Critical;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Annotation flags (a tool's behaviour hints), as exported to C.
 pub mod hints {
@@ -190,7 +190,8 @@ pub enum RegisterError {
     Schema(SchemaErrorKind),
     /// The name is taken.
     Duplicate,
-    /// `MCP_MAX_TOOLS` tools are registered ([`Registry::last_error`] says so).
+    /// Every tool slot is taken: the server's own `MCP_MAX_TOOLS` and any
+    /// given with [`Registry::set_storage`] ([`Registry::last_error`] says so).
     Full,
     /// The definition uses a part of the core this build left out (a
     /// principal list, rate limit or idempotency key without the `policy`
@@ -203,7 +204,8 @@ pub enum RegisterError {
 }
 
 /// The last schema refused by registration: what, where, and in which text.
-/// A full tool table is reported here too (`text` empty), so that every
+/// A full tool table is reported here too (`text` empty, `seals.0` its
+/// size), so that every
 /// `-MCP_ENOSPC` says which limit to raise.
 #[derive(Clone, Copy, Debug)]
 pub struct LastSchemaError<'a> {
@@ -246,6 +248,16 @@ const STORE_FULL: &str = "program storage full (mcp_server_set_program_storage):
 
 /// The reason of the tool-table-full error.
 const TOOLS_FULL: &str = "tool table full: raise MCP_MAX_TOOLS";
+/// The reason of the tool-table-full error of a server given slots by its
+/// caller ([`Registry::set_storage`]).
+const SLOTS_FULL: &str = "tool table full: give mcp_server_set_tool_storage more slots";
+
+/// Why [`Registry::set_storage`] refused the slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageError {
+    /// Fewer slots than tools are registered.
+    TooSmall,
+}
 
 /// The reason of the undeclared-result error, whole within
 /// `MCP_MAX_ERROR_MESSAGE`: what is missing, why, and where to find the
@@ -256,7 +268,8 @@ const RESULT_UNDECLARED: &str = "max_result_len 0: a tool without readOnlyHint m
 impl LastSchemaError<'_> {
     /// The error as text: `inputSchema: properties.rpm.default: 9 is above
     /// maximum 3`, `outputSchema: properties.p.pattern: unsupported keyword`,
-    /// `tool table full: raise MCP_MAX_TOOLS (16)`.
+    /// `tool table full: raise MCP_MAX_TOOLS (16)`, `tool table full: give
+    /// mcp_server_set_tool_storage more slots (300)`.
     pub fn describe(&self, m: &mut MsgBuf) {
         if self.error.reason == RESULT_UNDECLARED {
             m.push(RESULT_UNDECLARED);
@@ -273,10 +286,11 @@ impl LastSchemaError<'_> {
             m.push_uint(u64::from(self.seals.0));
             return;
         }
-        if self.error.reason == TOOLS_FULL {
-            m.push(TOOLS_FULL);
+        if self.error.reason == TOOLS_FULL || self.error.reason == SLOTS_FULL {
+            // With the table's size, which `seals.0` carries.
+            m.push(self.error.reason);
             m.push(" (");
-            m.push_uint(MCP_MAX_TOOLS as u64);
+            m.push_uint(u64::from(self.seals.0));
             m.push(")");
             return;
         }
@@ -308,23 +322,62 @@ impl LastSchemaError<'_> {
     }
 }
 
-/// The fixed-capacity tool table (schemas stay in their text; see
-/// [`schema::Schema`]).
+/// One tool slot: the tool and the state every call of it shares (its rate
+/// word, its largest result, its enabled switch). The server holds
+/// `MCP_MAX_TOOLS` of them; a program that needs another number gives the
+/// server slots of its own instead ([`Registry::set_storage`],
+/// `mcp_server_set_tool_storage`, `MCP_TOOL_SLOT_SIZE` bytes each). The
+/// enabled switch is kept apart, one byte per slot ([`Switches`]), so that
+/// a slot has no padding (96 bytes on a 32-bit target).
+///
+/// [`Switches`]: crate::sync::Switches
+pub struct ToolSlot<'a> {
+    /// The registered tool, or `None`.
+    pub(crate) entry: Option<Entry<'a>>,
+    /// The clock (mod 2^32) of the tool's last run, or
+    /// [`crate::rate::NEVER`]: its rate limit ([`crate::rate`]).
+    pub(crate) last: AtomicU32,
+    /// The largest result its callback has written, in bytes (what
+    /// `max_result_len` counts): a high-water mark raised atomically by
+    /// every call ([`crate::sync::raise`]).
+    pub(crate) largest: AtomicU32,
+}
+
+impl ToolSlot<'_> {
+    /// An empty slot.
+    pub const fn new() -> Self {
+        ToolSlot {
+            entry: None,
+            last: AtomicU32::new(crate::rate::NEVER),
+            largest: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Default for ToolSlot<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The tool table: `MCP_MAX_TOOLS` slots of its own, or the slots the
+/// caller gives instead ([`Registry::set_storage`]); schemas stay in their
+/// text (see [`schema::Schema`]).
 pub struct Registry<'a> {
-    pub(crate) tools: [Option<Entry<'a>>; MCP_MAX_TOOLS],
+    /// The server's own slots.
+    pub(crate) tools: [ToolSlot<'a>; MCP_MAX_TOOLS],
+    /// Which of them are disabled (not listed, not callable): plain atomic
+    /// loads and stores, safe to flip while requests are served (Cortex-M0
+    /// has them).
+    pub(crate) on: crate::sync::Switches<MCP_MAX_TOOLS>,
+    /// The caller's slots and their disabled flags, used instead of the
+    /// server's own when given.
+    pub(crate) more: Option<(&'a mut [ToolSlot<'a>], &'a [AtomicBool])>,
     pub(crate) len: usize,
     /// The last schema registration refused, for diagnostics.
     pub last_error: Option<LastSchemaError<'a>>,
     /// Most tools per `tools/list` page; 0 for as many as fit the buffer.
     pub page_size: u32,
-    /// When each tool last ran, for rate limits.
-    pub rates: Rates,
-    /// Which tools are enabled (listed and callable).
-    pub on: crate::sync::Switches<MCP_MAX_TOOLS>,
-    /// The largest result each tool's callback has written, in bytes (what
-    /// `max_result_len` counts): a high-water mark raised atomically by
-    /// every call ([`crate::sync::raise`]), 4 bytes per tool slot.
-    pub largest: [AtomicU32; MCP_MAX_TOOLS],
     /// Caller storage that tools from texts are compiled into (their
     /// listing and programs), what is left of it, and how much is used.
     #[cfg(feature = "text-tools")]
@@ -338,13 +391,12 @@ impl<'a> Registry<'a> {
     /// An empty table.
     pub const fn new() -> Self {
         Registry {
-            tools: [None; MCP_MAX_TOOLS],
+            tools: [const { ToolSlot::new() }; MCP_MAX_TOOLS],
+            on: crate::sync::Switches::new(),
+            more: None,
             len: 0,
             last_error: None,
             page_size: 0,
-            rates: Rates::new(),
-            on: crate::sync::Switches::new(),
-            largest: [const { AtomicU32::new(0) }; MCP_MAX_TOOLS],
             #[cfg(feature = "text-tools")]
             store: None,
             #[cfg(feature = "text-tools")]
@@ -426,11 +478,111 @@ impl<'a> Registry<'a> {
         }))
     }
 
+    /// Uses `slots`, with their disabled flags `off` (one each), instead of
+    /// the table's own `MCP_MAX_TOOLS` (or of slots given before): the
+    /// table then holds `slots.len()` tools. The tools registered so far
+    /// move into them, with their switches, rate words and largest results;
+    /// the rest are emptied. Refused when fewer slots than tools are
+    /// registered, or fewer flags than slots ([`StorageError::TooSmall`]).
+    pub fn set_storage(
+        &mut self,
+        slots: &'a mut [ToolSlot<'a>],
+        off: &'a [AtomicBool],
+    ) -> Result<(), StorageError> {
+        if slots.len() < self.len || off.len() < slots.len() {
+            return Err(StorageError::TooSmall);
+        }
+        let (old, old_off) = self.slots();
+        for (i, (s, f)) in slots.iter_mut().zip(off).enumerate() {
+            *s = ToolSlot::new();
+            f.store(false, Ordering::Relaxed);
+            if let Some(o) = old.get(i).filter(|_| i < self.len) {
+                s.entry = o.entry;
+                let word = |w: &AtomicU32| AtomicU32::new(w.load(Ordering::Relaxed));
+                s.last = word(&o.last);
+                s.largest = word(&o.largest);
+                f.store(
+                    old_off.get(i).is_some_and(|b| b.load(Ordering::Relaxed)),
+                    Ordering::Relaxed,
+                );
+            }
+        }
+        self.more = Some((slots, off));
+        Ok(())
+    }
+
+    /// The slots in use and their disabled flags: the caller's when given,
+    /// else the table's own.
+    fn slots(&self) -> (&[ToolSlot<'a>], &[AtomicBool]) {
+        match &self.more {
+            Some((m, off)) => (m, off),
+            None => (&self.tools, &self.on.off),
+        }
+    }
+
+    /// Tools the table can hold: `MCP_MAX_TOOLS`, or the slots given.
+    pub fn capacity(&self) -> usize {
+        self.slots().0.len()
+    }
+
+    /// Slot `index`.
+    fn slot(&self, index: usize) -> Option<&ToolSlot<'a>> {
+        self.slots().0.get(index)
+    }
+
+    /// Slot `index`, to register into.
+    pub(crate) fn slot_mut(&mut self, index: usize) -> Option<&mut ToolSlot<'a>> {
+        match &mut self.more {
+            Some((m, _)) => m.get_mut(index),
+            None => self.tools.get_mut(index),
+        }
+    }
+
+    /// Whether tool `index` is listed and callable.
+    pub fn enabled(&self, index: usize) -> bool {
+        self.slots()
+            .1
+            .get(index)
+            .is_some_and(|f| !f.load(Ordering::Relaxed))
+    }
+
+    /// Enables or disables tool `index`; returns whether the state changed.
+    /// Single atomic loads and stores: safe while requests are served.
+    pub fn set_enabled(&self, index: usize, on: bool) -> bool {
+        let Some(f) = self.slots().1.get(index) else {
+            return false;
+        };
+        let was_on = !f.load(Ordering::Relaxed);
+        f.store(!on, Ordering::Relaxed);
+        was_on != on
+    }
+
+    /// For tool `index` with minimum interval `interval_ms`: `Ok` when it may
+    /// run at `now_ms`, or `Err(ms until it may run)`. A query only: nothing
+    /// is claimed (see [`Registry::rate_claim`]).
+    pub fn rate_check(&self, index: usize, interval_ms: u32, now_ms: u64) -> Result<(), u32> {
+        crate::rate::check(self.slot(index).map(|s| &s.last), interval_ms, now_ms)
+    }
+
+    /// Claims a run of tool `index` at `now_ms`, atomically
+    /// ([`crate::rate::claim`]): `Err(ms until it may run)` when the
+    /// interval has not passed, else `Ok` with the claim (`None` without a
+    /// limit, or beyond the table).
+    pub fn rate_claim(
+        &self,
+        index: usize,
+        interval_ms: u32,
+        now_ms: u64,
+        crit: Option<Critical>,
+    ) -> Result<Option<RateClaim<'_>>, u32> {
+        crate::rate::claim(self.slot(index).map(|s| &s.last), interval_ms, now_ms, crit)
+    }
+
     /// Records that tool `index` wrote a result of `len` bytes, keeping the
     /// largest; safe from any number of concurrent calls (`crit` is used
     /// only on a target without compare-and-swap).
     pub(crate) fn record_result(&self, index: usize, len: usize, crit: Option<&Critical>) {
-        if let Some(word) = self.largest.get(index) {
+        if let Some(word) = self.slot(index).map(|s| &s.largest) {
             let len = u32::try_from(len).unwrap_or(u32::MAX);
             crate::sync::raise(word, len, crit);
         }
@@ -439,9 +591,8 @@ impl<'a> Registry<'a> {
     /// The largest result tool `index` has written so far, in bytes (0: none
     /// yet, or no such tool).
     pub fn largest_result(&self, index: usize) -> usize {
-        self.largest
-            .get(index)
-            .map_or(0, |w| w.load(Ordering::Relaxed) as usize)
+        self.slot(index)
+            .map_or(0, |s| s.largest.load(Ordering::Relaxed) as usize)
     }
 
     /// Adds `tool` at the end of the list. `seal` is its schemas' seal
@@ -494,17 +645,22 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::ResultLenUndeclared);
         }
-        if self.len >= MCP_MAX_TOOLS {
+        if self.len >= self.capacity() {
+            let size = self.capacity();
             self.last_error = Some(LastSchemaError {
                 error: SchemaError {
                     kind: SchemaErrorKind::Full,
-                    reason: TOOLS_FULL,
+                    reason: if self.more.is_some() {
+                        SLOTS_FULL
+                    } else {
+                        TOOLS_FULL
+                    },
                     at: Span::default(),
                     bound: None,
                 },
                 output: false,
                 text: "",
-                seals: (0, 0),
+                seals: (u32::try_from(size).unwrap_or(u32::MAX), 0),
             });
             return Err(RegisterError::Full);
         }
@@ -551,8 +707,8 @@ impl<'a> Registry<'a> {
             handler: tool.handler,
             def,
         };
-        let slot = self.tools.get_mut(self.len).ok_or(RegisterError::Full)?;
-        *slot = Some(entry);
+        let slot = self.slot_mut(self.len).ok_or(RegisterError::Full)?;
+        slot.entry = Some(entry);
         self.len += 1;
         Ok(())
     }
@@ -666,7 +822,11 @@ impl<'a> Registry<'a> {
 
     /// Tools in registration order.
     pub fn iter(&self) -> impl Iterator<Item = &Entry<'a>> {
-        self.tools.iter().take(self.len).flatten()
+        self.slots()
+            .0
+            .iter()
+            .take(self.len)
+            .filter_map(|s| s.entry.as_ref())
     }
 
     /// Number of registered tools.
@@ -929,5 +1089,78 @@ mod tests {
             m.as_str(),
             format!("tool table full: raise MCP_MAX_TOOLS ({MCP_MAX_TOOLS})")
         );
+    }
+
+    /// Slots given by the caller replace the table's own: the tools
+    /// registered so far move into them with their state, every tool in
+    /// them is listed in order, has its own switch, rate word and largest
+    /// result, and a full table names the limit to raise.
+    #[test]
+    #[cfg_attr(not(feature = "text-tools"), ignore = "needs the text-tools feature")]
+    fn caller_slots_replace_the_table() {
+        let slots = |n: usize| -> (&'static mut [ToolSlot<'static>], &'static [AtomicBool]) {
+            (
+                std::vec::Vec::leak((0..n).map(|_| ToolSlot::new()).collect()),
+                std::vec::Vec::leak((0..n).map(|_| AtomicBool::new(true)).collect()),
+            )
+        };
+        let mut r = Registry::new();
+        assert_eq!(r.capacity(), MCP_MAX_TOOLS);
+        let schema = "{\"type\":\"object\"}";
+        r.add(tool("t0", schema), 0).unwrap();
+        r.add(tool("t1", schema), 0).unwrap();
+        assert!(r.set_enabled(1, false));
+        r.record_result(0, 12, None);
+        r.rate_claim(0, 1000, 5000, None).unwrap().unwrap().keep();
+        let (one, flags) = slots(1);
+        assert_eq!(r.set_storage(one, flags), Err(StorageError::TooSmall));
+        let (s300, _) = slots(300);
+        let (_, f299) = slots(299);
+        assert_eq!(
+            r.set_storage(s300, f299),
+            Err(StorageError::TooSmall),
+            "a flag for every slot"
+        );
+        let (s300, f300) = slots(300);
+        r.set_storage(s300, f300).unwrap();
+        assert_eq!(r.capacity(), 300);
+        // What the two tools had moved with them.
+        assert_eq!(r.iter().map(|t| t.name).collect::<Vec<_>>(), ["t0", "t1"]);
+        assert!(r.enabled(0) && !r.enabled(1));
+        assert!(r.enabled(2), "the given flags start enabled");
+        assert_eq!(r.largest_result(0), 12);
+        assert_eq!(r.rate_check(0, 1000, 5500), Err(500));
+        let names: Vec<String> = (2..300).map(|i| format!("t{i}")).collect();
+        for n in names {
+            r.add(tool(n.leak(), schema), 0).unwrap();
+        }
+        assert_eq!(r.len(), 300);
+        assert_eq!(r.iter().nth(299).map(|t| t.name), Some("t299"));
+        assert_eq!(r.position_by(|n| n == "t200").map(|(i, _)| i), Some(200));
+        assert_eq!(r.add(tool("one_more", schema), 0), Err(RegisterError::Full));
+        let mut m = MsgBuf::new();
+        r.last_error.unwrap().describe(&mut m);
+        assert_eq!(
+            m.as_str(),
+            "tool table full: give mcp_server_set_tool_storage more slots (300)"
+        );
+        // Per-slot state far past the table's own slots, slot by slot.
+        assert!(r.set_enabled(250, false));
+        assert!(!r.enabled(250) && r.enabled(249) && r.enabled(251));
+        assert!(!r.enabled(300), "no such slot");
+        r.record_result(299, 77, None);
+        assert_eq!((r.largest_result(299), r.largest_result(298)), (77, 0));
+        r.rate_claim(260, 1000, 5000, None).unwrap().unwrap().keep();
+        assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
+        assert_eq!(r.rate_check(261, 1000, 5500), Ok(()));
+        // Moved again, into more slots: everything stays.
+        let (s400, f400) = slots(400);
+        r.set_storage(s400, f400).unwrap();
+        assert_eq!((r.capacity(), r.len()), (400, 300));
+        assert!(!r.enabled(250) && !r.enabled(1));
+        assert_eq!(r.largest_result(299), 77);
+        assert_eq!(r.rate_check(260, 1000, 5500), Err(500));
+        r.add(tool("one_more", schema), 0).unwrap();
+        assert_eq!(r.iter().nth(300).map(|t| t.name), Some("one_more"));
     }
 }

@@ -2017,8 +2017,11 @@ mod tests {
         .unwrap();
         let stricter = VENT_SCHEMA.replace(r#""maximum":100"#, r#""maximum":50"#);
         let i = s.tools.len() - 1;
-        if let Some(crate::registry::Def::Built { input, .. }) =
-            s.tools.tools[i].as_mut().map(|t| &mut t.def)
+        if let Some(crate::registry::Def::Built { input, .. }) = s
+            .tools
+            .slot_mut(i)
+            .and_then(|t| t.entry.as_mut())
+            .map(|t| &mut t.def)
         {
             *input = program_of(&stricter);
         }

@@ -158,7 +158,7 @@ impl<'a> Server<'a> {
             MCP_LIST_TOOLS => self
                 .tools
                 .position_by(|n| n == name)
-                .map(|(i, _)| self.tools.on.set(i, on)),
+                .map(|(i, _)| self.tools.set_enabled(i, on)),
             MCP_LIST_PROMPTS => c
                 .prompts()
                 .find(|(_, p)| p.name == name)

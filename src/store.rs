@@ -11,15 +11,23 @@
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 0 | `RECORD_MAGIC` (0xE5) |
+//! | 0 | `RECORD_MAGIC` (0xE5), or `WIDE_MAGIC` (0xE6) for a tag above 0xFF |
 //! | 1 | kind: `MCP_STORE_INTENT`, `_RESULT`, `_GONE`, `_RELEASE` |
-//! | 2 | tool tag (tool index × 2 + 1 at 2026-07-28) |
+//! | 2 | tool tag, bits 0..8 (see below) |
 //! | 3 | key length k (≤ `MCP_DEDUP_KEY_MAX`) |
 //! | 4..8 | FNV-1a of the principal |
 //! | 8..10 | result length n (≤ `MCP_DEDUP_RESULT_MAX`; 0 but for RESULT) |
-//! | 10..10+k | key |
+//! | 10..12 | `WIDE_MAGIC` only: tool tag, bits 8..24 |
+//! | then k | key |
 //! | ..+n | result members as sent |
 //! | ..+4 | CRC-32 (IEEE 802.3) of every byte before it |
+//!
+//! The tool tag ([`crate::protocol::tools`]) is t = tool index × 2 + 1 at
+//! 2026-07-28 (+ 0 at 2025-11-25) with its low 7 bits in bits 0..7, the
+//! retry-key mark in bit 7 and the rest of t from bit 8: for the first 64
+//! tools one byte, as records always had it (a log written before wide tags
+//! reads the same); a tool beyond them, in a table given more slots
+//! (`mcp_server_set_tool_storage`), is written with `WIDE_MAGIC`.
 //!
 //! A record whose header, length or CRC does not check ends the log where
 //! it starts (a write torn by power loss): it and what follows are ignored,
@@ -72,10 +80,17 @@ const _: () = assert!(
 );
 const _: () = assert!(MCP_DEDUP_KEY_MAX <= 255 && MCP_DEDUP_RESULT_MAX <= 65535);
 
-/// Byte 0 of every record.
+/// Byte 0 of a record whose tool tag fits a byte.
 pub(crate) const RECORD_MAGIC: u8 = 0xE5;
-/// Bytes before the key.
+/// Byte 0 of a record whose tool tag does not: two more tag bytes follow
+/// the fixed header, before the key.
+pub(crate) const WIDE_MAGIC: u8 = 0xE6;
+/// The fixed header: what [`record_len`] needs to know the whole length.
 pub(crate) const HEADER_LEN: usize = 10;
+/// Bytes of a wide record's tag after the fixed header.
+const WIDE_LEN: usize = 2;
+/// The largest tool tag a record holds.
+pub(crate) const TAG_MAX: u32 = 0xFF_FFFF;
 /// Bytes of the CRC at the end.
 const CRC_LEN: usize = 4;
 
@@ -111,8 +126,8 @@ pub struct Record<'a> {
 pub struct Head {
     /// `MCP_STORE_*` kind.
     pub kind: u8,
-    /// Tool tag.
-    pub tag: u8,
+    /// Tool tag, at most [`TAG_MAX`].
+    pub tag: u32,
     /// Principal hash.
     pub principal: u32,
 }
@@ -126,15 +141,17 @@ pub fn encode(
     buf: &mut [u8; MCP_STORE_RECORD_MAX],
 ) -> Option<usize> {
     let (k, n) = (key.len(), result.len());
-    if k > MCP_DEDUP_KEY_MAX || n > MCP_DEDUP_RESULT_MAX {
+    if k > MCP_DEDUP_KEY_MAX || n > MCP_DEDUP_RESULT_MAX || head.tag > TAG_MAX {
         return None;
     }
-    let body = HEADER_LEN + k + n;
+    let t = head.tag.to_le_bytes();
+    let wide = usize::from(head.tag > 0xFF) * WIDE_LEN;
+    let body = HEADER_LEN + wide + k + n;
     let p = head.principal.to_le_bytes();
     let fixed = [
-        RECORD_MAGIC,
+        if wide == 0 { RECORD_MAGIC } else { WIDE_MAGIC },
         head.kind,
-        head.tag,
+        t[0],
         k as u8,
         p[0],
         p[1],
@@ -143,9 +160,10 @@ pub fn encode(
         n as u8,
         (n >> 8) as u8,
     ];
+    let tag_hi = [t[1], t[2]].into_iter().take(wide);
     for (d, s) in buf
         .iter_mut()
-        .zip(fixed.into_iter().chain(key).chain(result))
+        .zip(fixed.into_iter().chain(tag_hi).chain(key).chain(result))
     {
         *d = s;
     }
@@ -172,7 +190,12 @@ pub fn record_len(head: &[u8]) -> Option<usize> {
     let sizes_ok = key_len <= MCP_DEDUP_KEY_MAX
         && n <= MCP_DEDUP_RESULT_MAX
         && (n == 0 || kind == crate::limits::MCP_STORE_RESULT);
-    (magic == RECORD_MAGIC && kind_ok && sizes_ok).then_some(HEADER_LEN + key_len + n + CRC_LEN)
+    let wide = match magic {
+        RECORD_MAGIC => 0,
+        WIDE_MAGIC => WIDE_LEN,
+        _ => return None,
+    };
+    (kind_ok && sizes_ok).then_some(HEADER_LEN + wide + key_len + n + CRC_LEN)
 }
 
 /// Decodes a whole record (`bytes` of [`record_len`]); `None` when its CRC
@@ -188,14 +211,22 @@ pub fn decode(bytes: &[u8]) -> Option<Record<'_>> {
     }
     let key_len = usize::from(*body.get(3)?);
     let p = body.get(4..8)?;
+    let (tag, key_at) = if *body.first()? == WIDE_MAGIC {
+        let hi = body.get(HEADER_LEN..HEADER_LEN + WIDE_LEN)?;
+        let tag = u32::from_le_bytes([*body.get(2)?, *hi.first()?, *hi.get(1)?, 0]);
+        // One tag, one spelling: a tag that fits a byte is never wide.
+        (tag > 0xFF).then_some((tag, HEADER_LEN + WIDE_LEN))?
+    } else {
+        (u32::from(*body.get(2)?), HEADER_LEN)
+    };
     Some(Record {
         head: Head {
             kind: *body.get(1)?,
-            tag: *body.get(2)?,
+            tag,
             principal: u32::from_le_bytes([*p.first()?, *p.get(1)?, *p.get(2)?, *p.get(3)?]),
         },
-        key: body.get(HEADER_LEN..HEADER_LEN + key_len)?,
-        result: body.get(HEADER_LEN + key_len..)?,
+        key: body.get(key_at..key_at + key_len)?,
+        result: body.get(key_at + key_len..)?,
     })
 }
 

@@ -138,17 +138,17 @@ fn header_defines() -> std::collections::BTreeMap<String, String> {
     map
 }
 
-/// The value of `#define NAME` inside the `#if COND` block of `header`.
+/// The value of `#define NAME` inside an `#if COND` block of `header`.
 fn define_in_branch(header: &str, cond: &str, name: &str) -> String {
     let text = read(header);
-    let at = text
-        .find(&format!("#if {cond}\n"))
-        .unwrap_or_else(|| panic!("{header}: no '#if {cond}' block"));
-    let block = &text[at..at + text[at..].find("#endif").expect("unterminated #if")];
+    let open = format!("#if {cond}\n");
+    assert!(text.contains(&open), "{header}: no '#if {cond}' block");
     let prefix = format!("#define {name} ");
-    block
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
+    text.match_indices(&open)
+        .find_map(|(at, _)| {
+            let block = &text[at..at + text[at..].find("#endif").expect("unterminated #if")];
+            block.lines().find_map(|l| l.strip_prefix(&prefix))
+        })
         .unwrap_or_else(|| panic!("{header}: no #define {name} under #if {cond}"))
         .trim()
         .to_string()

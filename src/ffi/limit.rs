@@ -41,6 +41,10 @@ mod tests {
         let get = |s: &CStr| unsafe { mcp_build_limit(s.as_ptr()) };
         assert_eq!(get(c"MCP_MAX_TOOLS"), crate::limits::MCP_MAX_TOOLS);
         assert_eq!(get(c"MCP_SERVER_SIZE"), crate::limits::MCP_SERVER_SIZE);
+        assert_eq!(
+            get(c"MCP_TOOL_SLOT_SIZE"),
+            crate::limits::MCP_TOOL_SLOT_SIZE
+        );
         assert_eq!(get(c"MCP_MAX_TOOLSX"), 0);
         assert_eq!(get(c""), 0);
         assert_eq!(unsafe { mcp_build_limit(core::ptr::null()) }, 0);

@@ -348,7 +348,7 @@ unsafe fn fill<T, const N: usize>(a: *mut [T; N], mut f: impl FnMut() -> T) {
 /// may be live. The magic word is written last.
 unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
     use core::ptr::addr_of_mut as at;
-    use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32};
+    use core::sync::atomic::{AtomicBool, AtomicPtr};
     // Every field of the server's parts must be written below: these
     // patterns stop compiling when a field is added, so one cannot be missed.
     let _ = |s: &Server<'static>| {
@@ -361,18 +361,21 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         } = s;
         let crate::registry::Registry {
             tools: _,
+            on: _,
+            more: _,
             len: _,
             last_error: _,
             page_size: _,
-            rates: _,
-            on: _,
-            largest: _,
             #[cfg(feature = "text-tools")]
                 store: _,
             #[cfg(feature = "text-tools")]
                 store_used: _,
         } = &s.tools;
-        let crate::policy::Rates { last: _ } = &s.tools.rates;
+        let crate::registry::ToolSlot {
+            entry: _,
+            last: _,
+            largest: _,
+        } = &s.tools.tools[0];
         let crate::catalog::Catalog {
             resources: _,
             n_resources: _,
@@ -390,15 +393,12 @@ unsafe fn init_slot(p: *mut Slot, info: ServerInfo<'static>, page_size: u32) {
         let s = at!((*p).server);
         at!((*s).info).write(info);
         let r = at!((*s).tools);
-        fill(at!((*r).tools), || None);
+        fill(at!((*r).tools), crate::registry::ToolSlot::new);
+        fill(at!((*r).on.off), || AtomicBool::new(false));
+        at!((*r).more).write(None);
         at!((*r).len).write(0);
         at!((*r).last_error).write(None);
         at!((*r).page_size).write(page_size);
-        fill(at!((*r).rates.last), || {
-            AtomicU32::new(crate::policy::NEVER)
-        });
-        fill(at!((*r).on.off), || AtomicBool::new(false));
-        fill(at!((*r).largest), || AtomicU32::new(0));
         #[cfg(feature = "text-tools")]
         at!((*r).store).write(None);
         #[cfg(feature = "text-tools")]
@@ -863,8 +863,8 @@ mod init_tests {
         assert!(s.info.cache_public && s.info.title.is_none());
         assert_eq!((s.tools.len(), s.tools.page_size), (0, 3));
         assert!(s.tools.iter().next().is_none() && s.tools.last_error.is_none());
-        assert!((0..MCP_MAX_TOOLS).all(|i| s.tools.on.enabled(i)));
-        assert!(s.tools.rates.check(0, 1000, 0).is_ok());
+        assert!((0..MCP_MAX_TOOLS).all(|i| s.tools.enabled(i)));
+        assert!(s.tools.rate_check(0, 1000, 0).is_ok());
         assert!(s.catalog.resources().next().is_none() && s.catalog.prompts().next().is_none());
         assert!((0..MCP_MAX_RESOURCES).all(|i| s.catalog.resources_on.enabled(i)));
         assert!((0..MCP_MAX_PROMPTS).all(|i| s.catalog.prompts_on.enabled(i)));

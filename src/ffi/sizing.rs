@@ -50,7 +50,8 @@ pub unsafe extern "C" fn mcp_server_min_response_cap(server: *const mcp_server_t
 pub struct mcp_usage_pair_t {
     /// Entries registered.
     pub used: usize,
-    /// The table's size in this build (its `MCP_MAX_*` limit).
+    /// The table's size (its `MCP_MAX_*` limit; for tools, the slots given
+    /// with `mcp_server_set_tool_storage` when they were).
     pub capacity: usize,
 }
 
@@ -116,7 +117,8 @@ pub unsafe extern "C" fn mcp_server_tool_usage(
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct mcp_usage_t {
-    /// Tools (`MCP_MAX_TOOLS`).
+    /// Tools (`MCP_MAX_TOOLS`, or the slots given with
+    /// `mcp_server_set_tool_storage`).
     pub tools: mcp_usage_pair_t,
     /// Resources and templates (`MCP_MAX_RESOURCES`).
     pub resources: mcp_usage_pair_t,
@@ -174,7 +176,7 @@ pub unsafe extern "C" fn mcp_server_usage(
     let pair = |used: usize, capacity: usize| mcp_usage_pair_t { used, capacity };
     let sizes = s.response_sizes();
     *out = mcp_usage_t {
-        tools: pair(s.tools.len(), MCP_MAX_TOOLS),
+        tools: pair(s.tools.len(), s.tools.capacity()),
         resources: pair(s.catalog.resource_count(), MCP_MAX_RESOURCES),
         prompts: pair(s.catalog.prompt_count(), MCP_MAX_PROMPTS),
         discover: sizes.discover,

@@ -381,6 +381,89 @@ mod tests {
         );
     }
 
+    /// `server()` with its keyed tool at index `at`, after `at` read-only
+    /// tools, in a table of slots the caller gives.
+    fn server_with_act_at(at: usize) -> Server<'static> {
+        let mut s = Server::new(ServerInfo {
+            name: "s",
+            version: "1",
+            title: None,
+            instructions: None,
+            list_ttl_ms: 0,
+            cache_public: true,
+        });
+        let given: &'static mut [crate::registry::ToolSlot<'static>] = std::vec::Vec::leak(
+            (0..at + 1)
+                .map(|_| crate::registry::ToolSlot::new())
+                .collect(),
+        );
+        let off: &'static [core::sync::atomic::AtomicBool] = std::vec::Vec::leak(
+            (0..at + 1)
+                .map(|_| core::sync::atomic::AtomicBool::new(false))
+                .collect(),
+        );
+        s.tools.set_storage(given, off).unwrap();
+        for i in 0..at {
+            s.add_tool_as_built(Tool {
+                annotations: crate::limits::MCP_TOOL_READ_ONLY,
+                ..Tool::new(
+                    std::format!("t{i}").leak(),
+                    r#"{"type":"object"}"#,
+                    Handler::Rust(act),
+                )
+            })
+            .unwrap();
+        }
+        s.add_tool_as_built(Tool {
+            idempotency_key: Some("k"),
+            max_result_len: 34,
+            ..Tool::new("act", r#"{"type":"object"}"#, Handler::Rust(act))
+        })
+        .unwrap();
+        s
+    }
+
+    /// A keyed tool far past a byte's worth of tags (index 200: tag
+    /// 200 × 2 + 1 = 401) is deduplicated by argument key and by retry key,
+    /// apart, before and after a restart, as the first tools are; its
+    /// records are wide, and the retry tag of tool 200 is not the plain tag
+    /// of any other tool.
+    #[test]
+    fn a_tool_beyond_index_128_dedups_and_retries_durably() {
+        let s = server_with_act_at(200);
+        assert_eq!(
+            s.tools.position_by(|n| n == "act").map(|(i, _)| i),
+            Some(200)
+        );
+        let st = store(false);
+        let (d, _) = restarted(Vec::new(), &st);
+        let rk: Option<&[u8]> = Some(b"a");
+        let before = runs().len();
+        let by_arg = call(&s, &d, &st, r#"{"k":"a"}"#);
+        let by_retry = call_with(&s, &d, &st, "{}", rk);
+        assert_eq!(
+            (text(&by_arg), text(&by_retry)),
+            ("moved".into(), "moved".into())
+        );
+        assert_eq!(runs().len(), before + 2, "two keys: each ran once");
+        assert_eq!(call(&s, &d, &st, r#"{"k":"a"}"#), by_arg);
+        assert_eq!(call_with(&s, &d, &st, "{}", rk), by_retry);
+        assert_eq!(runs().len(), before + 2, "repeats were answered, not run");
+        let log = MEM.with(|m| m.borrow().durable.clone());
+        assert_eq!(log.first(), Some(&crate::store::WIDE_MAGIC));
+        // After a restart, both keys are answered from their records.
+        let (d, n) = restarted(log, &st);
+        assert_eq!(n, Ok(2));
+        assert_eq!(call(&s, &d, &st, r#"{"k":"a"}"#), by_arg);
+        assert_eq!(call_with(&s, &d, &st, "{}", rk), by_retry);
+        assert_eq!(runs().len(), before + 2, "not run again after the restart");
+        // Killed while it ran: unknown after a restart, never run again.
+        call_with(&s, &d, &st, "{}", Some(b"r2"));
+        let (d, _) = restarted(AT_RUN.with(|a| a.borrow().clone()), &st);
+        let r = call_with(&s, &d, &st, "{}", Some(b"r2"));
+        assert!(text(&r).starts_with("earlier outcome unknown"), "{r}");
+    }
+
     /// Where the last record of `log` starts.
     fn last_record_start(log: &[u8]) -> usize {
         let mut off = 0;

@@ -192,7 +192,8 @@ unsafe fn program<'a>(p: *const u8, len: usize) -> Result<Option<&'a [u8]>, ()> 
 ///         (`mcp_server_schema_error` names emcp-gen).
 /// @retval -MCP_EILSEQ A string is not valid UTF-8.
 /// @retval -MCP_EEXIST A tool with this name is registered.
-/// @retval -MCP_ENOSPC `MCP_MAX_TOOLS` tools are registered;
+/// @retval -MCP_ENOSPC Every tool slot is taken (`MCP_MAX_TOOLS`, or the
+///         slots given with `mcp_server_set_tool_storage`);
 ///         `mcp_server_schema_error` names the limit to raise. Schemas take
 ///         no server storage (they are read from the text on each call), so
 ///         no schema table can fill.
@@ -339,6 +340,108 @@ pub unsafe extern "C" fn mcp_server_set_program_storage(
     0
 }
 
+/// Caller-owned storage for one tool slot, e.g.
+/// `static mcp_tool_slot_t slots[300];` (see `mcp_server_set_tool_storage`).
+/// Its contents are private to the library; size and alignment are checked
+/// at compile time against the library's own layout.
+#[repr(C)]
+pub struct mcp_tool_slot_t {
+    /// Opaque storage; 8-byte aligned through its element type.
+    pub opaque: [u64; MCP_TOOL_SLOT_WORDS],
+}
+
+// `count` slots hold `count` ToolSlots, then their `count` disabled flags.
+const _: () = assert!(
+    core::mem::size_of::<crate::registry::ToolSlot<'static>>()
+        + core::mem::size_of::<core::sync::atomic::AtomicBool>()
+        <= core::mem::size_of::<mcp_tool_slot_t>()
+);
+const _: () = assert!(
+    core::mem::align_of::<crate::registry::ToolSlot<'static>>()
+        <= core::mem::align_of::<mcp_tool_slot_t>()
+);
+
+/// The most slots `mcp_server_set_tool_storage` takes: a tool's index must
+/// fit the duplicate table's tag (`crate::dedup`).
+const MAX_SLOTS: usize = 1 << 22;
+
+/// Gives the server a tool table of `count` slots that the program owns,
+/// used instead of the `MCP_MAX_TOOLS` slots inside `mcp_server_t`: the
+/// server then holds `count` tools, each with everything a tool has per slot
+/// (its enable switch, rate limit, largest result, duplicate-table tag), as
+/// safe to use from several threads as before. Nothing is allocated: e.g.
+/// `static mcp_tool_slot_t slots[300];` (`MCP_TOOL_SLOT_SIZE` bytes each),
+/// or an array sized at start-up from a count the program reads. Tools
+/// registered before move into the new slots, with their state; a server
+/// may be given slots again (more, say), as long as no call runs. A
+/// firmware that needs a fixed number sets `MCP_MAX_TOOLS` instead
+/// (`EMCP_LIMITS`); one that never calls this links none of it.
+/// `mcp_server_usage` reports the capacity.
+///
+/// @param server The server (`mcp_server_init`).
+/// @param slots  `count` slots, aligned as `mcp_tool_slot_t` (8 bytes),
+///               used by nothing else and valid while the server is.
+/// @param count  How many: at least the tools registered so far, at most
+///               4,194,304.
+/// @retval 0 Success.
+/// @retval -MCP_EINVAL NULL pointer or uninitialised server.
+/// @retval -MCP_EDOM `slots` is not aligned to 8 bytes (`_Alignof(mcp_tool_slot_t)`:
+///         a byte buffer cast to it, say).
+/// @retval -MCP_ENOBUFS `count` is 0 or below the number of tools registered.
+/// @retval -MCP_ERANGE `count` is above 4,194,304.
+///
+/// @pre `server` must have been initialised with `mcp_server_init`, with no
+/// other call on it running; `slots` must point to `count` writable
+/// `mcp_tool_slot_t` that outlive the server.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_set_tool_storage(
+    server: *mut mcp_server_t,
+    slots: *mut mcp_tool_slot_t,
+    count: usize,
+) -> c_int {
+    // SAFETY: `slot_mut` checks NULL and the magic word first; the caller
+    // promises no other call on the server runs.
+    let Some(s) = (unsafe { slot_mut(server) }) else {
+        return -MCP_EINVAL;
+    };
+    if slots.is_null() {
+        return -MCP_EINVAL;
+    }
+    if slots as usize % core::mem::align_of::<mcp_tool_slot_t>() != 0 {
+        return -MCP_EDOM;
+    }
+    if count == 0 || count < s.server.tools.len() {
+        return -MCP_ENOBUFS;
+    }
+    if count > MAX_SLOTS {
+        return -MCP_ERANGE;
+    }
+    let first = slots.cast::<crate::registry::ToolSlot<'static>>();
+    // SAFETY: the caller promises `count` writable mcp_tool_slot_t, aligned
+    // (checked above) and outliving the server. They hold `count` ToolSlots
+    // (aligned like the array) followed by `count` one-byte flags: a
+    // ToolSlot and a flag fit one mcp_tool_slot_t (asserted at compile
+    // time). Every element is written before the slices are formed, so they
+    // hold only valid values, and the two do not overlap.
+    let (given, off) = unsafe {
+        let flags = first.add(count).cast::<core::sync::atomic::AtomicBool>();
+        for i in 0..count {
+            first.add(i).write(crate::registry::ToolSlot::new());
+            flags
+                .add(i)
+                .write(core::sync::atomic::AtomicBool::new(false));
+        }
+        (
+            core::slice::from_raw_parts_mut(first, count),
+            core::slice::from_raw_parts(flags, count),
+        )
+    };
+    match s.server.tools.set_storage(given, off) {
+        Ok(()) => 0,
+        Err(crate::registry::StorageError::TooSmall) => -MCP_ENOBUFS,
+    }
+}
+
 /// Describes the last schema that `mcp_server_add_tool` refused, as
 /// NUL-terminated text: which schema, the path of the offending keyword or
 /// value in it, and what is wrong, e.g.
@@ -347,6 +450,8 @@ pub unsafe extern "C" fn mcp_server_set_program_storage(
 /// `outputSchema: properties.lo.maximum: 3 is below minimum 5`,
 /// `inputSchema: properties.a.type[1]: unknown type name at "int"`.
 /// A full tool table is described too: `tool table full: raise MCP_MAX_TOOLS (16)`,
+/// or, with slots given: `tool table full: give mcp_server_set_tool_storage
+/// more slots (300)`,
 /// and an undeclared result size: `max_result_len 0: a tool without
 /// readOnlyHint must declare the most bytes its result writes
 /// (mcp_server_tool_usage reports the largest written)`.

@@ -35,7 +35,7 @@ pub fn list<'r>(
     let first = paging::start(req, s.tools.len())?;
     // Only the enabled tools this principal may call; cursors index the full table.
     let visible = s.tools.iter().enumerate().skip(first).filter(|(i, t)| {
-        s.tools.on.enabled(*i) && (!cfg!(feature = "policy") || s.hooks.allows(t, info.principal))
+        s.tools.enabled(*i) && (!cfg!(feature = "policy") || s.hooks.allows(t, info.principal))
     });
     paging::write(w, s, req.id, "tools", visible, tool_entry)?;
     if era.is_modern() {
@@ -159,7 +159,7 @@ fn admit<'r, 's, 'a>(
             Some(raw) => raw == n.as_bytes(),
             None => doc.str_eq(name, n),
         })
-        .filter(|(i, _)| s.tools.on.enabled(*i))
+        .filter(|(i, _)| s.tools.enabled(*i))
     else {
         return Err(unknown());
     };
@@ -249,15 +249,13 @@ fn run_validated<'r>(
         }
         None => None,
     };
-    let mut tag = index * 2 + usize::from(era.is_modern());
     // A keyed tool's call without a key is keyed by the transport's retry
     // key (MQTT Correlation Data), under a tag of its own: never an
     // argument key's entry.
+    let retry = key.is_none() && tool.idempotency_key.is_some();
+    let tag = dedup_tag(index, era.is_modern(), retry);
     let key = match key {
-        None if tool.idempotency_key.is_some() => {
-            tag |= RETRY_TAG;
-            info.retry_key.filter(|k| k.len() <= MCP_DEDUP_KEY_MAX)
-        }
+        None if retry => info.retry_key.filter(|k| k.len() <= MCP_DEDUP_KEY_MAX),
         k => k,
     };
     let principal = info.principal.unwrap_or(&[]);
@@ -299,8 +297,7 @@ fn run_validated<'r>(
     // interval back (the run did not count).
     let admitted = if cfg!(feature = "policy") {
         s.tools
-            .rates
-            .claim(index, tool.min_interval_ms, info.now_ms, crit)
+            .rate_claim(index, tool.min_interval_ms, info.now_ms, crit)
     } else {
         Ok(None)
     };
@@ -481,10 +478,20 @@ fn claim_key<'r>(
     Ok(None)
 }
 
-/// Set in the duplicate table's tool tag (index × 2 + era, below 2 ×
-/// `MCP_MAX_TOOLS`) of an entry keyed by `RequestInfo::retry_key`.
+/// Set in the duplicate table's tool tag of an entry keyed by
+/// `RequestInfo::retry_key` ([`dedup_tag`]).
 const RETRY_TAG: usize = 0x80;
-const _: () = assert!(2 * crate::limits::MCP_MAX_TOOLS <= RETRY_TAG);
+
+/// The duplicate table's tag of tool `index`'s keys (one key space per
+/// tool, era and kind of key): t = index × 2 + era, its low 7 bits in bits
+/// 0..7, `RETRY_TAG` for a retry key, the rest of t from bit 8. One to one
+/// for any index; for the first 64 tools the byte durable logs have always
+/// held (`crate::store`), so a log written before tables grew reads the
+/// same. Below 2^24 for the 2^22 tools a table can hold.
+fn dedup_tag(index: usize, modern: bool, retry: bool) -> usize {
+    let t = index * 2 + usize::from(modern);
+    (t & 0x7F) | (t >> 7) << 8 | if retry { RETRY_TAG } else { 0 }
+}
 
 /// The answer to a retry of a call interrupted by a restart.
 const OUTCOME_UNKNOWN: &str = "earlier outcome unknown: a call with this idempotency key was interrupted (the server restarted) before its result was recorded, so it may or may not have taken effect; the tool did not run again. Check the device's state, then retry with a new idempotency key if the action is still wanted";
@@ -900,4 +907,33 @@ fn output_mismatch<'r>(
         ),
         &msg,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool, era and kind of key has a tag of its own, for tables far
+    /// past a byte's worth of tools; the first 64 tools keep the one-byte
+    /// tags durable logs already hold (index × 2 + era, `RETRY_TAG` set for
+    /// a retry key), and every tag fits a record ([`crate::store::TAG_MAX`]).
+    #[test]
+    fn dedup_tags_are_one_to_one_and_keep_the_old_bytes() {
+        let most = 1usize << 22;
+        let mut seen = std::collections::HashSet::new();
+        let indexes = (0..5000).chain(most - 5..most);
+        for index in indexes {
+            for modern in [false, true] {
+                for retry in [false, true] {
+                    let t = dedup_tag(index, modern, retry);
+                    assert!(seen.insert(t), "tag {t:#x} twice (tool {index})");
+                    assert!(t <= crate::store::TAG_MAX as usize, "tool {index}");
+                    if index < 64 {
+                        let old = index * 2 + usize::from(modern);
+                        assert_eq!(t, if retry { old | RETRY_TAG } else { old });
+                    }
+                }
+            }
+        }
+    }
 }

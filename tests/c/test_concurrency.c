@@ -9,6 +9,10 @@
  * with the same now_ms; the callback sleeps 1 ms so the calls overlap. The
  * next trial's now_ms is one interval later, so exactly one run is due.
  *
+ * Then the same two cases again with the two tools at indexes 202 and 203
+ * of a table of slots the program gives (mcp_server_set_tool_storage): a
+ * tool far past MCP_MAX_TOOLS is as thread-safe as the first ones.
+ *
  * Usage: test_concurrency [trials]   (default 1000)
  */
 #include <pthread.h>
@@ -24,6 +28,11 @@ static pthread_barrier_t start;
 static pthread_barrier_t done;
 static int runs; /* callback runs, atomically counted */
 static int trials = 1000;
+/* The tools the two cases call: rate-limited, keyed. */
+static const char *case_tool[2] = {"limited", "once"};
+#define FAR_TOOLS 256
+static mcp_tool_slot_t far_slots[FAR_TOOLS];
+static char far_names[FAR_TOOLS][8];
 
 static void sleep_1ms(void)
 {
@@ -77,12 +86,13 @@ static void *worker(void *arg)
     for (int t = 0; t < trials; t++) {
         if (w->which == 0) {
             snprintf(req, sizeof req,
-                     "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"limited\"}}", t);
+                     "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}", t,
+                     case_tool[0]);
         } else {
             snprintf(req, sizeof req,
-                     "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"once\","
+                     "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\","
                      "\"arguments\":{\"key\":\"k%d\"}}}",
-                     t, t);
+                     t, case_tool[1], t);
         }
         mcp_request_ctx_t ctx = {
             /* Both threads: the same clock reading; one interval per trial. */
@@ -200,6 +210,37 @@ static void setup(void)
     CHECK_INT(mcp_server_set_critical(&server, critical_enter, critical_leave, NULL), 0);
 }
 
+/* The server's tools move into slots of the program's; 200 more tools
+ * follow, then the two cases' tools again, at indexes 202 and 203. */
+static void setup_far(void)
+{
+    CHECK_INT(mcp_server_set_tool_storage(&server, far_slots, FAR_TOOLS), 0);
+    for (int i = 0; i < 200; i++) {
+        snprintf(far_names[i], sizeof far_names[i], "f%03d", i);
+        mcp_tool_t t = {.name = far_names[i], .input_schema = "{\"type\":\"object\"}", .max_result_len = 28};
+        CHECK_INT(mcp_server_add_tool(&server, &t, slow_tool, NULL), 0);
+    }
+    mcp_tool_t limited = {
+        .name = "limited_far",
+        .input_schema = "{\"type\":\"object\"}",
+        .min_interval_ms = INTERVAL_MS,
+        .max_result_len = 28,
+    };
+    mcp_tool_t once = {
+        .name = "once_far",
+        .input_schema = "{\"type\":\"object\",\"properties\":{\"key\":{\"type\":\"string\"}}}",
+        .idempotency_key = "key",
+        .max_result_len = 28,
+    };
+    CHECK_INT(mcp_server_add_tool(&server, &limited, slow_tool, NULL), 0);
+    CHECK_INT(mcp_server_add_tool(&server, &once, slow_tool, NULL), 0);
+    mcp_tool_usage_t u;
+    CHECK_INT(mcp_server_tool_usage(&server, 203, &u), 0);
+    CHECK_STR(u.name, "once_far");
+    case_tool[0] = "limited_far";
+    case_tool[1] = "once_far";
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -208,6 +249,9 @@ int main(int argc, char **argv)
     setup();
     CHECK_INT(run_case(0, "min_interval_ms"), 0);
     CHECK_INT(run_case(1, "idempotency_key"), 0);
+    setup_far();
+    CHECK_INT(run_case(0, "min_interval_ms, tool 202 in the program's slots"), 0);
+    CHECK_INT(run_case(1, "idempotency_key, tool 203 in the program's slots"), 0);
     CHECK_INT(__atomic_load_n(&critical_calls, __ATOMIC_SEQ_CST), 0);
     return check_summary("test_concurrency");
 }

@@ -56,7 +56,11 @@
 #define GW_PROTOCOL "2026-07-28"
 #define GW_MAX_DEVICES 256
 #define GW_MAX_INSTANCES 8
+/* Tools the gateway tracks and, by default, serves (--max-tools: fewer). */
 #define GW_MAX_TOOLS 1024
+/* Program storage per tool slot: a tool's tools/list entry and argument
+ * programs, about its schemas' and description's length. */
+#define GW_PROGRAM_PER_TOOL 4096
 #define GW_MAX_WAITS 64
 #define GW_ID_MAX 64
 #define GW_TOPIC_MAX 256
@@ -81,6 +85,9 @@ struct gw_options {
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
+    /* --max-tools: tools the core serves (the slots the gateway gives it,
+     * mcp_server_set_tool_storage). */
+    unsigned max_tools;
     /* --http: serve Streamable HTTP through the HTTP binding on this IPv4
      * address and port; instead of stdio, or besides it with --stdio. */
     const char *http_addr;
@@ -391,6 +398,10 @@ static void usage(FILE *to, const char *prog)
             "  --timeout-ms N       how long a call waits for its device (default 10000)\n"
             "  --discover-ms N      at start, how long to wait for the devices' tools\n"
             "                       before serving (default 3000)\n"
+            "  --max-tools N        most tools served, all devices together (1-1024,\n"
+            "                       default 1024; a greenhouse device has 2); the core's\n"
+            "                       table is sized for N at start-up (MCP_TOOL_SLOT_SIZE,\n"
+            "                       184 bytes, each)\n"
             "\n"
             "The broker (the MQTT binding's options, as greenhouse-mqtt takes them):\n"
             EMCP_MQTT_MOSQ_USAGE
@@ -802,7 +813,7 @@ static void file_tool(int d, const struct emcp_gw_json *j, int t)
         return;
     }
     if (ntools == GW_MAX_TOOLS) {
-        gw_log("tool table full (%d); %s not served", GW_MAX_TOOLS, full);
+        gw_log("tool table full (%d, the most --max-tools takes); %s not served", GW_MAX_TOOLS, full);
         free(schema);
         free(dname);
         return;
@@ -996,7 +1007,8 @@ static void apply_pending(void)
             if (mcp_server_schema_error(&server, why, sizeof why) <= 0) {
                 snprintf(why, sizeof why, "error %d", rc);
             }
-            gw_log("tool %s not served: the core refused it (%s)", tl->name, why);
+            gw_log("tool %s not served: the core refused it (%s)%s", tl->name, why,
+                   rc == -MCP_ENOSPC ? "; start the gateway with a larger --max-tools" : "");
             tl->refused = true;
         }
     }
@@ -1531,6 +1543,15 @@ static int parse_args(int argc, char **argv, const char *prog)
                 fprintf(stderr, "%s: --timeout-ms wants 1 to 3600000\n", prog);
                 return -1;
             }
+        } else if (strcmp(a, "--max-tools") == 0) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || n < 1 || n > GW_MAX_TOOLS) {
+                fprintf(stderr, "%s: --max-tools wants 1 to %d\n", prog, GW_MAX_TOOLS);
+                return -1;
+            }
+            opt.max_tools = (unsigned)n;
         } else if (strcmp(a, "--discover-ms") == 0) {
             if (!parse_ms(v, &opt.discover_ms)) {
                 fprintf(stderr, "%s: --discover-ms wants 1 to 3600000\n", prog);
@@ -1650,6 +1671,7 @@ int main(int argc, char **argv)
     opt.prefix = "mcp";
     opt.timeout_ms = 10000;
     opt.discover_ms = 3000;
+    opt.max_tools = GW_MAX_TOOLS;
     int prc = parse_args(argc, argv, prog);
     if (prc != 0) {
         if (prc < 0) {
@@ -1701,7 +1723,33 @@ int main(int argc, char **argv)
         gw_log("cannot initialise the MCP server");
         return 1;
     }
-    size_t max_tools = mcp_build_limit("MCP_MAX_TOOLS");
+    /* The core's tool table, sized here for --max-tools instead of its
+     * MCP_MAX_TOOLS (allocated once and kept for the whole run; the core
+     * allocates nothing). */
+    mcp_tool_slot_t *slots = calloc(opt.max_tools, sizeof *slots);
+    int src = slots != NULL ? mcp_server_set_tool_storage(&server, slots, opt.max_tools) : -MCP_ENOSPC;
+    if (src != 0) {
+        gw_log("cannot give the core %u tool slots (%d)", opt.max_tools, src);
+        return 1;
+    }
+    /* Each tool is registered from the texts its device lists, and compiled
+     * at registration into this storage (its tools/list entry and argument
+     * programs): calls run the core's one interpreter, listing is a copy.
+     * GW_PROGRAM_PER_TOOL bytes per slot, zero pages until a tool uses them. */
+    void *programs = calloc(opt.max_tools, GW_PROGRAM_PER_TOOL);
+    int grc = programs != NULL ? mcp_server_set_program_storage(&server, programs,
+                                                                (size_t)opt.max_tools * GW_PROGRAM_PER_TOOL)
+                               : -MCP_ENOSPC;
+    if (grc != 0) {
+        gw_log("cannot give the core program storage (%d)", grc);
+        return 1;
+    }
+    mcp_usage_t usage_now;
+    if (mcp_server_usage(&server, &usage_now) != 0) {
+        gw_log("cannot read the MCP server's usage");
+        return 1;
+    }
+    size_t max_tools = usage_now.tools.capacity;
     FILE *rnd = fopen("/dev/urandom", "rb");
     if (rnd == NULL || fread(&corr_nonce, sizeof corr_nonce, 1, rnd) != 1) {
         corr_nonce = now_ms() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL);
@@ -1731,7 +1779,7 @@ int main(int argc, char **argv)
     if (mqtt_setup() != 0) {
         return 1;
     }
-    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (MCP_MAX_TOOLS)", opt.mqtt.host,
+    gw_log("broker %s:%d%s, prefix %s, call timeout %u ms, up to %zu tools (--max-tools)", opt.mqtt.host,
            opt.mqtt.port,
            (opt.mqtt.cafile || opt.mqtt.capath) ? " with TLS" : "", opt.prefix, opt.timeout_ms, max_tools);
     initial_discovery();
