@@ -416,6 +416,27 @@ int mcp_server_add_tool(mcp_server_t *server,
                         void *user);
 
 /**
+ * Replaces the registered tool of the same name with `tool`, checked and
+ * compiled as `mcp_server_add_tool` does: a gateway's device that comes
+ * back with a changed schema. The tool keeps its place in `tools/list`, its
+ * enabled switch and its rate limit's last run; its largest result starts
+ * again. Open listen streams are told the list changed. A tool from texts
+ * compiled into program storage takes new storage (the old is not
+ * reclaimed: size the storage for the replacements a program expects).
+ *
+ * @retval 0 Success.
+ * @retval -MCP_ENOENT No tool has `tool->name`.
+ * @retval -MCP_EINVAL, -MCP_ENOTSUP, -MCP_EILSEQ, -MCP_ENOSPC As for
+ *         `mcp_server_add_tool`; the registered tool is then unchanged.
+ *
+ * @pre As for `mcp_server_add_tool`.
+ */
+int mcp_server_replace_tool(mcp_server_t *server,
+                            const struct mcp_tool_t *tool,
+                            mcp_tool_fn fn,
+                            void *user);
+
+/**
  * Gives the server storage that tools from texts are compiled into. Each
  * tool from texts registered afterwards (`mcp_server_add_tool` without a
  * `listing`) is checked as always, then compiled here as `emcp-gen`

@@ -190,6 +190,8 @@ pub enum RegisterError {
     Schema(SchemaErrorKind),
     /// The name is taken.
     Duplicate,
+    /// No tool has the name (a replacement).
+    Missing,
     /// Every tool slot is taken: the server's own `MCP_MAX_TOOLS` and any
     /// given with [`Registry::set_storage`] ([`Registry::last_error`] says so).
     Full,
@@ -601,6 +603,23 @@ impl<'a> Registry<'a> {
     /// build without it registers the tool only with the matching seal. The
     /// seal is not kept (a tool slot costs no RAM for it).
     pub fn add(&mut self, tool: Tool<'a>, seal: u32) -> Result<(), RegisterError> {
+        self.put(tool, seal, None)
+    }
+
+    /// Replaces the registered tool of `tool`'s name with `tool`, checked as
+    /// [`Registry::add`] checks it: its place in the list, its switch and
+    /// its rate word stay, its largest result starts again. (A tool from
+    /// texts compiled into program storage takes new storage; the old is
+    /// not reclaimed.) [`RegisterError::Missing`] when no tool has the name.
+    pub fn replace(&mut self, tool: Tool<'a>, seal: u32) -> Result<(), RegisterError> {
+        let Some((index, _)) = self.position_by(|n| n == tool.name) else {
+            return Err(RegisterError::Missing);
+        };
+        self.put(tool, seal, Some(index))
+    }
+
+    /// [`Registry::add`] (`at` None) or [`Registry::replace`] of the tool at `at`.
+    fn put(&mut self, tool: Tool<'a>, seal: u32, at: Option<usize>) -> Result<(), RegisterError> {
         if !valid_name(tool.name)
             || tool.annotations & !hints::ALL != 0
             || matches!(tool.handler, Handler::C(None, _))
@@ -626,7 +645,7 @@ impl<'a> Registry<'a> {
         {
             return Err(RegisterError::Unsupported);
         }
-        if self.find_by(|n| n == tool.name).is_some() {
+        if at.is_none() && self.find_by(|n| n == tool.name).is_some() {
             return Err(RegisterError::Duplicate);
         }
         // A tool that may act must say how much it answers, so that a call
@@ -645,7 +664,7 @@ impl<'a> Registry<'a> {
             });
             return Err(RegisterError::ResultLenUndeclared);
         }
-        if self.len >= self.capacity() {
+        if at.is_none() && self.len >= self.capacity() {
             let size = self.capacity();
             self.last_error = Some(LastSchemaError {
                 error: SchemaError {
@@ -707,9 +726,15 @@ impl<'a> Registry<'a> {
             handler: tool.handler,
             def,
         };
-        let slot = self.slot_mut(self.len).ok_or(RegisterError::Full)?;
+        let Some(index) = at else {
+            let slot = self.slot_mut(self.len).ok_or(RegisterError::Full)?;
+            slot.entry = Some(entry);
+            self.len += 1;
+            return Ok(());
+        };
+        let slot = self.slot_mut(index).ok_or(RegisterError::Missing)?;
         slot.entry = Some(entry);
-        self.len += 1;
+        slot.largest.store(0, Ordering::Relaxed);
         Ok(())
     }
 

@@ -2004,6 +2004,72 @@ mod tests {
         assert_eq!(s.tools.store_usage(), (big + little, size));
     }
 
+    /// A tool replaced under its name: the new schema lists and decides,
+    /// its place stays, an unknown name is refused; in program storage too.
+    #[test]
+    fn a_replaced_tool_answers_by_its_new_schema() {
+        let stricter: &'static str = std::boxed::Box::leak(
+            VENT_SCHEMA
+                .replace(r#""maximum":100"#, r#""maximum":50"#)
+                .into_boxed_str(),
+        );
+        for stored in [false, true] {
+            if stored && !cfg!(feature = "text-tools") {
+                continue;
+            }
+            let mut s = server();
+            #[cfg(feature = "text-tools")]
+            if stored {
+                let store = std::boxed::Box::leak(std::vec![0u8; 4096].into_boxed_slice());
+                s.tools.set_store(store).unwrap();
+            }
+            let vent = |schema| Tool {
+                max_result_len: 55,
+                ..Tool::new("v", schema, Handler::Rust(echo))
+            };
+            s.add_tool_as_built(vent(VENT_SCHEMA)).unwrap();
+            let before = s.tools.len();
+            let ask = |s: &Server<'_>, req: &str| {
+                let mut out = vec![0u8; 4096];
+                let o = s
+                    .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+                    .unwrap();
+                String::from_utf8(out[..o.len].to_vec()).unwrap()
+            };
+            let call = modern(
+                "1",
+                "tools/call",
+                r#","name":"v","arguments":{"percent":70}"#,
+            );
+            assert!(!ask(&s, &call).contains(r#""isError":true"#));
+            let new = if cfg!(feature = "text-tools") {
+                vent(stricter)
+            } else {
+                built(vent(stricter))
+            };
+            s.tools.replace(new, 0).unwrap();
+            assert_eq!(s.tools.len(), before);
+            assert!(ask(&s, &call).contains("percent: 70 is above maximum 50"));
+            let list = ask(&s, &modern("1", "tools/list", ""));
+            let at = list.find(r#"{"name":"v""#).expect("v is listed");
+            let entry = &list[at..];
+            let entry = &entry[..entry[1..]
+                .find(r#"{"name":"#)
+                .map_or(entry.len(), |e| e + 1)];
+            assert!(entry.contains(r#""maximum":50"#) && !entry.contains(r#""maximum":100"#));
+            assert_eq!(
+                s.tools.replace(
+                    Tool {
+                        max_result_len: 1,
+                        ..Tool::new("nope", VENT_SCHEMA, Handler::Rust(echo))
+                    },
+                    0
+                ),
+                Err(crate::registry::RegisterError::Missing)
+            );
+        }
+    }
+
     /// The program, not the text, decides a call to a built tool: a program
     /// swapped behind registration's back (here: one that caps `percent`
     /// at 50) is what the call obeys.

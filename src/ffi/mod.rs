@@ -320,6 +320,7 @@ fn register_errno(e: RegisterError) -> c_int {
         RegisterError::Schema(SchemaErrorKind::Full) => -MCP_ENOSPC,
         RegisterError::Schema(_) => -MCP_EINVAL,
         RegisterError::Duplicate => -MCP_EEXIST,
+        RegisterError::Missing => -MCP_ENOENT,
         RegisterError::Full => -MCP_ENOSPC,
         RegisterError::Unsupported => -MCP_ENOTSUP,
         RegisterError::ResultLenUndeclared => -MCP_EINVAL,

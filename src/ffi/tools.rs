@@ -207,6 +207,46 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     r#fn: mcp_tool_fn,
     user: *mut c_void,
 ) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { register(server, tool, r#fn, user, false) }
+}
+
+/// Replaces the registered tool of the same name with `tool`, checked and
+/// compiled as `mcp_server_add_tool` does: a gateway's device that comes
+/// back with a changed schema. The tool keeps its place in `tools/list`, its
+/// enabled switch and its rate limit's last run; its largest result starts
+/// again. Open listen streams are told the list changed. A tool from texts
+/// compiled into program storage takes new storage (the old is not
+/// reclaimed: size the storage for the replacements a program expects).
+///
+/// @retval 0 Success.
+/// @retval -MCP_ENOENT No tool has `tool->name`.
+/// @retval -MCP_EINVAL, -MCP_ENOTSUP, -MCP_EILSEQ, -MCP_ENOSPC As for
+///         `mcp_server_add_tool`; the registered tool is then unchanged.
+///
+/// @pre As for `mcp_server_add_tool`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mcp_server_replace_tool(
+    server: *mut mcp_server_t,
+    tool: *const mcp_tool_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded caller promises.
+    unsafe { register(server, tool, r#fn, user, true) }
+}
+
+/// `mcp_server_add_tool`, or with `replace` `mcp_server_replace_tool`.
+///
+/// # Safety
+/// As for `mcp_server_add_tool`.
+unsafe fn register(
+    server: *mut mcp_server_t,
+    tool: *const mcp_tool_t,
+    r#fn: mcp_tool_fn,
+    user: *mut c_void,
+    replace: bool,
+) -> c_int {
     // SAFETY: `slot` checks NULL and the magic word before forming a reference.
     if tool.is_null() || unsafe { slot(server) }.is_none() {
         return -MCP_EINVAL;
@@ -280,7 +320,12 @@ pub unsafe extern "C" fn mcp_server_add_tool(
     // SAFETY: the magic word was checked above; the caller promises no other
     // reference to the server is live (no concurrent handle call).
     let s = unsafe { &mut (*server.cast::<Slot>()).server };
-    match s.add_tool_sealed(entry, t.schema_seal) {
+    let done = if replace {
+        s.tools.replace(entry, t.schema_seal)
+    } else {
+        s.add_tool_sealed(entry, t.schema_seal)
+    };
+    match done {
         Ok(()) => {
             // SAFETY: the server is initialised; open streams learn of the new tool.
             unsafe { catalog::mcp_server_notify_list_changed(server, MCP_LIST_TOOLS) };

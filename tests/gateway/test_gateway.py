@@ -581,3 +581,53 @@ def test_rich_results_pass_through_exactly(gateway_bin, broker):
             assert gw.close() == 0, "\n".join(gw.err)
         sim.stdin.close()
         assert sim.wait(10) == 0, sim.stderr.read().decode()
+
+
+def test_a_device_back_with_a_changed_schema_is_reread(gateway_bin, broker):
+    """A device that comes back with a changed schema for a tool (emcp-fleet-sim
+    --vent-max 50: set_vent allows 0-50 instead of 0-100) is listed again with
+    the new schema, and the gateway validates calls by it
+    (mcp_server_replace_tool). Before, the gateway kept the first schema until
+    it restarted, and passed percent 70 on to the device."""
+    sim_bin = str(Path(gateway_bin).parent / "emcp-fleet-sim")
+
+    def sim(*extra: str) -> subprocess.Popen:
+        p = subprocess.Popen([sim_bin, "--devices", "1", "--id-prefix", "chg-", *extra,
+                              "--broker", f"127.0.0.1:{broker.port}"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline().strip() == b"running 1"
+        return p
+
+    first = sim()
+    second = None
+    gw = RawGateway(gateway_bin, gateway_args(broker))
+    try:
+        def vent_max():
+            listed = json.loads(gw.ask({"jsonrpc": "2.0", "id": "l", "method": "tools/list",
+                                        "params": {"_meta": envelope()}}))
+            tool = {t["name"]: t for t in listed["result"]["tools"]}.get("chg-000.set_vent")
+            return tool and tool["inputSchema"]["properties"]["percent"]["maximum"]
+
+        def wait_for(want, what: str) -> None:
+            deadline = time.monotonic() + 10
+            while vent_max() != want:
+                assert time.monotonic() < deadline, f"{what}: set_vent's maximum is {vent_max()}"
+                time.sleep(0.05)
+
+        wait_for(100, "listed")
+        first.kill()
+        first.wait()
+        wait_for(None, "gone with its Will")
+        second = sim("--vent-max", "50")
+        wait_for(50, "back with its changed schema")
+        answer = json.loads(gw.ask(call("c", "chg-000.set_vent", {"percent": 70})))
+        result = answer["result"]
+        assert result["isError"] is True, answer
+        assert "percent: 70 is above maximum 50" in result["content"][0]["text"], answer
+    finally:
+        gw.close()
+        for p in (first, second):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+

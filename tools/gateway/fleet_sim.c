@@ -63,6 +63,10 @@ static emcp_mqtt_mosq_options_t base_opt;
 static const char *prefix;
 static bool verbose;
 static unsigned vent_interval_ms = 2000;
+/* --vent-max: set_vent's schema allows 0 to this (default 100, the tools
+ * file's); another value gives the device a changed schema. */
+static long vent_max = 100;
+static char vent_schema[160];
 static bool rich; /* --rich: sample_media too */
 
 static void on_signal(int sig)
@@ -93,6 +97,8 @@ static void usage(FILE *to, const char *prog)
             "  --id-prefix S        device id prefix (default sim-)\n"
             "  --prefix P           first topic level(s) (default mcp)\n"
             "  --vent-interval-ms MS  set_vent's rate limit per device (default 2000)\n"
+            "  --vent-max N         set_vent's schema allows percent 0 to N, 1-100\n"
+            "                       (default 100; another value is a changed schema)\n"
             "  --rich               every device also offers sample_media: a result with\n"
             "                       every content block kind, annotations, nested arrays,\n"
             "                       edge numbers and escapes; pad (0-4000) adds that many\n"
@@ -279,6 +285,22 @@ static int device_init(struct sim_device *d)
     mcp_tool_t rs = greenhouse_tools[GREENHOUSE_TOOL_READ_SENSOR];
     mcp_tool_t sv = greenhouse_tools[GREENHOUSE_TOOL_SET_VENT];
     sv.min_interval_ms = vent_interval_ms;
+    if (vent_max != 100) {
+        /* The same tool from a schema text of its own: registered as text,
+         * as a device whose firmware changed would list it. */
+        snprintf(vent_schema, sizeof vent_schema,
+                 "{\"type\":\"object\",\"required\":[\"percent\"],\"additionalProperties\":false,"
+                 "\"properties\":{\"percent\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":%ld}}}",
+                 vent_max);
+        sv.input_schema = vent_schema;
+        sv.listing = NULL;
+        sv.input_program = NULL;
+        sv.input_program_len = 0;
+        sv.args = NULL;
+        sv.args_len = 0;
+        sv.idempotency_key = NULL;
+        sv.schema_seal = 0;
+    }
     rc = rc ? rc : mcp_server_add_tool(&d->server, &rs, read_sensor, d);
     rc = rc ? rc : mcp_server_add_tool(&d->server, &sv, set_vent, d);
     if (rc == 0 && rich) {
@@ -439,6 +461,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             vent_interval_ms = (unsigned)n;
+        } else if (strcmp(a, "--vent-max") == 0) {
+            vent_max = strtol(v, &end, 10);
+            if (end == v || *end != '\0' || vent_max < 1 || vent_max > 100) {
+                fprintf(stderr, "%s: --vent-max wants 1 to 100\n", prog);
+                return 2;
+            }
         } else {
             fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
             usage(stderr, prog);

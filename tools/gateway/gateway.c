@@ -274,6 +274,11 @@ struct gw_tool {
     bool offered;    /* in the device's latest tools/list */
     bool registered; /* mcp_server_add_tool succeeded */
     bool refused;    /* mcp_server_add_tool refused it (logged once) */
+    /* The device came back with other schemas: replaced on the serving
+     * thread (mcp_server_replace_tool), which then frees the old texts. */
+    bool replace;
+    char *new_input_schema;
+    char *new_output_schema;
 };
 
 struct gw_wait {
@@ -803,10 +808,21 @@ static void file_tool(int d, const struct emcp_gw_json *j, int t)
     int existing = find_tool(full, (size_t)n);
     if (existing >= 0) {
         struct gw_tool *tl = &tools[existing];
-        if (schema != NULL && strcmp(schema, tl->input_schema) != 0) {
-            gw_log("device %s changed the schema of %s; the gateway keeps the first one until it restarts",
-                   devices[d].id, dname);
+        char *out = emcp_gw_json_raw(j, emcp_gw_json_get(j, t, "outputSchema"));
+        const char *was_out = tl->output_schema ? tl->output_schema : "";
+        if (schema != NULL && (strcmp(schema, tl->input_schema) != 0 || strcmp(out ? out : "", was_out) != 0)) {
+            /* Re-read: the serving thread replaces the registered tool. */
+            gw_log("device %s changed the schemas of %s; the tool is replaced", devices[d].id, dname);
+            free(tl->new_input_schema);
+            free(tl->new_output_schema);
+            tl->new_input_schema = schema;
+            tl->new_output_schema = out;
+            tl->replace = true;
+            list_changed = true;
+            schema = NULL;
+            out = NULL;
         }
+        free(out);
         tl->offered = true;
         free(schema);
         free(dname);
@@ -972,6 +988,50 @@ static void *discovery_main(void *arg)
 
 static int tool_call(const mcp_call_t *call, mcp_result_t *result, void *user);
 
+/* The core's definition of tool @p tl (its strings stay with @p tl). */
+static mcp_tool_t tool_def(const struct gw_tool *tl)
+{
+    mcp_tool_t def;
+    memset(&def, 0, sizeof def);
+    def.name = tl->name;
+    def.title = tl->title;
+    def.description = tl->description;
+    def.input_schema = tl->input_schema;
+    def.output_schema = tl->output_schema;
+    def.annotations = tl->annotations;
+    def.principals = tl->principals;
+    def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
+    return def;
+}
+
+/* Replaces registered tool @p i with the schemas its device listed last
+ * (lock held, serving thread). The old texts are freed once the core holds
+ * the new ones; a refusal keeps the tool as it was. */
+static void replace_tool(struct gw_tool *tl, int i)
+{
+    mcp_tool_t def = tool_def(tl);
+    def.input_schema = tl->new_input_schema;
+    def.output_schema = tl->new_output_schema;
+    int rc = mcp_server_replace_tool(&server, &def, tool_call, (void *)(intptr_t)i);
+    if (rc == 0) {
+        free(tl->input_schema);
+        free(tl->output_schema);
+        tl->input_schema = tl->new_input_schema;
+        tl->output_schema = tl->new_output_schema;
+    } else {
+        char why[256];
+        if (mcp_server_schema_error(&server, why, sizeof why) <= 0) {
+            snprintf(why, sizeof why, "error %d", rc);
+        }
+        gw_log("tool %s keeps its schemas: the core refused the new ones (%s)", tl->name, why);
+        free(tl->new_input_schema);
+        free(tl->new_output_schema);
+    }
+    tl->new_input_schema = NULL;
+    tl->new_output_schema = NULL;
+    tl->replace = false;
+}
+
 /* Registers the tools discovered since the last time and tells the listen
  * streams when the list changed. Serving thread, between messages. */
 static void apply_pending(void)
@@ -981,6 +1041,9 @@ static void apply_pending(void)
     list_changed = false;
     for (int i = 0; i < ntools; i++) {
         struct gw_tool *tl = &tools[i];
+        if (tl->registered && tl->replace) {
+            replace_tool(tl, i);
+        }
         if (tl->registered || tl->refused) {
             continue;
         }
@@ -989,16 +1052,7 @@ static void apply_pending(void)
             tl->refused = true;
             continue;
         }
-        mcp_tool_t def;
-        memset(&def, 0, sizeof def);
-        def.name = tl->name;
-        def.title = tl->title;
-        def.description = tl->description;
-        def.input_schema = tl->input_schema;
-        def.output_schema = tl->output_schema;
-        def.annotations = tl->annotations;
-        def.principals = tl->principals;
-        def.max_result_len = (tl->annotations & MCP_TOOL_READ_ONLY) ? 0 : GW_RESULT_MAX;
+        mcp_tool_t def = tool_def(tl);
         int rc = mcp_server_add_tool(&server, &def, tool_call, (void *)(intptr_t)i);
         if (rc == 0) {
             tl->registered = true; /* the core told the listen streams itself */
