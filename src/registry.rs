@@ -611,6 +611,7 @@ impl<'a> Registry<'a> {
     /// its rate word stay, its largest result starts again. (A tool from
     /// texts compiled into program storage takes new storage; the old is
     /// not reclaimed.) [`RegisterError::Missing`] when no tool has the name.
+    #[cfg(feature = "text-tools")]
     pub fn replace(&mut self, tool: Tool<'a>, seal: u32) -> Result<(), RegisterError> {
         let Some((index, _)) = self.position_by(|n| n == tool.name) else {
             return Err(RegisterError::Missing);

@@ -2006,6 +2006,7 @@ mod tests {
 
     /// A tool replaced under its name: the new schema lists and decides,
     /// its place stays, an unknown name is refused; in program storage too.
+    #[cfg(feature = "text-tools")]
     #[test]
     fn a_replaced_tool_answers_by_its_new_schema() {
         let stricter: &'static str = std::boxed::Box::leak(

@@ -223,6 +223,8 @@ pub unsafe extern "C" fn mcp_server_add_tool(
 /// @retval -MCP_ENOENT No tool has `tool->name`.
 /// @retval -MCP_EINVAL, -MCP_ENOTSUP, -MCP_EILSEQ, -MCP_ENOSPC As for
 ///         `mcp_server_add_tool`; the registered tool is then unchanged.
+///         -MCP_ENOTSUP also from a library without `text-tools` (the
+///         minimal profile, whose generated tools do not change).
 ///
 /// @pre As for `mcp_server_add_tool`.
 #[unsafe(no_mangle)]
@@ -232,6 +234,7 @@ pub unsafe extern "C" fn mcp_server_replace_tool(
     r#fn: mcp_tool_fn,
     user: *mut c_void,
 ) -> c_int {
+    require_feature!("text-tools");
     // SAFETY: forwarded caller promises.
     unsafe { register(server, tool, r#fn, user, true) }
 }
@@ -320,10 +323,10 @@ unsafe fn register(
     // SAFETY: the magic word was checked above; the caller promises no other
     // reference to the server is live (no concurrent handle call).
     let s = unsafe { &mut (*server.cast::<Slot>()).server };
-    let done = if replace {
-        s.tools.replace(entry, t.schema_seal)
-    } else {
-        s.add_tool_sealed(entry, t.schema_seal)
+    let done = match replace {
+        #[cfg(feature = "text-tools")]
+        true => s.tools.replace(entry, t.schema_seal),
+        _ => s.add_tool_sealed(entry, t.schema_seal),
     };
     match done {
         Ok(()) => {

@@ -631,3 +631,41 @@ def test_a_device_back_with_a_changed_schema_is_reread(gateway_bin, broker):
                 p.kill()
                 p.wait()
 
+
+
+def test_the_separator_is_configurable(gateway_bin, broker):
+    """--separator __ names a tool DEVICE__TOOL; --allow items use it, and the
+    audit line still splits device and tool by the tool's own record. A
+    separator outside the name alphabet is refused."""
+    sim_bin = str(Path(gateway_bin).parent / "emcp-fleet-sim")
+    bad = subprocess.run([gateway_bin, *gateway_args(broker, "--separator", "/")], capture_output=True,
+                         stdin=subprocess.DEVNULL, timeout=10)
+    assert bad.returncode != 0 and b"--separator wants" in bad.stderr, bad.stderr
+    sim = subprocess.Popen([sim_bin, "--devices", "1", "--id-prefix", "s_p-", "--broker", f"127.0.0.1:{broker.port}"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    gw = None
+    try:
+        assert sim.stdout.readline().strip() == b"running 1"
+        gw = RawGateway(gateway_bin, gateway_args(broker, "--separator", "__",
+                                                  "--allow", "local=s_p-000__read_sensor"))
+        deadline = time.monotonic() + 10
+        while True:
+            listed = json.loads(gw.ask({"jsonrpc": "2.0", "id": "l", "method": "tools/list",
+                                        "params": {"_meta": envelope()}}))
+            got = {t["name"] for t in listed["result"]["tools"]}
+            if got:
+                break
+            assert time.monotonic() < deadline, listed
+            time.sleep(0.05)
+        assert got == {"s_p-000__read_sensor"}, got
+        answer = json.loads(gw.ask(call("r", "s_p-000__read_sensor", {"sensor_id": "t1"})))
+        assert answer["result"]["isError"] is False, answer
+        deadline = time.monotonic() + 5
+        while not any("device=s_p-000 tool=read_sensor outcome=ok" in e for e in gw.err):
+            assert time.monotonic() < deadline, gw.err
+            time.sleep(0.05)
+    finally:
+        if gw is not None:
+            gw.close()
+        sim.kill()
+        sim.wait()

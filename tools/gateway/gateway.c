@@ -82,6 +82,8 @@ struct gw_options {
      * binding's options, parsed and applied by its libmosquitto shim. */
     emcp_mqtt_mosq_options_t mqtt;
     const char *prefix;
+    /* --separator: between the device and its tool in a tool's name. */
+    const char *separator;
     const char *reply_topic;
     unsigned timeout_ms;
     unsigned discover_ms;
@@ -398,6 +400,9 @@ static void usage(FILE *to, const char *prog)
             "                       listed nor callable for it (answered as an unknown\n"
             "                       tool). Default: every principal sees every device.\n"
             "  --prefix P           first topic level(s) of the devices (default mcp)\n"
+            "  --separator S        between device and tool in a tool's name: 1-8 of\n"
+            "                       A-Z a-z 0-9 _ . - (default \".\": gh-a.set_vent); the\n"
+            "                       --allow items use it too\n"
             "  --client-id ID       MQTT client id (default emcp-gateway-HOST-PID)\n"
             "  --reply-topic T      where devices answer (default clients/CLIENT-ID/responses)\n"
             "  --timeout-ms N       how long a call waits for its device (default 10000)\n"
@@ -796,11 +801,11 @@ static void file_tool(int d, const struct emcp_gw_json *j, int t)
         gw_log("device %s listed a tool without name or inputSchema; skipped", devices[d].id);
         return;
     }
-    char full[GW_ID_MAX + 1 + 256];
-    int n = snprintf(full, sizeof full, "%s.%s", devices[d].id, dname);
+    char full[GW_ID_MAX + 8 + 256];
+    int n = snprintf(full, sizeof full, "%s%s%s", devices[d].id, opt.separator, dname);
     if (n < 0 || (size_t)n >= sizeof full || (size_t)n > MCP_MAX_TOOL_NAME_LEN) {
-        gw_log("device %s: tool %s: the name %s.%s is too long; skipped", devices[d].id, dname,
-               devices[d].id, dname);
+        gw_log("device %s: tool %s: the name %s%s%s is too long; skipped", devices[d].id, dname,
+               devices[d].id, opt.separator, dname);
         free(dname);
         return;
     }
@@ -1221,10 +1226,14 @@ static void audit(void *user, const mcp_audit_t *a)
         outcome = call_note;
     }
     call_note = NULL;
-    const char *dot = memchr(a->tool, '.', a->tool_len);
-    int dev_len = dot ? (int)(dot - a->tool) : 0;
-    const char *tool = dot ? dot + 1 : a->tool;
-    int tool_len = (int)(a->tool_len - (size_t)(tool - a->tool));
+    /* The device and its tool from the tool's own record (a separator may
+     * also occur in a device id). */
+    pthread_mutex_lock(&lock);
+    int ti = find_tool(a->tool, a->tool_len);
+    int dev_len = ti >= 0 ? (int)strlen(devices[tools[ti].dev].id) : 0;
+    const char *tool = ti >= 0 ? tools[ti].device_tool : a->tool;
+    int tool_len = ti >= 0 ? (int)strlen(tool) : (int)a->tool_len;
+    pthread_mutex_unlock(&lock);
     fprintf(stderr, "audit: principal=%.*s device=%.*s tool=%.*s outcome=%s ms=%" PRIu64 "\n",
             a->principal ? (int)a->principal_len : 1, a->principal ? a->principal : "-", dev_len, a->tool,
             tool_len, tool, outcome,
@@ -1565,6 +1574,12 @@ static int parse_args(int argc, char **argv, const char *prog)
         i++;
         if (strcmp(a, "--prefix") == 0) {
             opt.prefix = v;
+        } else if (strcmp(a, "--separator") == 0) {
+            if (strlen(v) > 8 || !id_ok(v, strlen(v))) {
+                fprintf(stderr, "%s: --separator wants 1 to 8 of A-Z a-z 0-9 _ . -\n", prog);
+                return -1;
+            }
+            opt.separator = v;
         } else if (strcmp(a, "--reply-topic") == 0) {
             opt.reply_topic = v;
         } else if (strcmp(a, "--http") == 0) {
@@ -1723,6 +1738,7 @@ int main(int argc, char **argv)
     opt.mqtt.port = 1883;
     opt.mqtt.log = stderr;
     opt.prefix = "mcp";
+    opt.separator = ".";
     opt.timeout_ms = 10000;
     opt.discover_ms = 3000;
     opt.max_tools = GW_MAX_TOOLS;
