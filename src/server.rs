@@ -1843,13 +1843,7 @@ mod tests {
             made.tools.find_by(|n| n == "rich").unwrap().def,
             crate::registry::Def::Built { .. }
         ));
-        let ask = |s: &Server<'_>, req: &str| {
-            let mut out = vec![0u8; 4096];
-            let o = s
-                .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
-                .unwrap();
-            String::from_utf8(out[..o.len].to_vec()).unwrap()
-        };
+        let ask = answer;
         // A tool from texts compiled into program storage at registration
         // (mcp_server_set_program_storage): built, answering as its texts do.
         #[cfg(feature = "text-tools")]
@@ -1944,6 +1938,15 @@ mod tests {
         }
     }
 
+    /// The answer of `s` to `req` (a fresh exchange, 4 KiB response buffer).
+    fn answer(s: &Server<'_>, req: &str) -> String {
+        let mut out = vec![0u8; 4096];
+        let o = s
+            .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
+            .unwrap();
+        String::from_utf8(out[..o.len].to_vec()).unwrap()
+    }
+
     /// Program storage: a tool that does not fit is refused whole, saying
     /// how much was left, and the next that fits is taken; storage is given
     /// once.
@@ -2030,13 +2033,7 @@ mod tests {
             };
             s.add_tool_as_built(vent(VENT_SCHEMA)).unwrap();
             let before = s.tools.len();
-            let ask = |s: &Server<'_>, req: &str| {
-                let mut out = vec![0u8; 4096];
-                let o = s
-                    .handle(&RequestInfo::default(), req.as_bytes(), &mut out)
-                    .unwrap();
-                String::from_utf8(out[..o.len].to_vec()).unwrap()
-            };
+            let ask = answer;
             let call = modern(
                 "1",
                 "tools/call",

@@ -180,15 +180,19 @@ mod tests {
         r.text("moved").map_or(-1, |_| 0)
     }
 
-    fn server() -> Server<'static> {
-        let mut s = Server::new(ServerInfo {
+    fn bare() -> Server<'static> {
+        Server::new(ServerInfo {
             name: "s",
             version: "1",
             title: None,
             instructions: None,
             list_ttl_ms: 0,
             cache_public: true,
-        });
+        })
+    }
+
+    fn server() -> Server<'static> {
+        let mut s = bare();
         s.add_tool_as_built(Tool {
             idempotency_key: Some("k"),
             max_result_len: 34, // measured
@@ -384,14 +388,7 @@ mod tests {
     /// `server()` with its keyed tool at index `at`, after `at` read-only
     /// tools, in a table of slots the caller gives.
     fn server_with_act_at(at: usize) -> Server<'static> {
-        let mut s = Server::new(ServerInfo {
-            name: "s",
-            version: "1",
-            title: None,
-            instructions: None,
-            list_ttl_ms: 0,
-            cache_public: true,
-        });
+        let mut s = bare();
         let given: &'static mut [crate::registry::ToolSlot<'static>] = std::vec::Vec::leak(
             (0..at + 1)
                 .map(|_| crate::registry::ToolSlot::new())

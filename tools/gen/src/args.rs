@@ -205,7 +205,7 @@ pub fn declare(
         let _ = writeln!(h, "    {ty} {};{note}", m.c);
     }
     let _ = writeln!(h, "}};\n");
-    declare_rest(h, prefix, tool, c_name, members, text_len);
+    declare_callback(h, prefix, tool, c_name, members.is_empty(), text_len);
 }
 
 /// The C type of a member (or, `in_array`, of an array's element) of kind
@@ -248,12 +248,13 @@ fn c_type(prefix: &str, c_name: &str, m: &Member, k: ArgKind, in_array: bool) ->
     }
 }
 
-fn declare_rest(
+/// The text area's size, the typed callback's prototype and the wrapper.
+fn declare_callback(
     h: &mut String,
     prefix: &str,
     tool: &str,
     c_name: &str,
-    members: &[Member],
+    no_members: bool,
     text_len: usize,
 ) {
     let up = format!("{prefix}_{c_name}").to_ascii_uppercase();
@@ -266,7 +267,7 @@ fn declare_rest(
         h,
         "/** {tool}'s typed callback: the firmware defines it. */\nint {prefix}_{c_name}(const struct {st} *args, const mcp_call_t *call, mcp_result_t *result, void *user);\n"
     );
-    let fill = if members.is_empty() {
+    let fill = if no_members {
         "    int rc = 0;\n".to_string()
     } else if text_len == 0 {
         "    int rc = mcp_call_args(call, &args, sizeof args, NULL, 0);\n".to_string()
@@ -275,7 +276,7 @@ fn declare_rest(
             "    char text[{up}_TEXT_LEN];\n    int rc = mcp_call_args(call, &args, sizeof args, text, sizeof text);\n"
         )
     };
-    let init = if members.is_empty() { " = {0}" } else { "" };
+    let init = if no_members { " = {0}" } else { "" };
     let _ = writeln!(
         h,
         "/** The mcp_tool_fn to register {tool} with: fills its arguments and runs\n * {prefix}_{c_name}. */\nstatic inline int {prefix}_{c_name}_call(const mcp_call_t *call, mcp_result_t *result, void *user)\n{{\n    struct {st} args{init};\n{fill}    return rc != 0 ? rc : {prefix}_{c_name}(&args, call, result, user);\n}}\n"
