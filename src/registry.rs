@@ -433,7 +433,10 @@ impl<'a> Registry<'a> {
     /// caller gave some: its listing (what `tools/list` would write from
     /// the texts) and its programs, so it is served as a built tool (one
     /// interpreter, one listing path). `Ok(None)` without storage.
+    // Out of line: the listing writer's and the compiler's frames are on
+    // the stack of a registration only when there is storage to compile into.
     #[cfg(feature = "text-tools")]
+    #[inline(never)]
     fn compile_into_store(&mut self, tool: &Tool<'a>) -> Result<Option<Def<'a>>, RegisterError> {
         let Some(buf) = self.store.take() else {
             return Ok(None);
