@@ -457,33 +457,7 @@ pub fn fill(
             continue;
         };
         if s.kind == MCP_ARG_ARRAY {
-            // The elements in place, then their count; the element's kind
-            // and width are the program's `items`.
-            let Some(n) = PNode::read(prog, pr.node) else {
-                continue;
-            };
-            let max = kw(KwKind::MaxItems)
-                .and_then(|m| exact_int(m).ok())
-                .unwrap_or(0);
-            let ik = item_kind(prog, n.items);
-            let (Some(elem), Ok(max)) = (item_size(ik), usize::try_from(max)) else {
-                continue;
-            };
-            let values = program::kws_of(prog, n.items)
-                .find(|x| x.kind == KwKind::Enum)
-                .map(|x| program::bytes(prog, x.value));
-            let d = Doc::new(raw);
-            let mut count = 0;
-            for el in d.elements(d.root()).take(max) {
-                let Some(e) = dst.get_mut(count * elem..(count + 1) * elem) else {
-                    break;
-                };
-                put(ik.code(), e, d.raw(el), values, text, &mut used)?;
-                count += 1;
-            }
-            let c = max * elem;
-            let width = count_size(max as u32);
-            put_int(dst.get_mut(c..c + width).unwrap_or(&mut []), count as i64);
+            fill_array(prog, pr.node, dst, raw, text, &mut used)?;
             continue;
         }
         let values = if s.kind == MCP_ARG_ENUM {
@@ -493,6 +467,45 @@ pub fn fill(
         };
         put(s.kind, dst, raw, values, text, &mut used)?;
     }
+    Ok(())
+}
+
+/// An array member: its elements in place, then their count; the
+/// element's kind and width are the program's `items`. Out of line, so its
+/// frame is on the stack only for an array.
+#[inline(never)]
+fn fill_array(
+    prog: &[u8],
+    node: u16,
+    dst: &mut [u8],
+    raw: &[u8],
+    text: &mut [u8],
+    used: &mut usize,
+) -> Result<(), FillError> {
+    let Some(n) = PNode::read(prog, node) else {
+        return Ok(());
+    };
+    let max = program::kws_of(prog, node)
+        .find(|x| x.kind == KwKind::MaxItems)
+        .and_then(|x| exact_int(program::bytes(prog, x.value)).ok())
+        .unwrap_or(0);
+    let ik = item_kind(prog, n.items);
+    let (Some(elem), Ok(max)) = (item_size(ik), usize::try_from(max)) else {
+        return Ok(());
+    };
+    let values = item_enum(prog, n.items);
+    let d = Doc::new(raw);
+    let mut count = 0;
+    for el in d.elements(d.root()).take(max) {
+        let Some(e) = dst.get_mut(count * elem..(count + 1) * elem) else {
+            break;
+        };
+        put(ik.code(), e, d.raw(el), values, text, used)?;
+        count += 1;
+    }
+    let c = max * elem;
+    let width = count_size(max as u32);
+    put_int(dst.get_mut(c..c + width).unwrap_or(&mut []), count as i64);
     Ok(())
 }
 
