@@ -428,6 +428,8 @@ int mcp_server_add_tool(mcp_server_t *server,
  * @retval -MCP_ENOENT No tool has `tool->name`.
  * @retval -MCP_EINVAL, -MCP_ENOTSUP, -MCP_EILSEQ, -MCP_ENOSPC As for
  *         `mcp_server_add_tool`; the registered tool is then unchanged.
+ *         -MCP_ENOTSUP also from a library without `text-tools` (the
+ *         minimal profile, whose generated tools do not change).
  *
  * @pre As for `mcp_server_add_tool`.
  */
