@@ -78,7 +78,7 @@ fn probe(_: &Call<'_>, res: &mut ToolResult<'_, '_>) -> c_int {
 }
 
 /// A server with no tools yet, as these regression tests build it.
-fn bare_server() -> Server<'static> {
+fn bare_server<'a>() -> Server<'a> {
     Server::new(ServerInfo {
         name: "r",
         version: "1",
